@@ -1,0 +1,48 @@
+# Two commands on a fresh machine: `make run` and `make test` (README, "Set-up").
+# Each creates .venv if missing and (re)installs only when pyproject.toml changed.
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip
+# The CPU build of torch, installed before anything that depends on torch, so that pip
+# never resolves a multi-GB CUDA wheel. GPU users: see README, "GPU".
+TORCH_SPEC ?= torch==2.13.0
+export QT_QPA_PLATFORM_TEST := offscreen
+
+.PHONY: run test install install-test lint typecheck bench installer clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(PY)
+	$(PIP) install --quiet "$(TORCH_SPEC)"
+	$(PIP) install --quiet -e ".[ml,baselines]"
+	@touch $@
+
+$(VENV)/.installed-test: pyproject.toml $(VENV)/.installed
+	$(PIP) install --quiet -e ".[ml,baselines,test]"
+	@touch $@
+
+install: $(VENV)/.installed
+install-test: $(VENV)/.installed-test
+
+run: install
+	$(VENV)/bin/cluestudio gui --sample
+
+test: install-test
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -n 2 --dist loadgroup $(PYTEST_ARGS)
+	$(VENV)/bin/lint-imports
+	$(VENV)/bin/ruff check app plugins tests benchmarks
+	$(VENV)/bin/mypy
+
+bench: install-test
+	$(PY) benchmarks/run_all.py
+
+installer: install
+	$(PIP) install --quiet -e ".[installer]"
+	$(VENV)/bin/pyinstaller --noconfirm build_installer.spec
+
+clean:
+	rm -rf build dist .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,5 @@
+import sys
+
+from cluestudio.cli import main
+
+sys.exit(main())

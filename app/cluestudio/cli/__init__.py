@@ -1,0 +1,61 @@
+"""The ``cluestudio`` command. Each subcommand lives in a ``cmd_<name>.py`` module here.
+
+A command module defines ``NAME``, ``HELP``, ``configure(parser)`` and ``run(args) -> int``,
+and imports anything heavy inside ``run`` so that ``cluestudio --help`` stays fast.
+Errors ClueStudio raises on purpose (:class:`ClueStudioError`) are printed as one line
+naming the file and line, with exit status 2; anything else is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+
+from cluestudio import __version__
+from cluestudio.core.errors import ClueStudioError
+
+
+def _command_modules() -> list[ModuleType]:
+    modules = []
+    for info in pkgutil.iter_modules(__path__):
+        if info.name.startswith("cmd_"):
+            modules.append(importlib.import_module(f"{__name__}.{info.name}"))
+    return sorted(modules, key=lambda m: m.NAME)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cluestudio",
+        description="Review, grade and score UML class diagrams.",
+    )
+    parser.add_argument("--version", action="version", version=f"cluestudio {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module in _command_modules():
+        command = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
+        module.configure(command)
+        command.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "_run", None):
+        parser.print_help()
+        return 1
+    try:
+        return int(args._run(args) or 0)
+    except ClueStudioError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

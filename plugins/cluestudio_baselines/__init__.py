@@ -1,0 +1,1 @@
+"""Baseline metrics (BLEU, ROUGE-L, CodeBERTScore) as ClueStudio metric plugins."""
