@@ -8,7 +8,6 @@ PIP    := $(PY) -m pip
 # The CPU build of torch, installed before anything that depends on torch, so that pip
 # never resolves a multi-GB CUDA wheel. GPU users: see README, "GPU".
 TORCH_SPEC ?= torch==2.13.0
-export QT_QPA_PLATFORM_TEST := offscreen
 
 .PHONY: run test install install-test lint typecheck bench installer clean
 
@@ -17,7 +16,7 @@ $(PY):
 	$(PIP) install --quiet --upgrade pip
 
 $(VENV)/.installed: pyproject.toml | $(PY)
-	$(PIP) install --quiet "$(TORCH_SPEC)"
+	$(PIP) install --quiet $(TORCH_SPEC)
 	$(PIP) install --quiet -e ".[ml,baselines]"
 	@touch $@
 

@@ -1,0 +1,48 @@
+"""Test-wide isolation: no display, no real user dirs, and nothing left running afterwards."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import pytest
+
+# Before any Qt import: tests never need a display (STYLE practice 9).
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# No model hub is reachable; make transformers fail fast instead of retrying the network.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
+    """Point every data, config and cache dir at a fresh temp dir, HOME included."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    monkeypatch.setenv("CLUESTUDIO_DATA_DIR", str(home / "data"))
+    monkeypatch.setenv("CLUESTUDIO_CACHE_DIR", str(home / "cache"))
+    monkeypatch.setenv("CLUESTUDIO_CONFIG_DIR", str(home / "config"))
+    yield home
+
+
+# Threads that libraries start once per process and keep on purpose.
+_ALLOWED_THREAD_PREFIXES = ("pydevd", "ThreadPoolExecutor", "QDBus", "asyncio", "Thread-")
+
+
+@pytest.fixture(autouse=True)
+def _no_leaked_threads(request: pytest.FixtureRequest):
+    """Fail a test that leaves a non-daemon thread of ours running (STYLE practice 8)."""
+    before = set(threading.enumerate())
+    yield
+    leaked = [
+        t for t in threading.enumerate()
+        if t not in before and t.is_alive() and not t.daemon
+        and not t.name.startswith(_ALLOWED_THREAD_PREFIXES)
+    ]
+    for thread in leaked:
+        thread.join(timeout=5)
+    still = [t.name for t in leaked if t.is_alive()]
+    assert not still, f"test left threads running: {still}"

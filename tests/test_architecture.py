@@ -1,0 +1,69 @@
+"""Layering rules that keep the CLI fast and the core usable without a display."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CORE = ROOT / "app" / "cluestudio" / "core"
+
+
+def _modules_loaded_after(import_line: str) -> set[str]:
+    code = f"import sys; {import_line}; print('\\n'.join(sorted(sys.modules)))"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    ).stdout
+    return set(out.split())
+
+
+def _all_core_modules() -> list[str]:
+    names = []
+    for path in sorted(CORE.rglob("*.py")):
+        rel = path.relative_to(ROOT / "app").with_suffix("")
+        parts = list(rel.parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        names.append(".".join(parts))
+    return names
+
+
+def test_core_imports_no_qt_and_no_torch() -> None:
+    """Importing every core module pulls in neither Qt nor torch/transformers."""
+    imports = "; ".join(f"import {name}" for name in _all_core_modules())
+    loaded = _modules_loaded_after(imports)
+    forbidden = {m for m in loaded if m.split(".")[0] in {
+        "PySide6", "shiboken6", "superqt", "torch", "transformers", "openai"}}
+    assert not forbidden, f"core imported heavy/Qt modules: {sorted(forbidden)[:10]}"
+
+
+def test_cli_help_does_not_import_heavy_modules() -> None:
+    loaded = _modules_loaded_after("from cluestudio.cli import build_parser; build_parser()")
+    assert not {m for m in loaded if m.split(".")[0] in {"PySide6", "torch", "transformers"}}
+
+
+def test_only_the_qt_module_imports_qt_bindings() -> None:
+    """GUI code takes Qt names from cluestudio.gui.qt, so bindings live in one file."""
+    offenders = []
+    for path in (ROOT / "app" / "cluestudio").rglob("*.py"):
+        if path.name == "qt.py" and path.parent.name == "gui":
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            stripped = line.strip()
+            if stripped.startswith(("from PySide6", "import PySide6", "from superqt",
+                                    "import superqt", "from shiboken6")):
+                offenders.append(f"{path.relative_to(ROOT)}:{number}")
+    assert not offenders, offenders
+
+
+@pytest.mark.parametrize("command", [["--version"], ["--help"]])
+def test_cli_entry_point_runs(command: list[str]) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "cluestudio", *command],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "cluestudio" in result.stdout
