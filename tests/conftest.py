@@ -46,3 +46,23 @@ def _no_leaked_threads(request: pytest.FixtureRequest):
         thread.join(timeout=5)
     still = [t.name for t in leaked if t.is_alive()]
     assert not still, f"test left threads running: {still}"
+
+
+@pytest.fixture(autouse=True)
+def _no_leaked_gui():
+    """Fail a GUI test that leaves a job worker running or a window open."""
+    yield
+    import sys
+
+    worker = sys.modules.get("cluestudio.gui.worker")
+    if worker is None:
+        return
+    from cluestudio.gui.qt import QApplication
+
+    assert not worker.running_workers(), f"job workers left running: {worker.running_workers()}"
+    app = QApplication.instance()
+    if app is not None:
+        app.processEvents()
+        open_windows = [w.windowTitle() or type(w).__name__
+                        for w in app.topLevelWidgets() if w.isVisible()]
+        assert not open_windows, f"windows left open: {open_windows}"

@@ -13,6 +13,7 @@ import itertools
 import logging
 import queue
 import traceback
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +25,14 @@ from cluestudio.gui.qt import QObject, QThread, Signal
 log = logging.getLogger(__name__)
 
 JobFunction = Callable[[CancelToken], Any]
+
+# Every runner whose worker thread is alive, so tests can fail on a leaked one.
+_live_runners: weakref.WeakSet[JobRunner] = weakref.WeakSet()
+
+
+def running_workers() -> list[str]:
+    """Labels of job runners whose worker thread is still running."""
+    return [r.objectName() or "JobRunner" for r in _live_runners if r.is_running()]
 
 
 @dataclass
@@ -77,6 +86,10 @@ class JobRunner(QObject):
         self._ids = itertools.count(1)
         self._thread = _WorkerThread(self)
         self._thread.start()
+        _live_runners.add(self)
+
+    def is_running(self) -> bool:
+        return self._thread.isRunning()
 
     def submit(self, function: JobFunction, label: str = "") -> JobHandle:
         handle = JobHandle(next(self._ids), label or getattr(function, "__name__", "job"))
