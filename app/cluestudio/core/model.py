@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from enum import Enum
+from typing import Any
 
 
 class RelationType(str, Enum):
@@ -165,10 +166,10 @@ def diagram_to_dict(diagram: ClassDiagram) -> dict[str, object]:
     }
 
 
-def diagram_from_dict(data: dict[str, object]) -> ClassDiagram:
+def diagram_from_dict(data: dict[str, Any]) -> ClassDiagram:
     """Inverse of :func:`diagram_to_dict`; missing keys take the model's defaults."""
     classes = []
-    for c in data.get("classes", []):  # type: ignore[union-attr]
+    for c in data.get("classes", []):
         classes.append(
             Class(
                 name=c["name"],
@@ -193,7 +194,7 @@ def diagram_from_dict(data: dict[str, object]) -> ClassDiagram:
             )
         )
     relations = []
-    for r in data.get("relations", []):  # type: ignore[union-attr]
+    for r in data.get("relations", []):
         label = r.get("label") or {}
         relations.append(
             Relation(RelationType(r["type"]), r["begin"], r["end"],
@@ -201,5 +202,5 @@ def diagram_from_dict(data: dict[str, object]) -> ClassDiagram:
                      r.get("name", ""), r.get("line"))
         )
     notes = [Note(n["text"], n.get("target", ""), n.get("line"))
-             for n in data.get("notes", [])]  # type: ignore[union-attr]
+             for n in data.get("notes", [])]
     return ClassDiagram(tuple(classes), tuple(relations), tuple(notes))

@@ -1,0 +1,50 @@
+"""``cluestudio import``: a course folder or OODEval-like JSONL into a workspace, all or nothing."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+NAME = "import"
+HELP = "import a course folder or a .jsonl file into a workspace (all or nothing)"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("workspace", type=Path, help="workspace file (created if missing)")
+    parser.add_argument("source", type=Path, help="course folder or .jsonl file")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+
+
+def print_report(report_dict: dict[str, object], as_json: bool) -> None:
+    from cluestudio.cli.output import print_json
+
+    if as_json:
+        print_json(report_dict)
+        return
+    for kind in ("errors", "warnings"):
+        for p in report_dict[kind]:  # type: ignore[attr-defined]
+            where = p["source"] + (f":{p['line']}" if p["line"] else "")
+            print(f"{where}: {p['severity']}: {p['message']}", file=sys.stderr)
+    for c in report_dict.get("conflicts", []):  # type: ignore[attr-defined]
+        print(f"conflict: {c}", file=sys.stderr)
+    counts = report_dict["counts"]
+    print(", ".join(f"{k} {v}" for k, v in counts.items()) or "nothing to do")  # type: ignore[attr-defined]
+
+
+def run(args: argparse.Namespace) -> int:
+    from cluestudio.cli.output import stderr_progress
+    from cluestudio.core.jobs import run_job
+    from cluestudio.core.workspace import ImportFailed, import_path, open_workspace
+
+    with open_workspace(args.workspace) as ws:
+        try:
+            report = run_job(import_path(ws, args.source),
+                             None if args.json else stderr_progress)
+        except ImportFailed as failed:
+            print_report(failed.report.to_dict(), args.json)
+            if not args.json:
+                print(f"error: {failed}", file=sys.stderr)
+            return 2
+    print_report(report.to_dict(), args.json)
+    return 0

@@ -1,0 +1,204 @@
+"""Undoable user actions (STYLE practice 6): do/undo/label, each returning what changed.
+
+A command runs on the workspace's writer thread inside one transaction; the GUI refreshes
+only the views named in the returned :class:`Changes`. Undo lives here, never in a widget.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from cluestudio.core.errors import ClueStudioError
+from cluestudio.core.rubric import Rubric, get_rubric
+from cluestudio.core.workspace import ops
+from cluestudio.core.workspace.records import AUTHOR_KINDS, VERDICTS, now_iso
+from cluestudio.core.workspace.taxonomy import check_tags
+
+
+class CommandError(ClueStudioError):
+    """A command that cannot run (unknown submission, bad verdict, undo of a revision in use)."""
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What a command touched, by submission id, so views redraw only that."""
+
+    label: str = ""
+    ratings: frozenset[int] = frozenset()
+    revisions: frozenset[int] = frozenset()
+    reviews: frozenset[int] = frozenset()
+    result: Any = field(default=None, compare=False)  # e.g. the new revision id
+
+
+class Command(Protocol):
+    label: str
+
+    def do(self, conn: sqlite3.Connection) -> Changes: ...
+
+    def undo(self, conn: sqlite3.Connection) -> Changes: ...
+
+
+def _require_submission(conn: sqlite3.Connection, submission_id: int) -> None:
+    if ops.row(conn, "SELECT id FROM submissions WHERE id = ?", (submission_id,)) is None:
+        raise CommandError(f"no submission with id {submission_id}")
+
+
+class SaveRating:
+    """Save (or replace) one grader's rating of a submission under a rubric."""
+
+    def __init__(self, submission_id: int, grader: str, scores: Mapping[str, float], *,
+                 rubric: Rubric | None = None, comment: str = "", seconds: float | None = None,
+                 synthetic: bool = False) -> None:
+        self.rubric = rubric or get_rubric()
+        # Validate before touching the db: an out-of-range score is the caller's error.
+        self.scores = self.rubric.validate(scores)
+        self.values: dict[str, Any] = {
+            "uid": uuid.uuid4().hex, "submission_id": submission_id, "grader": grader,
+            "rubric_id": self.rubric.id, "scores": json.dumps(self.scores, sort_keys=True),
+            "total": self.rubric.total(self.scores), "comment": comment, "seconds": seconds,
+            "synthetic": int(synthetic), "created_at": now_iso(),
+        }
+        self.label = f"Rate submission {submission_id}"
+        self._before: dict[str, Any] | None = None
+
+    def do(self, conn: sqlite3.Connection) -> Changes:
+        sid, grader = self.values["submission_id"], self.values["grader"]
+        _require_submission(conn, sid)
+        self._before = ops.get_rating(conn, sid, grader, self.rubric.id)
+        if self._before is not None:
+            self.values["uid"] = self._before["uid"]  # same rating, new content
+        ops.put_rating(conn, self.values)
+        ops.audit(conn, grader, "save_rating", "rating", sid, self._before, self.values)
+        return Changes(self.label, ratings=frozenset({sid}), result=self.values["total"])
+
+    def undo(self, conn: sqlite3.Connection) -> Changes:
+        sid, grader = self.values["submission_id"], self.values["grader"]
+        if self._before is None:
+            ops.delete_rating(conn, sid, grader, self.rubric.id)
+        else:
+            ops.put_rating(conn, {c: self._before[c] for c in ops.RATING_COLUMNS})
+        ops.audit(conn, grader, "undo_save_rating", "rating", sid, self.values, self._before)
+        return Changes(f"Undo {self.label.lower()}", ratings=frozenset({sid}))
+
+
+class SaveRevision:
+    """Append a PlantUML revision to a submission's conversion history."""
+
+    def __init__(self, submission_id: int, puml: str, author: str, *,
+                 author_kind: str = "human", parent_id: int | None = None) -> None:
+        if author_kind not in AUTHOR_KINDS:
+            raise CommandError(f"author kind must be one of {AUTHOR_KINDS}, not {author_kind!r}")
+        self.submission_id, self.puml, self.author = submission_id, puml, author
+        self.author_kind, self.parent_id = author_kind, parent_id
+        self.label = f"Edit PlantUML of submission {submission_id}"
+        self.revision_id: int | None = None
+
+    def do(self, conn: sqlite3.Connection) -> Changes:
+        _require_submission(conn, self.submission_id)
+        parent = self.parent_id
+        if parent is None:  # default parent: the current head, so history stays a chain
+            head = ops.row(conn, "SELECT max(id) AS id FROM conversions WHERE submission_id=?",
+                           (self.submission_id,))
+            parent = head["id"] if head else None
+        self.revision_id, _ = ops.add_revision(conn, self.submission_id, self.puml, self.author,
+                                               self.author_kind, parent)
+        ops.audit(conn, self.author, "save_revision", "conversion", self.revision_id,
+                  None, {"submission_id": self.submission_id, "parent_id": parent})
+        return Changes(self.label, revisions=frozenset({self.submission_id}),
+                       result=self.revision_id)
+
+    def undo(self, conn: sqlite3.Connection) -> Changes:
+        used = ops.row(conn, "SELECT (SELECT count(*) FROM conversions WHERE parent_id = ?) +"
+                       " (SELECT count(*) FROM reviews WHERE conversion_id = ?) AS n",
+                       (self.revision_id, self.revision_id))
+        if used and used["n"]:
+            raise CommandError(f"revision {self.revision_id} has later edits or a review; "
+                               "undo those first")
+        conn.execute("DELETE FROM conversions WHERE id = ?", (self.revision_id,))
+        ops.audit(conn, self.author, "undo_save_revision", "conversion", self.revision_id)
+        return Changes(f"Undo {self.label.lower()}", revisions=frozenset({self.submission_id}))
+
+
+class SetReviewVerdict:
+    """Set a reviewer's A-vs-B verdict and issue tags on a submission's conversion."""
+
+    def __init__(self, submission_id: int, reviewer: str, verdict: str,
+                 tags: tuple[str, ...] | list[str] = (), *, comment: str = "",
+                 conversion_id: int | None = None) -> None:
+        if verdict not in VERDICTS:
+            raise CommandError(f"verdict must be one of {', '.join(VERDICTS)}, not {verdict!r}")
+        self.values: dict[str, Any] = {
+            "submission_id": submission_id, "conversion_id": conversion_id,
+            "reviewer": reviewer, "verdict": verdict,
+            "tags": json.dumps(list(check_tags(tags))), "comment": comment,
+            "created_at": now_iso(),
+        }
+        self.label = f"Set verdict '{verdict}' on submission {submission_id}"
+        self._before: dict[str, Any] | None = None
+
+    def do(self, conn: sqlite3.Connection) -> Changes:
+        sid, reviewer = self.values["submission_id"], self.values["reviewer"]
+        _require_submission(conn, sid)
+        if self.values["conversion_id"] is None:
+            head = ops.row(conn, "SELECT max(id) AS id FROM conversions WHERE submission_id=?",
+                           (sid,))
+            self.values["conversion_id"] = head["id"] if head else None
+        self._before = ops.get_review(conn, sid, reviewer)
+        ops.put_review(conn, self.values)
+        ops.audit(conn, reviewer, "set_verdict", "review", sid, self._before, self.values)
+        return Changes(self.label, reviews=frozenset({sid}))
+
+    def undo(self, conn: sqlite3.Connection) -> Changes:
+        sid, reviewer = self.values["submission_id"], self.values["reviewer"]
+        if self._before is None:
+            ops.delete_review(conn, sid, reviewer)
+        else:
+            ops.put_review(conn, {c: self._before[c] for c in ops.REVIEW_COLUMNS})
+        ops.audit(conn, reviewer, "undo_set_verdict", "review", sid, self.values, self._before)
+        return Changes(f"Undo {self.label[0].lower()}{self.label[1:]}", reviews=frozenset({sid}))
+
+
+class UndoStack:
+    """Done commands (to undo) and undone ones (to redo); a new command clears redo."""
+
+    def __init__(self, limit: int = 200) -> None:
+        self._done: list[Command] = []
+        self._undone: list[Command] = []
+        self._limit = limit
+        self._lock = threading.Lock()
+
+    def pushed(self, command: Command) -> None:
+        with self._lock:
+            self._done.append(command)
+            del self._done[:-self._limit]
+            self._undone.clear()
+
+    def pop_undo(self) -> Command | None:
+        with self._lock:
+            return self._done.pop() if self._done else None
+
+    def pop_redo(self) -> Command | None:
+        with self._lock:
+            return self._undone.pop() if self._undone else None
+
+    def undone(self, command: Command) -> None:
+        with self._lock:
+            self._undone.append(command)
+
+    def redone(self, command: Command) -> None:
+        with self._lock:
+            self._done.append(command)
+
+    @property
+    def undo_label(self) -> str | None:
+        return self._done[-1].label if self._done else None
+
+    @property
+    def redo_label(self) -> str | None:
+        return self._undone[-1].label if self._undone else None

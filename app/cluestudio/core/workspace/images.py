@@ -1,0 +1,76 @@
+"""Checking untrusted submission images before they are stored once by content hash.
+
+Pillow only reads the header in ``Image.open``, so the pixel count is checked before any
+decoding: a 100-megapixel PNG of one colour is a few hundred KB on disk but gigabytes in
+memory (DESIGN §8, decompression bombs).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import warnings
+from dataclasses import dataclass
+
+from cluestudio.core.errors import SourceError
+
+# A scanned A3 page at 300 dpi is ~17 MP; nothing a grader looks at needs more.
+MAX_IMAGE_PIXELS = 40_000_000
+MAX_IMAGE_BYTES = 50 * 1024 * 1024
+_MIME = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp",
+         "BMP": "image/bmp"}
+EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif",
+              "image/webp": "webp", "image/bmp": "bmp"}
+
+
+class ImageError(SourceError):
+    """A file that is not an image we accept (corrupt, truncated, too large, unknown format)."""
+
+
+@dataclass(frozen=True)
+class CheckedImage:
+    hash: str
+    mime: str
+    width: int
+    height: int
+    data: bytes
+
+    @property
+    def extension(self) -> str:
+        return EXTENSIONS[self.mime]
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def check_image(data: bytes, source: str = "<image>") -> CheckedImage:
+    """Decode ``data`` fully (catching truncation) after a size check; raise :class:`ImageError`."""
+    from PIL import Image  # lazy: the CLI's --help should not pay for Pillow
+
+    if len(data) > MAX_IMAGE_BYTES:
+        raise ImageError(f"image file is {len(data)} bytes, over the {MAX_IMAGE_BYTES} limit",
+                         source=source)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data)) as image:
+                width, height = image.size
+                fmt = image.format or ""
+                if width * height > MAX_IMAGE_PIXELS:
+                    raise ImageError(
+                        f"image is {width}×{height} = {width * height / 1e6:.0f} megapixels, "
+                        f"over the {MAX_IMAGE_PIXELS / 1e6:.0f} MP limit "
+                        "(possible decompression bomb)", source=source)
+                if fmt not in _MIME:
+                    raise ImageError(f"unsupported image format {fmt or 'unknown'!r}",
+                                     source=source)
+                image.load()
+    except ImageError:
+        raise
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as error:
+        raise ImageError(f"decompression bomb refused: {error}", source=source) from error
+    except (OSError, SyntaxError, ValueError) as error:
+        # Pillow reports truncated or corrupt files as OSError (SyntaxError for some headers).
+        raise ImageError(f"corrupt or truncated image: {error}", source=source) from error
+    return CheckedImage(content_hash(data), _MIME[fmt], width, height, data)

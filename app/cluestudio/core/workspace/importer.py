@@ -1,0 +1,248 @@
+"""Import a course folder or OODEval-like JSONL into a workspace, all or nothing.
+
+Reading and checking (``plan_*``) happens first, off the writer thread, and collects every
+problem; only an error-free plan is written, in one transaction (``apply_plan``). Records
+are keyed (task id, submission id, grader) so importing the same data again changes nothing.
+
+Course folder::
+
+    course.toml                      optional: origin = "student" | "llm" | "synthetic"
+    ratings.csv                      optional: task_id, source_id, grader, <item ids> | total, ...
+    tasks/<task id>/requirement.md   first "# " line is the title
+    tasks/<task id>/reference.puml   (or reference.png / .jpg)
+    tasks/<task id>/submissions/<id>.{png,jpg,jpeg,puml}   same stem = same submission
+    tasks/<task id>/submissions/<id>.json                  optional: origin, ground truth
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cluestudio.core.jobs import CancelToken, Job, Progress
+from cluestudio.core.workspace import ops
+from cluestudio.core.workspace.images import CheckedImage, ImageError, check_image
+from cluestudio.core.workspace.ratings_csv import PlannedRating, read_ratings_csv
+from cluestudio.core.workspace.records import ORIGINS, Task
+from cluestudio.core.workspace.report import ImportFailed, Report
+from cluestudio.core.workspace.store import Workspace
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
+
+
+@dataclass
+class PlannedSubmission:
+    task_id: str
+    source_id: str
+    origin: str
+    source: str
+    image: CheckedImage | None = None
+    puml: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ImportPlan:
+    source: str
+    tasks: list[tuple[Task, CheckedImage | None]] = field(default_factory=list)
+    submissions: list[PlannedSubmission] = field(default_factory=list)
+    ratings: list[PlannedRating] = field(default_factory=list)
+    report: Report = field(default_factory=Report)
+
+
+def _read_text(path: Path, report: Report) -> str | None:
+    try:
+        return path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = path.read_bytes()[: error.start].count(b"\n") + 1
+        report.error(str(path), f"not UTF-8 text (byte {error.start})", line)
+    except OSError as error:
+        report.error(str(path), f"cannot read: {error.strerror}")
+    return None
+
+
+def _read_image(path: Path, report: Report) -> CheckedImage | None:
+    try:
+        return check_image(path.read_bytes(), str(path))
+    except ImageError as error:
+        report.error(str(path), error.message)
+    except OSError as error:
+        report.error(str(path), f"cannot read: {error.strerror}")
+    return None
+
+
+def _check_puml(puml: str, source: str, report: Report) -> None:
+    ok, error = ops.parse_status(puml)
+    if ok is False:
+        report.warning(source, f"PlantUML does not parse, kept as text and flagged: {error}")
+
+
+def _title(requirement: str, fallback: str) -> str:
+    for line in requirement.splitlines():
+        if line.startswith("# "):
+            return line[2:].strip()
+    return fallback
+
+
+def _plan_task(folder: Path, origin: str, plan: ImportPlan) -> None:
+    report, task_id = plan.report, folder.name
+    requirement_path = folder / "requirement.md"
+    requirement = _read_text(requirement_path, report) if requirement_path.exists() else None
+    if requirement is None and not requirement_path.exists():
+        report.error(str(requirement_path), "missing requirement")
+    reference, ref_image = "", None
+    if (folder / "reference.puml").exists():
+        reference = _read_text(folder / "reference.puml", report) or ""
+        _check_puml(reference, str(folder / "reference.puml"), report)
+    else:
+        images = [folder / f"reference{s}" for s in IMAGE_SUFFIXES if
+                  (folder / f"reference{s}").exists()]
+        if not images:
+            report.error(str(folder), "missing reference (reference.puml or reference.png/.jpg)")
+        else:
+            ref_image = _read_image(images[0], report)
+    plan.tasks.append((Task(task_id, _title(requirement or "", task_id), requirement or "",
+                            reference, ref_image.hash if ref_image else None), ref_image))
+    _plan_submissions(folder / "submissions", task_id, origin, plan)
+
+
+def _plan_submissions(folder: Path, task_id: str, origin: str, plan: ImportPlan) -> None:
+    report = plan.report
+    if not folder.is_dir():
+        return
+    by_stem: dict[str, PlannedSubmission] = {}
+    with_image: set[str] = set()
+    for path in sorted(folder.iterdir()):
+        if path.is_symlink() or not path.is_file():
+            report.warning(str(path), "skipped: not a regular file")
+            continue
+        suffix, stem = path.suffix.lower(), path.stem
+        if suffix not in (*IMAGE_SUFFIXES, ".puml", ".json"):
+            report.warning(str(path), f"skipped: unknown file type {suffix!r}")
+            continue
+        sub = by_stem.setdefault(stem, PlannedSubmission(task_id, stem, origin, str(path)))
+        if suffix in IMAGE_SUFFIXES:
+            if stem in with_image:
+                report.error(str(path), f"duplicate id: a second image for submission {stem!r}")
+                continue
+            with_image.add(stem)
+            sub.image = _read_image(path, report)
+        elif suffix == ".puml":
+            sub.puml = _read_text(path, report)
+            if sub.puml is not None:
+                _check_puml(sub.puml, str(path), report)
+        else:
+            _apply_sidecar(path, sub, report)
+    for sub in by_stem.values():
+        if sub.source_id not in with_image and sub.puml is None:
+            report.error(sub.source, f"submission {sub.source_id!r} has neither image nor PlantUML")
+        plan.submissions.append(sub)
+
+
+def _apply_sidecar(path: Path, sub: PlannedSubmission, report: Report) -> None:
+    text = _read_text(path, report)
+    if text is None:
+        return
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        report.error(str(path), f"not JSON: {error.msg}", error.lineno)
+        return
+    origin = data.get("origin", sub.origin) if isinstance(data, dict) else None
+    if origin not in ORIGINS:
+        report.error(str(path), f"origin must be one of {ORIGINS}, not {origin!r}")
+        return
+    sub.origin = origin
+    sub.meta.update({k: v for k, v in data.items() if k != "origin"})
+
+
+def plan_course_folder(root: Path, cancel: CancelToken | None = None) -> Job[ImportPlan]:
+    """Read and check a course folder; the plan's report lists every problem found."""
+    cancel = cancel or CancelToken()
+    plan = ImportPlan(str(root))
+    origin = "student"
+    if (root / "course.toml").exists():
+        text = _read_text(root / "course.toml", plan.report) or ""
+        try:
+            origin = tomllib.loads(text).get("origin", "student")
+        except tomllib.TOMLDecodeError as error:
+            plan.report.error(str(root / "course.toml"), f"not valid TOML: {error}")
+    tasks_dir = root / "tasks"
+    folders = sorted(p for p in tasks_dir.iterdir() if p.is_dir()) if tasks_dir.is_dir() else []
+    if not folders:
+        plan.report.error(str(tasks_dir), "no task folders (expected tasks/<task id>/)")
+    for i, folder in enumerate(folders):
+        cancel.raise_if_cancelled()
+        _plan_task(folder, origin, plan)
+        yield Progress(i + 1, len(folders), folder.name)
+    if (root / "ratings.csv").exists():
+        plan.ratings = read_ratings_csv(root / "ratings.csv", plan.report)
+    return plan
+
+
+def apply_plan(ws: Workspace, plan: ImportPlan) -> Report:
+    """Write an error-free plan in one transaction; raise :class:`ImportFailed` otherwise."""
+    report = plan.report
+    _check_rating_targets(ws, plan)
+    if report.errors:
+        raise ImportFailed(report)
+    ws.write(lambda conn: _write_plan(conn, plan))
+    return report
+
+
+def _check_rating_targets(ws: Workspace, plan: ImportPlan) -> None:
+    planned = {(s.task_id, s.source_id) for s in plan.submissions}
+    for rating in plan.ratings:
+        key = (rating.task_id, rating.source_id)
+        if key not in planned and ws.find_submission(*key) is None:
+            plan.report.error(rating.source, f"rating for unknown submission {key[0]}/{key[1]}",
+                              rating.line)
+
+
+def _write_plan(conn: Any, plan: ImportPlan) -> None:
+    counts, source = plan.report.counts, Path(plan.source).name
+    for task, image in plan.tasks:
+        if image is not None:
+            ops.put_blob(conn, image)
+        counts[f"tasks_{ops.upsert_task(conn, task)}"] += 1
+    ids: dict[tuple[str, str], int] = {}
+    for sub in plan.submissions:
+        image_hash = ops.put_blob(conn, sub.image) if sub.image else None
+        sid, status = ops.ensure_submission(conn, sub.task_id, sub.source_id, sub.origin,
+                                            image_hash, sub.meta)
+        ids[(sub.task_id, sub.source_id)] = sid
+        counts[f"submissions_{status}"] += 1
+        if sub.puml is not None:
+            _, added = ops.add_revision(conn, sid, sub.puml, f"import:{source}", "import",
+                                        dedupe=True)
+            counts["revisions_added" if added else "revisions_unchanged"] += 1
+    for rating in plan.ratings:
+        key = (rating.task_id, rating.source_id)
+        sid = ids.get(key) or ops.row(conn, "SELECT id FROM submissions WHERE task_id=? AND "
+                                      "source_id=?", key)["id"]  # type: ignore[index]
+        counts[f"ratings_{_write_rating(conn, sid, rating)}"] += 1
+
+
+def _write_rating(conn: Any, sid: int, rating: PlannedRating) -> str:
+    values = {
+        "uid": uuid.uuid5(uuid.NAMESPACE_URL, f"{rating.task_id}/{rating.source_id}/"
+                          f"{rating.grader}/{rating.rubric_id}").hex,
+        "submission_id": sid, "grader": rating.grader, "rubric_id": rating.rubric_id,
+        "scores": json.dumps(rating.scores, sort_keys=True), "total": rating.total,
+        "comment": rating.comment, "seconds": rating.seconds,
+        "synthetic": int(rating.synthetic), "created_at": rating.created_at,
+    }
+    old = ops.get_rating(conn, sid, rating.grader, rating.rubric_id)
+    same = ("scores", "total", "comment", "seconds", "synthetic")
+    if old is not None and all(old[k] == values[k] for k in same):
+        return "unchanged"
+    if old is not None:
+        values["uid"] = old["uid"]
+    ops.put_rating(conn, values)
+    ops.audit(conn, "import", "import_rating", "rating", sid, old, values)
+    return "added" if old is None else "updated"
+

@@ -1,0 +1,115 @@
+"""Import OODEval-like JSONL: one record per line, each a task plus one candidate.
+
+Fields: ``task_id`` (required), ``requirement``, ``reference`` (PlantUML), ``title``,
+``candidate`` (PlantUML) and/or ``image`` (path, relative to the JSONL file),
+``source_id`` (default: a hash of the candidate), ``origin`` (student|llm|synthetic, default
+student), ``rating`` (a 0–100 total, or an object of rubric item scores), ``grader``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from cluestudio.core.jobs import CancelToken, Job, Progress
+from cluestudio.core.workspace.importer import (
+    ImportPlan,
+    PlannedSubmission,
+    _check_puml,
+    _read_image,
+)
+from cluestudio.core.workspace.ratings_csv import rating_from_fields
+from cluestudio.core.workspace.records import ORIGINS, Task
+
+
+def _task_from(record: dict[str, Any], source: str, line: int, plan: ImportPlan,
+               known: dict[str, Task]) -> None:
+    task_id = str(record["task_id"])
+    reference = record.get("reference") or record.get("reference_puml") or ""
+    task = Task(task_id, str(record.get("title") or task_id), str(record.get("requirement", "")),
+                str(reference))
+    if task_id in known:
+        if known[task_id] != task:
+            plan.report.error(source, f"task {task_id!r} differs from its first definition", line)
+        return
+    if not reference:
+        plan.report.error(source, f"missing reference for task {task_id!r}", line)
+    else:
+        _check_puml(str(reference), f"{source}:{line}", plan.report)
+    known[task_id] = task
+    plan.tasks.append((task, None))
+
+
+def plan_jsonl(path: Path, cancel: CancelToken | None = None) -> Job[ImportPlan]:
+    cancel = cancel or CancelToken()
+    plan, source = ImportPlan(str(path)), str(path)
+    report = plan.report
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        report.error(source, f"not UTF-8 (byte {error.start})",
+                     data[: error.start].count(b"\n") + 1)
+        return plan
+    lines = text.splitlines()
+    tasks: dict[str, Task] = {}
+    seen: set[tuple[str, str]] = set()
+    for number, raw in enumerate(lines, start=1):
+        cancel.raise_if_cancelled()
+        if not raw.strip():
+            continue
+        try:
+            record = json.loads(raw)
+        except json.JSONDecodeError as error:
+            report.error(source, f"broken JSON line: {error.msg} (column {error.colno})", number)
+            continue
+        if not isinstance(record, dict) or not record.get("task_id"):
+            report.error(source, "record is not an object with a task_id", number)
+            continue
+        _task_from(record, source, number, plan, tasks)
+        _submission_from(record, path, number, plan, seen)
+        if number % 100 == 0:
+            yield Progress(number, len(lines), f"line {number}")
+    yield Progress(len(lines), len(lines), "checked")
+    return plan
+
+
+def _submission_from(record: dict[str, Any], path: Path, line: int, plan: ImportPlan,
+                     seen: set[tuple[str, str]]) -> None:
+    source, report = str(path), plan.report
+    candidate = record.get("candidate") or record.get("candidate_puml")
+    image_path = record.get("image")
+    if candidate is None and image_path is None:
+        return  # a task-only record
+    task_id = str(record["task_id"])
+    source_id = str(record.get("source_id") or record.get("student") or
+                    "c-" + hashlib.sha256(f"{candidate}|{image_path}".encode()).hexdigest()[:12])
+    if (task_id, source_id) in seen:
+        report.error(source, f"duplicate id: submission {task_id}/{source_id}", line)
+        return
+    seen.add((task_id, source_id))
+    origin = record.get("origin", "student")
+    if origin not in ORIGINS:
+        report.error(source, f"origin must be one of {ORIGINS}, not {origin!r}", line)
+        return
+    sub = PlannedSubmission(task_id, source_id, origin, f"{source}:{line}")
+    if candidate is not None:
+        sub.puml = str(candidate)
+        _check_puml(sub.puml, f"{source}:{line}", report)
+    if image_path is not None:
+        image_file = (path.parent / str(image_path))
+        if not image_file.is_file():
+            report.error(source, f"image not found: {image_path}", line)
+        else:
+            sub.image = _read_image(image_file, report)
+    plan.submissions.append(sub)
+    rating = record.get("rating")
+    if rating is not None:
+        fields: dict[str, object] = {"task_id": task_id, "source_id": source_id,
+                                     "grader": record.get("grader") or "import"}
+        fields.update(rating if isinstance(rating, dict) else {"total": rating})
+        planned = rating_from_fields(fields, source, line, report)
+        if planned is not None:
+            plan.ratings.append(planned)

@@ -1,0 +1,256 @@
+"""Packs: a zip of JSON + images that moves work between graders and machines.
+
+Merging keeps every grader's ratings and reviews, keeps every PlantUML revision, and
+reports (never overwrites) conflicting edits: two different children of the same revision,
+or the same grader's rating differing between workspace and pack. Zip members are checked
+against path traversal and size bombs before anything is read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from cluestudio.core.workspace import ops
+from cluestudio.core.workspace.images import ImageError, check_image
+from cluestudio.core.workspace.records import Task, now_iso
+from cluestudio.core.workspace.report import ImportFailed, Report
+from cluestudio.core.workspace.schema import SCHEMA_VERSION
+from cluestudio.core.workspace.store import Workspace
+
+FORMAT = "cluestudio-pack"
+PACK_VERSION = 1
+MAX_MEMBER_BYTES = 60 * 1024 * 1024
+MAX_TOTAL_BYTES = 2 * 1024 * 1024 * 1024
+_IMAGE_NAME = re.compile(r"^images/([0-9a-f]{64})\.(png|jpg|gif|webp|bmp)$")
+
+
+def _pack_data(ws: Workspace, grader: str | None) -> dict[str, Any]:
+    conn = ws._reader()
+    subs = ops.rows(conn, "SELECT id, task_id, source_id, origin, image_hash, meta FROM "
+                          "submissions ORDER BY id")
+    key = {s["id"]: (s["task_id"], s["source_id"]) for s in subs}
+    uid_of = {r["id"]: r["uid"] for r in ops.rows(conn, "SELECT id, uid FROM conversions")}
+    conversions = [
+        {"uid": c["uid"], "task_id": key[c["submission_id"]][0],
+         "source_id": key[c["submission_id"]][1], "parent_uid": uid_of.get(c["parent_id"]),
+         "puml": c["puml"], "author": c["author"], "author_kind": c["author_kind"],
+         "created_at": c["created_at"]}
+        for c in ops.rows(conn, "SELECT * FROM conversions ORDER BY id")]
+    who = " WHERE grader = ?" if grader else ""
+    ratings = [{**{k: r[k] for k in ops.RATING_COLUMNS if k != "submission_id"},
+                "scores": json.loads(r["scores"]), "task_id": key[r["submission_id"]][0],
+                "source_id": key[r["submission_id"]][1]}
+               for r in ops.rows(conn, f"SELECT * FROM ratings{who} ORDER BY id",
+                                 (grader,) if grader else ())]
+    reviews = [{"task_id": key[r["submission_id"]][0], "source_id": key[r["submission_id"]][1],
+                "reviewer": r["reviewer"], "verdict": r["verdict"],
+                "tags": json.loads(r["tags"]), "comment": r["comment"],
+                "conversion_uid": uid_of.get(r["conversion_id"]), "created_at": r["created_at"]}
+               for r in ops.rows(conn, "SELECT * FROM reviews" + who.replace("grader", "reviewer")
+                                 + " ORDER BY id", (grader,) if grader else ())]
+    return {
+        "tasks": [vars(t) for t in ws.tasks()],
+        "submissions": [{**{k: s[k] for k in ("task_id", "source_id", "origin", "image_hash")},
+                         "meta": json.loads(s["meta"])} for s in subs],
+        "conversions": conversions, "ratings": ratings, "reviews": reviews,
+    }
+
+
+def export_pack(ws: Workspace, path: Path, *, grader: str | None = None) -> dict[str, int]:
+    """Write a pack of the whole workspace (ratings/reviews of one ``grader`` if given)."""
+    data = _pack_data(ws, grader)
+    hashes = {s["image_hash"] for s in data["submissions"] if s["image_hash"]}
+    hashes |= {t["reference_image"] for t in data["tasks"] if t["reference_image"]}
+    manifest = {"format": FORMAT, "version": PACK_VERSION, "schema": SCHEMA_VERSION,
+                "created_at": now_iso(), "grader": grader}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    os.close(fd)
+    try:
+        with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
+            zf.writestr("manifest.json", json.dumps(manifest, indent=1))
+            zf.writestr("data.json", json.dumps(data, indent=1, ensure_ascii=False))
+            for h in sorted(hashes):
+                mime = ops.row(ws._reader(), "SELECT mime FROM blobs WHERE hash=?", (h,))
+                ext = {"image/jpeg": "jpg"}.get(mime["mime"] if mime else "", "png")
+                # Images are already compressed; deflating them again only costs time.
+                zf.writestr(f"images/{h}.{ext}", ws.image(h) or b"", zipfile.ZIP_STORED)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return {k: len(v) for k, v in data.items()} | {"images": len(hashes)}
+
+
+def read_pack(path: Path, report: Report) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(data, images by hash) from a pack, after checking every member name and size."""
+    source = str(path)
+    try:
+        zf = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as error:
+        report.error(source, f"not a readable zip: {error}")
+        return {}, {}
+    with zf:
+        total = 0
+        for info in zf.infolist():
+            name = info.filename
+            if (name.startswith(("/", "\\")) or "\\" in name or ".." in name.split("/")
+                    or re.match(r"^[A-Za-z]:", name)):
+                report.error(source, f"unsafe path in zip (path traversal): {name!r}")
+                continue
+            if name not in ("manifest.json", "data.json") and not _IMAGE_NAME.match(name):
+                report.error(source, f"unexpected member {name!r}")
+            total += info.file_size
+            if info.file_size > MAX_MEMBER_BYTES or total > MAX_TOTAL_BYTES:
+                report.error(source, f"member {name!r} too large (zip bomb?)")
+        if report.errors:
+            return {}, {}
+        try:
+            manifest = json.loads(zf.read("manifest.json"))
+            data = json.loads(zf.read("data.json"))
+        except (KeyError, ValueError) as error:
+            report.error(source, f"missing or broken manifest/data: {error}")
+            return {}, {}
+        if manifest.get("format") != FORMAT or manifest.get("version", 0) > PACK_VERSION:
+            report.error(source, f"not a supported pack (format {manifest.get('format')!r}, "
+                                 f"version {manifest.get('version')!r})")
+            return {}, {}
+        images = {}
+        for info in zf.infolist():
+            match = _IMAGE_NAME.match(info.filename)
+            if match:
+                try:
+                    image = check_image(zf.read(info), f"{source}!{info.filename}")
+                except ImageError as error:
+                    report.error(source, error.message + f" ({info.filename})")
+                    continue
+                if image.hash != match.group(1):
+                    report.error(source, f"{info.filename}: content does not match its hash")
+                images[image.hash] = image
+    return data, images
+
+
+def merge_packs(ws: Workspace, paths: list[Path]) -> Report:
+    """Merge packs into ``ws`` in one transaction; raises :class:`ImportFailed` on errors."""
+    report = Report()
+    loaded = [(str(p), *read_pack(p, report)) for p in paths]
+    if report.errors:
+        raise ImportFailed(report)
+    def merge_all(conn: sqlite3.Connection) -> None:
+        for src, data, images in loaded:
+            try:
+                _merge(conn, src, data, images, report)
+            except (KeyError, TypeError, ValueError) as error:
+                report.error(src, f"malformed pack data: {error!r}")
+                raise ImportFailed(report) from error
+
+    ws.write(merge_all)
+    return report
+
+
+def _merge(conn: sqlite3.Connection, source: str, data: dict[str, Any],
+           images: dict[str, Any], report: Report) -> None:
+    counts = report.counts
+    for image in images.values():
+        ops.put_blob(conn, image)
+    for t in data.get("tasks", []):
+        status = ops.upsert_task(conn, Task(**t)) if ops.row(
+            conn, "SELECT id FROM tasks WHERE id=?", (t["id"],)) is None else "kept"
+        counts[f"tasks_{status}"] += 1
+    sid: dict[tuple[str, str], int] = {}
+    for s in data.get("submissions", []):
+        key = (s["task_id"], s["source_id"])
+        old = ops.row(conn, "SELECT id FROM submissions WHERE task_id=? AND source_id=?", key)
+        if old is None:
+            sid[key], _ = ops.ensure_submission(conn, *key, s["origin"], s["image_hash"],
+                                                s.get("meta"))
+            counts["submissions_added"] += 1
+        else:
+            sid[key] = int(old["id"])
+    local_id: dict[str, int] = {}
+    for c in data.get("conversions", []):
+        _merge_revision(conn, source, c, sid[(c["task_id"], c["source_id"])], local_id, report)
+    for r in data.get("ratings", []):
+        _merge_rating(conn, source, r, sid[(r["task_id"], r["source_id"])], report)
+    for v in data.get("reviews", []):
+        _merge_review(conn, source, v, sid[(v["task_id"], v["source_id"])], local_id, report)
+
+
+def _merge_revision(conn: sqlite3.Connection, source: str, c: dict[str, Any], sub: int,
+                    local_id: dict[str, int], report: Report) -> None:
+    existing = ops.row(conn, "SELECT id FROM conversions WHERE uid=?", (c["uid"],))
+    if existing is not None:
+        local_id[c["uid"]] = int(existing["id"])
+        report.counts["revisions_known"] += 1
+        return
+    parent = local_id.get(c["parent_uid"]) if c["parent_uid"] else None
+    if parent is None and c["parent_uid"]:
+        found = ops.row(conn, "SELECT id FROM conversions WHERE uid=?", (c["parent_uid"],))
+        parent = int(found["id"]) if found else None
+    siblings = ops.rows(conn, "SELECT id, uid, content_hash, author FROM conversions WHERE "
+                        "submission_id=? AND parent_id IS ?", (sub, parent))
+    digest = ops.text_hash(c["puml"])
+    same = [s for s in siblings if s["content_hash"] == digest]
+    if same:  # the same edit made twice (e.g. both graders imported the course)
+        local_id[c["uid"]] = int(same[0]["id"])
+        report.counts["revisions_same"] += 1
+        return
+    new_id, _ = ops.add_revision(conn, sub, c["puml"], c["author"], c["author_kind"], parent,
+                                 uid=c["uid"], created_at=c["created_at"])
+    local_id[c["uid"]] = new_id
+    report.counts["revisions_added"] += 1
+    if siblings and parent is not None:
+        report.conflicts.append({
+            "kind": "revision", "source": source, "task_id": c["task_id"],
+            "source_id": c["source_id"], "parent_revision": parent,
+            "kept": [s["id"] for s in siblings] + [new_id],
+            "authors": [s["author"] for s in siblings] + [c["author"]],
+            "message": "conflicting edits of the same PlantUML revision; all kept"})
+
+
+def _merge_rating(conn: sqlite3.Connection, source: str, r: dict[str, Any], sub: int,
+                  report: Report) -> None:
+    values = {k: r[k] for k in ops.RATING_COLUMNS if k != "submission_id"}
+    values.update(submission_id=sub, scores=json.dumps(r["scores"], sort_keys=True))
+    old = ops.get_rating(conn, sub, r["grader"], r["rubric_id"])
+    if old is None:
+        if ops.row(conn, "SELECT id FROM ratings WHERE uid=?", (values["uid"],)):
+            values["uid"] = ops.text_hash(f"{values['uid']}/{source}")[:32]
+        ops.put_rating(conn, values)
+        report.counts["ratings_added"] += 1
+    elif (old["scores"], old["total"], old["comment"]) == (values["scores"], values["total"],
+                                                          values["comment"]):
+        report.counts["ratings_same"] += 1
+    else:
+        report.counts["ratings_conflicting"] += 1
+        report.conflicts.append({
+            "kind": "rating", "source": source, "task_id": r["task_id"],
+            "source_id": r["source_id"], "grader": r["grader"], "local_total": old["total"],
+            "pack_total": r["total"], "message": "same grader, different rating; kept local"})
+
+
+def _merge_review(conn: sqlite3.Connection, source: str, v: dict[str, Any], sub: int,
+                  local_id: dict[str, int], report: Report) -> None:
+    old = ops.get_review(conn, sub, v["reviewer"])
+    values = {"submission_id": sub, "conversion_id": local_id.get(v["conversion_uid"] or ""),
+              "reviewer": v["reviewer"], "verdict": v["verdict"],
+              "tags": json.dumps(v["tags"]), "comment": v["comment"],
+              "created_at": v["created_at"]}
+    if old is None:
+        ops.put_review(conn, values)
+        report.counts["reviews_added"] += 1
+    elif (old["verdict"], old["tags"]) == (values["verdict"], values["tags"]):
+        report.counts["reviews_same"] += 1
+    else:
+        report.conflicts.append({
+            "kind": "review", "source": source, "task_id": v["task_id"],
+            "source_id": v["source_id"], "reviewer": v["reviewer"],
+            "local": old["verdict"], "pack": v["verdict"],
+            "message": "same reviewer, different verdict; kept local"})

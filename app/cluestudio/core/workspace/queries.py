@@ -1,0 +1,137 @@
+"""The read side of a workspace: what views list and show. Runs on per-thread reader connections."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+from cluestudio.core.workspace.ops import row, rows
+from cluestudio.core.workspace.records import (
+    Rating,
+    Review,
+    Revision,
+    Submission,
+    Task,
+    rating_from_row,
+    review_from_row,
+    revision_from_row,
+)
+
+
+@dataclass(frozen=True)
+class SubmissionSummary:
+    """One line of the submission list: enough to draw it without further queries."""
+
+    id: int
+    task_id: str
+    source_id: str
+    origin: str
+    has_image: bool
+    head_revision_id: int | None
+    revisions: int
+    ratings: int
+    verdicts: tuple[str, ...]
+
+
+_LIST_SQL = """
+SELECT s.id, s.task_id, s.source_id, s.origin, s.image_hash IS NOT NULL AS has_image,
+  (SELECT max(c.id) FROM conversions c WHERE c.submission_id = s.id) AS head,
+  (SELECT count(*) FROM conversions c WHERE c.submission_id = s.id) AS revisions,
+  (SELECT count(*) FROM ratings r WHERE r.submission_id = s.id) AS ratings,
+  (SELECT group_concat(v.verdict) FROM reviews v WHERE v.submission_id = s.id) AS verdicts
+FROM submissions s {where} ORDER BY s.task_id, s.source_id
+"""
+
+
+class WorkspaceQueries:
+    """Mixin: every method opens (once per thread) a read connection via ``_reader()``."""
+
+    def _reader(self) -> sqlite3.Connection:  # pragma: no cover - provided by Workspace
+        raise NotImplementedError
+
+    def tasks(self) -> list[Task]:
+        return [Task(r["id"], r["title"], r["requirement"], r["reference_puml"],
+                     r["reference_image"], r["diagram_kind"])
+                for r in rows(self._reader(), "SELECT * FROM tasks ORDER BY id")]
+
+    def task(self, task_id: str) -> Task | None:
+        found = [t for t in self.tasks() if t.id == task_id]
+        return found[0] if found else None
+
+    def list_submissions(self, task_id: str | None = None, origin: str | None = None
+                         ) -> list[SubmissionSummary]:
+        clauses, params = [], []
+        if task_id is not None:
+            clauses.append("s.task_id = ?")
+            params.append(task_id)
+        if origin is not None:
+            clauses.append("s.origin = ?")
+            params.append(origin)
+        where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
+        cursor = self._reader().execute(_LIST_SQL.format(where=where), params)
+        return [SubmissionSummary(r[0], r[1], r[2], r[3], bool(r[4]), r[5], r[6], r[7],
+                                  tuple(r[8].split(",")) if r[8] else ())
+                for r in cursor.fetchall()]
+
+    def submission(self, submission_id: int) -> Submission | None:
+        r = row(self._reader(), "SELECT * FROM submissions WHERE id = ?", (submission_id,))
+        if r is None:
+            return None
+        return Submission(r["id"], r["task_id"], r["source_id"], r["origin"], r["image_hash"],
+                          json.loads(r["meta"]))
+
+    def find_submission(self, task_id: str, source_id: str) -> Submission | None:
+        r = row(self._reader(), "SELECT id FROM submissions WHERE task_id=? AND source_id=?",
+                (task_id, source_id))
+        return None if r is None else self.submission(int(r["id"]))
+
+    def image(self, content_hash: str) -> bytes | None:
+        r = self._reader().execute("SELECT data FROM blobs WHERE hash = ?",
+                                   (content_hash,)).fetchone()
+        return None if r is None else bytes(r[0])
+
+    def revisions(self, submission_id: int) -> list[Revision]:
+        return [revision_from_row(r) for r in rows(
+            self._reader(), "SELECT * FROM conversions WHERE submission_id = ? ORDER BY id",
+            (submission_id,))]
+
+    def head_revision(self, submission_id: int) -> Revision | None:
+        r = row(self._reader(), "SELECT * FROM conversions WHERE submission_id = ? "
+                "ORDER BY id DESC LIMIT 1", (submission_id,))
+        return None if r is None else revision_from_row(r)
+
+    def ratings(self, submission_id: int | None = None) -> list[Rating]:
+        if submission_id is None:
+            found = rows(self._reader(), "SELECT * FROM ratings ORDER BY submission_id, grader")
+        else:
+            found = rows(self._reader(), "SELECT * FROM ratings WHERE submission_id = ? "
+                         "ORDER BY grader", (submission_id,))
+        return [rating_from_row(r) for r in found]
+
+    def rating(self, submission_id: int, grader: str, rubric_id: str) -> Rating | None:
+        r = row(self._reader(), "SELECT * FROM ratings WHERE submission_id=? AND grader=? "
+                "AND rubric_id=?", (submission_id, grader, rubric_id))
+        return None if r is None else rating_from_row(r)
+
+    def reviews(self, submission_id: int | None = None) -> list[Review]:
+        sql, params = "SELECT * FROM reviews", tuple[int, ...]()
+        if submission_id is not None:
+            sql, params = sql + " WHERE submission_id = ?", (submission_id,)
+        return [review_from_row(r) for r in rows(self._reader(), sql + " ORDER BY id", params)]
+
+    def scores(self, submission_id: int | None = None) -> list[dict[str, Any]]:
+        sql, params = "SELECT * FROM scores", tuple[int, ...]()
+        if submission_id is not None:
+            sql, params = sql + " WHERE submission_id = ?", (submission_id,)
+        return rows(self._reader(), sql + " ORDER BY submission_id, metric", params)
+
+    def audit_log(self, limit: int = 100) -> list[dict[str, Any]]:
+        return rows(self._reader(), "SELECT * FROM audit_log ORDER BY id DESC LIMIT ?", (limit,))
+
+    def counts(self) -> dict[str, int]:
+        conn = self._reader()
+        return {table: int(conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+                for table in ("tasks", "submissions", "blobs", "conversions", "reviews",
+                              "ratings", "scores", "probe_results", "jobs", "audit_log")}

@@ -1,0 +1,108 @@
+"""Reading ``ratings.csv``: one row per (submission, grader), rubric items as columns.
+
+Columns: ``task_id, source_id, grader`` (required), ``rubric_id`` (default rubric),
+one column per rubric item *or* a holistic ``total`` (0–100, as OODEval's instructors
+gave), and optional ``comment, seconds, synthetic`` (1/true for generated ratings).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cluestudio.core.rubric import DEFAULT_RUBRIC_ID, RubricError, get_rubric
+from cluestudio.core.workspace.records import now_iso
+from cluestudio.core.workspace.report import Report
+
+REQUIRED = ("task_id", "source_id", "grader")
+
+
+@dataclass
+class PlannedRating:
+    task_id: str
+    source_id: str
+    grader: str
+    rubric_id: str
+    total: float | None
+    source: str
+    line: int | None = None
+    scores: dict[str, float] = field(default_factory=dict)
+    comment: str = ""
+    seconds: float | None = None
+    synthetic: bool = False
+    created_at: str = field(default_factory=now_iso)
+
+
+def _number(text: str | None) -> float | None:
+    if text is None or not text.strip():
+        return None
+    value = float(text)
+    if math.isnan(value):
+        raise ValueError("NaN")
+    return value
+
+
+def rating_from_fields(fields: dict[str, object], source: str, line: int | None,
+                       report: Report) -> PlannedRating | None:
+    """Validate one rating record (a CSV row or a JSONL rating) against its rubric."""
+    rubric_id = str(fields.get("rubric_id") or DEFAULT_RUBRIC_ID)
+    try:
+        rubric = get_rubric(rubric_id)
+        item_values = {i.id: fields.get(i.id) for i in rubric.items
+                       if fields.get(i.id) not in (None, "")}
+        if item_values:
+            scores = rubric.validate({k: float(str(v)) for k, v in item_values.items()},
+                                     source=f"{source}:{line}" if line else source)
+            total: float | None = rubric.total(scores)
+        else:
+            scores = {}
+            raw_total = _number(str(fields["total"])) if fields.get("total") not in (
+                None, "") else None
+            if raw_total is None:
+                report.error(source, "rating has neither item scores nor a total", line)
+                return None
+            total = rubric.validate_total(raw_total)
+        seconds = _number(str(fields.get("seconds") or ""))
+    except RubricError as error:
+        report.error(source, error.message, line)
+        return None
+    except ValueError as error:
+        report.error(source, f"not a number: {error}", line)
+        return None
+    synthetic = str(fields.get("synthetic", "")).strip().lower() in ("1", "true", "yes")
+    return PlannedRating(str(fields["task_id"]), str(fields["source_id"]),
+                         str(fields["grader"]), rubric.id, total, source, line, scores,
+                         str(fields.get("comment") or ""), seconds, synthetic)
+
+
+def read_ratings_csv(path: Path, report: Report) -> list[PlannedRating]:
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        report.error(str(path), f"not UTF-8 (byte {error.start}); save the CSV as UTF-8", line)
+        return []
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    missing = [c for c in REQUIRED if c not in (reader.fieldnames or [])]
+    if missing:
+        report.error(str(path), f"missing column(s) {', '.join(missing)}", 1)
+        return []
+    out, seen = [], set()
+    for row in reader:
+        line = reader.line_num
+        if any(not (row.get(c) or "").strip() for c in REQUIRED):
+            report.error(str(path), f"empty {'/'.join(REQUIRED)}", line)
+            continue
+        key = (row["task_id"], row["source_id"], row["grader"], row.get("rubric_id") or "")
+        if key in seen:
+            report.error(str(path), f"duplicate rating of {key[0]}/{key[1]} by {key[2]}", line)
+            continue
+        seen.add(key)
+        rating = rating_from_fields(dict(row), str(path), line, report)
+        if rating is not None:
+            out.append(rating)
+    return out

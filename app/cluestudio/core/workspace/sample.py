@@ -1,0 +1,59 @@
+"""The bundled sample course and the user's copy of it as a ready workspace."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from cluestudio.core.errors import ClueStudioError
+from cluestudio.core.jobs import CancelToken, Job, run_job
+from cluestudio.core.rubric import annotations_dir
+from cluestudio.core.workspace.importer import apply_plan, plan_course_folder
+from cluestudio.core.workspace.report import Report
+from cluestudio.core.workspace.store import Workspace, open_workspace
+
+SAMPLE_WORKSPACE_NAME = "sample-course.sqlite"
+
+
+def sample_course_path() -> Path:
+    """``annotations/sample``: the sample course in the course-folder layout."""
+    return annotations_dir() / "sample"
+
+
+def data_dir() -> Path:
+    """Where ClueStudio keeps workspaces it makes itself (``CLUESTUDIO_DATA_DIR`` overrides)."""
+    override = os.environ.get("CLUESTUDIO_DATA_DIR")
+    if override:
+        return Path(override)
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("ClueStudio", appauthor=False))
+
+
+def import_path(ws: Workspace, path: Path, cancel: CancelToken | None = None) -> Job[Report]:
+    """Import a course folder or a ``.jsonl`` file (all or nothing); yields progress."""
+    if path.is_dir():
+        plan = yield from plan_course_folder(path, cancel)
+    elif path.suffix.lower() in (".jsonl", ".ndjson"):
+        from cluestudio.core.workspace.jsonl import plan_jsonl
+
+        plan = yield from plan_jsonl(path, cancel)
+    elif path.exists():
+        raise ClueStudioError(f"{path}: not a course folder or .jsonl file "
+                              "(packs: `cluestudio pack merge`)")
+    else:
+        raise ClueStudioError(f"{path}: no such file or folder")
+    return apply_plan(ws, plan)
+
+
+def open_sample_workspace() -> Workspace:
+    """Open the sample workspace in the data dir, importing the sample course on first use."""
+    path = data_dir() / SAMPLE_WORKSPACE_NAME
+    ws = open_workspace(path)
+    try:
+        if not ws.tasks():
+            run_job(import_path(ws, sample_course_path()))
+    except BaseException:
+        ws.close()
+        raise
+    return ws

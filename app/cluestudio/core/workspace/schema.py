@@ -1,0 +1,171 @@
+"""The workspace schema and its migrations, one function per ``PRAGMA user_version`` step.
+
+A migration step gets a connection that is already inside a transaction; the caller bumps
+``user_version`` in the same transaction, so a crash leaves the file at the old version or
+the new one, never in between (SQLite DDL is transactional).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+from cluestudio.core.errors import ClueStudioError
+
+
+class WorkspaceTooNew(ClueStudioError):
+    """The file was written by a newer ClueStudio; we refuse to touch it."""
+
+
+def _script(conn: sqlite3.Connection, sql: str) -> None:
+    # Not executescript(): it COMMITs first, which would split a migration in two.
+    for statement in sql.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
+APPLICATION_ID = 0x434C5545  # "CLUE": marks the file as a ClueStudio workspace.
+
+
+def _v1_initial(conn: sqlite3.Connection) -> None:
+    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    _script(
+        conn,
+        """
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        -- Images once per content hash (ADR 0004: blobs live in the db, one file to move).
+        CREATE TABLE blobs (
+            hash TEXT PRIMARY KEY, mime TEXT NOT NULL, width INTEGER, height INTEGER,
+            size INTEGER NOT NULL, data BLOB NOT NULL
+        );
+        CREATE TABLE tasks (
+            id TEXT PRIMARY KEY, title TEXT NOT NULL, requirement TEXT NOT NULL DEFAULT '',
+            reference_puml TEXT NOT NULL DEFAULT '',
+            reference_image TEXT REFERENCES blobs(hash),
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE submissions (
+            id INTEGER PRIMARY KEY,
+            task_id TEXT NOT NULL REFERENCES tasks(id) ON DELETE CASCADE,
+            source_id TEXT NOT NULL,
+            origin TEXT NOT NULL CHECK (origin IN ('student', 'llm', 'synthetic')),
+            image_hash TEXT REFERENCES blobs(hash),
+            meta TEXT NOT NULL DEFAULT '{}',
+            created_at TEXT NOT NULL,
+            UNIQUE (task_id, source_id)
+        );
+        CREATE TABLE conversions (
+            id INTEGER PRIMARY KEY,
+            uid TEXT NOT NULL UNIQUE,
+            submission_id INTEGER NOT NULL REFERENCES submissions(id) ON DELETE CASCADE,
+            parent_id INTEGER REFERENCES conversions(id),
+            puml TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            author TEXT NOT NULL,
+            author_kind TEXT NOT NULL CHECK (author_kind IN ('human', 'model', 'import')),
+            parse_ok INTEGER,
+            parse_error TEXT,
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE reviews (
+            id INTEGER PRIMARY KEY,
+            submission_id INTEGER NOT NULL REFERENCES submissions(id) ON DELETE CASCADE,
+            conversion_id INTEGER REFERENCES conversions(id),
+            reviewer TEXT NOT NULL,
+            verdict TEXT NOT NULL CHECK (verdict IN ('accept', 'needs_fix', 'unusable')),
+            tags TEXT NOT NULL DEFAULT '[]',
+            comment TEXT NOT NULL DEFAULT '',
+            created_at TEXT NOT NULL,
+            UNIQUE (submission_id, reviewer)
+        );
+        CREATE TABLE ratings (
+            id INTEGER PRIMARY KEY,
+            uid TEXT NOT NULL UNIQUE,
+            submission_id INTEGER NOT NULL REFERENCES submissions(id) ON DELETE CASCADE,
+            grader TEXT NOT NULL,
+            rubric_id TEXT NOT NULL,
+            scores TEXT NOT NULL DEFAULT '{}',
+            total REAL,
+            comment TEXT NOT NULL DEFAULT '',
+            seconds REAL,
+            synthetic INTEGER NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL,
+            UNIQUE (submission_id, grader, rubric_id)
+        );
+        CREATE TABLE scores (
+            id INTEGER PRIMARY KEY,
+            submission_id INTEGER NOT NULL REFERENCES submissions(id) ON DELETE CASCADE,
+            content_hash TEXT NOT NULL,
+            metric TEXT NOT NULL, metric_version TEXT NOT NULL DEFAULT '',
+            embedder TEXT NOT NULL DEFAULT '', weights_hash TEXT NOT NULL DEFAULT '',
+            value REAL, explanation TEXT NOT NULL DEFAULT '{}',
+            created_at TEXT NOT NULL,
+            UNIQUE (submission_id, content_hash, metric, metric_version, embedder, weights_hash)
+        );
+        CREATE TABLE probe_results (
+            id INTEGER PRIMARY KEY,
+            submission_id INTEGER NOT NULL REFERENCES submissions(id) ON DELETE CASCADE,
+            probe TEXT NOT NULL, model TEXT NOT NULL, input_hash TEXT NOT NULL,
+            em REAL, rel_acc REAL, result TEXT NOT NULL DEFAULT '{}',
+            created_at TEXT NOT NULL,
+            UNIQUE (submission_id, probe, model, input_hash)
+        );
+        CREATE TABLE jobs (
+            id INTEGER PRIMARY KEY, kind TEXT NOT NULL, params TEXT NOT NULL DEFAULT '{}',
+            status TEXT NOT NULL
+                CHECK (status IN ('queued', 'running', 'done', 'failed', 'cancelled')),
+            done INTEGER NOT NULL DEFAULT 0, total INTEGER, message TEXT NOT NULL DEFAULT '',
+            error TEXT, started_at TEXT, finished_at TEXT
+        );
+        CREATE TABLE audit_log (
+            id INTEGER PRIMARY KEY, at TEXT NOT NULL, actor TEXT NOT NULL,
+            action TEXT NOT NULL, entity TEXT NOT NULL, entity_id TEXT NOT NULL,
+            before TEXT, after TEXT
+        );
+        CREATE INDEX conversions_by_submission ON conversions(submission_id, id);
+        CREATE INDEX ratings_by_submission ON ratings(submission_id);
+        """
+    )
+
+
+def _v2_diagram_kind(conn: sqlite3.Connection) -> None:
+    # Tasks gained a diagram kind when sequence/activity tasks were planned; old rows are
+    # class-diagram tasks. Listing by task + origin is the GUI's main query.
+    conn.execute("ALTER TABLE tasks ADD COLUMN diagram_kind TEXT NOT NULL DEFAULT 'class'")
+    conn.execute("CREATE INDEX submissions_by_task ON submissions(task_id, origin, source_id)")
+    conn.execute("CREATE INDEX scores_by_submission ON scores(submission_id, metric)")
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1_initial, _v2_diagram_kind)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def user_version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def check_version(version: int, source: str) -> None:
+    if version > SCHEMA_VERSION:
+        raise WorkspaceTooNew(
+            f"{source}: workspace format {version} is newer than this ClueStudio supports "
+            f"({SCHEMA_VERSION}); update ClueStudio to open it (nothing was changed)"
+        )
+
+
+def migrate(conn: sqlite3.Connection, *, target: int = SCHEMA_VERSION,
+            source: str = "<workspace>") -> list[int]:
+    """Bring ``conn`` (autocommit mode) up to ``target``; returns the versions applied."""
+    applied = []
+    current = user_version(conn)
+    check_version(current, source)
+    for version in range(current + 1, target + 1):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            MIGRATIONS[version - 1](conn)
+            conn.execute(f"PRAGMA user_version = {version}")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        applied.append(version)
+    return applied

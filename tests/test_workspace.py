@@ -1,0 +1,205 @@
+"""Workspace file: creation, migrations, version and lock guards, undoable commands."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cluestudio.core.rubric import RubricError
+from cluestudio.core.workspace import (
+    SCHEMA_VERSION,
+    CommandError,
+    SaveRating,
+    SaveRevision,
+    SetReviewVerdict,
+    Task,
+    WorkspaceError,
+    WorkspaceInUse,
+    WorkspaceTooNew,
+    open_workspace,
+    ops,
+    schema,
+)
+
+SCORES = {"classes": 4, "attributes": 3, "methods": 2, "relations": 4, "multiplicities": 1,
+          "overall": 3.5}
+
+
+@pytest.fixture
+def ws(tmp_path: Path):
+    workspace = open_workspace(tmp_path / "course.sqlite")
+
+    def seed(conn: sqlite3.Connection) -> int:
+        ops.upsert_task(conn, Task("t1", "Task one", "req", "@startuml\nclass A\n@enduml"))
+        return ops.ensure_submission(conn, "t1", "alice", "student", None)[0]
+
+    workspace.sid = workspace.write(seed)  # type: ignore[attr-defined]
+    yield workspace
+    workspace.close()
+
+
+def test_new_workspace_is_wal_with_foreign_keys_at_current_version(tmp_path: Path) -> None:
+    with open_workspace(tmp_path / "w.sqlite") as ws:
+        conn = ws._reader()
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        assert schema.user_version(conn) == SCHEMA_VERSION
+        with pytest.raises(sqlite3.IntegrityError):  # FK on for the writer too
+            ws.write(lambda c: ops.ensure_submission(c, "nope", "x", "student", None))
+
+
+def test_migration_v2_from_a_v1_database(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite"
+    conn = sqlite3.connect(path, isolation_level=None)
+    schema.migrate(conn, target=1)
+    conn.execute("INSERT INTO tasks(id, title, created_at) VALUES ('t', 'T', 'now')")
+    conn.close()
+    with open_workspace(path) as ws:
+        assert schema.user_version(ws._reader()) == SCHEMA_VERSION
+        assert ws.tasks()[0].diagram_kind == "class"
+
+
+def test_newer_workspace_is_refused_and_left_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "new.sqlite"
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA user_version = 99")
+    conn.close()
+    before = path.read_bytes()
+    with pytest.raises(WorkspaceTooNew, match="newer"):
+        open_workspace(path)
+    assert path.read_bytes() == before
+    assert not (tmp_path / "new.sqlite.lock").exists()
+
+
+def test_foreign_sqlite_and_non_sqlite_files_are_refused(tmp_path: Path) -> None:
+    other = tmp_path / "other.sqlite"
+    conn = sqlite3.connect(other)
+    conn.execute("CREATE TABLE x(a)")
+    conn.close()
+    with pytest.raises(WorkspaceError, match="not a ClueStudio workspace"):
+        open_workspace(other)
+    text = tmp_path / "notes.sqlite"
+    text.write_text("hello, this is not a database")
+    with pytest.raises(WorkspaceError, match="not an SQLite file"):
+        open_workspace(text)
+
+
+def test_second_writer_gets_in_use_but_readers_may_open(tmp_path: Path) -> None:
+    path = tmp_path / "w.sqlite"
+    with open_workspace(path):
+        with pytest.raises(WorkspaceInUse, match=r"in use by pid \d+ on host"):
+            open_workspace(path)
+        with open_workspace(path, readonly=True) as reader:
+            assert reader.tasks() == []
+    with open_workspace(path):  # released on close
+        pass
+
+
+def test_other_process_holding_the_workspace_blocks_us(tmp_path: Path) -> None:
+    path = tmp_path / "w.sqlite"
+    code = (f"import sys,time; from cluestudio.core.workspace import open_workspace; "
+            f"ws = open_workspace({str(path)!r}); print('open', flush=True); "
+            f"sys.stdin.readline(); ws.close()")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "open"
+        with pytest.raises(WorkspaceInUse, match=f"pid {proc.pid}"):
+            open_workspace(path)
+    finally:
+        proc.communicate("\n", timeout=30)
+    with open_workspace(path):
+        pass
+
+
+def test_save_rating_undo_redo_returns_changes(ws) -> None:
+    sid = ws.sid
+    changes = ws.execute(SaveRating(sid, "alice", SCORES, comment="ok", seconds=42))
+    assert changes.ratings == {sid} and changes.result == pytest.approx(82.5)
+    assert ws.rating(sid, "alice", "class-diagram").total == pytest.approx(82.5)
+    ws.execute(SaveRating(sid, "alice", {**SCORES, "classes": 0}))
+    assert ws.rating(sid, "alice", "class-diagram").scores["classes"] == 0
+    assert ws.undo().ratings == {sid}
+    assert ws.rating(sid, "alice", "class-diagram").scores["classes"] == 4
+    ws.undo()
+    assert ws.rating(sid, "alice", "class-diagram") is None
+    ws.redo()
+    assert ws.rating(sid, "alice", "class-diagram").comment == "ok"
+    assert [e["action"] for e in ws.audit_log()][:2] == ["save_rating", "undo_save_rating"]
+
+
+def test_out_of_range_score_is_a_clear_error_and_writes_nothing(ws) -> None:
+    with pytest.raises(RubricError, match="score 7 for 'classes' is out of range"):
+        ws.execute(SaveRating(ws.sid, "alice", {**SCORES, "classes": 7}))
+    with pytest.raises(RubricError, match="missing score"):
+        ws.execute(SaveRating(ws.sid, "alice", {"classes": 1}))
+    assert ws.ratings() == []
+
+
+def test_revisions_form_a_chain_and_undo_only_the_tip(ws) -> None:
+    sid = ws.sid
+    first = ws.execute(SaveRevision(sid, "@startuml\nclass A\n@enduml", "model-x",
+                                    author_kind="model")).result
+    second = ws.execute(SaveRevision(sid, "@startuml\nclass B\n@enduml", "bob")).result
+    revisions = ws.revisions(sid)
+    assert [r.id for r in revisions] == [first, second]
+    assert revisions[1].parent_id == first and revisions[1].author == "bob"
+    assert ws.head_revision(sid).id == second
+    ws.undo()
+    assert ws.head_revision(sid).id == first
+
+
+def test_undo_of_a_reviewed_revision_is_refused_and_stays_undoable(ws) -> None:
+    rev = ws.execute(SaveRevision(ws.sid, "@startuml\nclass A\n@enduml", "bob")).result
+    ws.write(lambda c: c.execute("INSERT INTO reviews(submission_id, conversion_id, reviewer,"
+                                 " verdict, created_at) VALUES (?,?,?,?,?)",
+                                 (ws.sid, rev, "carol", "accept", "now")))
+    with pytest.raises(CommandError, match="undo those first"):
+        ws.undo()
+    assert ws.undo_stack.undo_label is not None
+
+
+def test_review_verdict_with_taxonomy_tags_undoes_to_previous(ws) -> None:
+    sid = ws.sid
+    ws.execute(SetReviewVerdict(sid, "carol", "needs_fix", ["class_missing", "semantic_bias"]))
+    ws.execute(SetReviewVerdict(sid, "carol", "accept"))
+    assert ws.reviews(sid)[0].verdict == "accept"
+    changes = ws.undo()
+    assert changes is not None and changes.reviews == {sid}
+    review = ws.reviews(sid)[0]
+    assert review.verdict == "needs_fix" and review.tags == ("class_missing", "semantic_bias")
+    with pytest.raises(Exception, match="unknown issue tag"):
+        SetReviewVerdict(sid, "carol", "accept", ["typo_tag"])
+    with pytest.raises(CommandError, match="verdict must be"):
+        SetReviewVerdict(sid, "carol", "maybe")
+
+
+def test_rescoring_the_same_content_replaces_the_score(ws) -> None:
+    for value in (0.5, 0.7):
+        ws.write(lambda c, v=value: ops.put_score(c, ws.sid, "h1", "clue", v,
+                                                  metric_version="1", embedder="e",
+                                                  weights_hash="w", explanation={"v": v}))
+    ws.write(lambda c: ops.put_score(c, ws.sid, "h2", "clue", 0.1))
+    values = sorted(s["value"] for s in ws.scores(ws.sid))
+    assert values == [0.1, 0.7]
+
+
+def test_list_submissions_summarises_each_row(ws) -> None:
+    ws.execute(SaveRating(ws.sid, "alice", SCORES))
+    ws.execute(SetReviewVerdict(ws.sid, "carol", "accept"))
+    (row,) = ws.list_submissions(task_id="t1")
+    assert (row.source_id, row.ratings, row.verdicts, row.has_image) == (
+        "alice", 1, ("accept",), False)
+
+
+def test_closed_workspace_refuses_work(tmp_path: Path) -> None:
+    ws = open_workspace(tmp_path / "w.sqlite")
+    ws.close()
+    with pytest.raises(WorkspaceError, match="closed"):
+        ws.tasks()
+    with pytest.raises(WorkspaceError, match="closed"):
+        ws.write(lambda c: None)
