@@ -1,4 +1,9 @@
-"""``cluestudio gui``: open the workbench on a course folder (default: the sample course)."""
+"""``cluestudio gui``: open the review and grading workbench.
+
+With no argument it opens the workspace used last, or the bundled sample course (copied into
+the user data dir on first use); ``--sample`` always opens the sample course. ``--course``
+opens the simple course browser (the first window) on a course folder instead.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,7 @@ import argparse
 from pathlib import Path
 
 NAME = "gui"
-HELP = "open the ClueStudio window (on the bundled sample course by default)"
+HELP = "open the ClueStudio workbench (last workspace, or the bundled sample course)"
 
 
 def sample_course_folder() -> Path:
@@ -16,13 +21,19 @@ def sample_course_folder() -> Path:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("course", nargs="?", type=Path,
-                        help="course folder (tasks/<id>/...); default: the sample course")
-    parser.add_argument("--sample", action="store_true", help="open the bundled sample course")
+    parser.add_argument("workspace", nargs="?", type=Path,
+                        help="workspace file (.sqlite); default: the last one, or the sample")
+    parser.add_argument("--sample", action="store_true",
+                        help="open the bundled sample course workspace")
+    parser.add_argument("--course", type=Path, metavar="FOLDER",
+                        help="browse a course folder (tasks/<id>/...) in the simple viewer")
 
 
 def run(args: argparse.Namespace) -> int:
-    from cluestudio.gui.app import run_app
+    if args.course is not None:
+        from cluestudio.gui.app import run_app
 
-    folder = args.course if (args.course and not args.sample) else sample_course_folder()
-    return run_app(folder)
+        return run_app(args.course)
+    from cluestudio.gui.app import run_workbench
+
+    return run_workbench(None if args.sample else args.workspace, sample=args.sample)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cluestudio.core.errors import ClueStudioError
-from cluestudio.core.jobs import CancelToken, Cancelled, Progress
+from cluestudio.core.jobs import Cancelled, CancelToken, Progress
 from cluestudio.gui.qt import QObject, QThread, Signal
 
 log = logging.getLogger(__name__)

@@ -1,0 +1,207 @@
+"""Grading mode: requirement | reference | candidate (A or B) | rubric and metrics.
+
+The grader scores by keyboard in the rubric panel (Ctrl+Return saves, time is measured);
+the metric panel shows CLUE with its explanation, and clicking a matched pair marks both
+elements' lines in the reference and candidate PlantUML. With blind grading the metrics stay
+hidden until the rating is saved.
+"""
+
+from __future__ import annotations
+
+from cluestudio.core.errors import ClueStudioError
+from cluestudio.gui import services
+from cluestudio.gui.operations import Workbench
+from cluestudio.gui.qt import (
+    QLabel,
+    QSplitter,
+    Qt,
+    QTabWidget,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+    Signal,
+)
+from cluestudio.gui.widgets.image_views import DiagramImageView, ZoomBar, ZoomSync
+from cluestudio.gui.widgets.metric_panel import MetricPanel
+from cluestudio.gui.widgets.plantuml_editor import PlantUMLEditor
+from cluestudio.gui.widgets.rubric_panel import RubricPanel
+from cluestudio.gui.worker import JobHandle
+
+
+def _read_only_editor() -> PlantUMLEditor:
+    editor = PlantUMLEditor()
+    editor.setReadOnly(True)
+    return editor
+
+
+class GradingMode(QWidget):
+    """Rates one submission at a time; ``rating_saved`` carries the submission id."""
+
+    rating_saved = Signal(int)
+    images_shown = Signal(int)  # submission id, once reference and candidate are on screen
+    status = Signal(str)
+
+    def __init__(self, bench: Workbench, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.bench = bench
+        self.view: services.SubmissionView | None = None
+        self._render_job: JobHandle | None = None
+        self.requirement = QTextBrowser()
+        self.reference_image = DiagramImageView("Rendering the reference…")
+        self.reference_text = _read_only_editor()
+        self.image_a = DiagramImageView("No image A")
+        self.image_b = DiagramImageView("Rendering…")
+        self.candidate_text = _read_only_editor()
+        self.sync = ZoomSync([self.reference_image, self.image_a, self.image_b], self)
+        self.rubric = RubricPanel(bench.rubric)
+        self.metrics = MetricPanel()
+        self.metrics.set_blind(bench.settings.ui.blind_grading)
+
+        self.reference_tabs = QTabWidget()
+        self.reference_tabs.addTab(self.reference_image, "Diagram")
+        self.reference_tabs.addTab(self.reference_text, "PlantUML")
+        self.candidate_tabs = QTabWidget()
+        self.candidate_tabs.addTab(self.image_a, "A: submitted")
+        self.candidate_tabs.addTab(self.image_b, "B: re-rendered")
+        self.candidate_tabs.addTab(self.candidate_text, "PlantUML")
+
+        right = QSplitter(Qt.Orientation.Vertical)
+        right.addWidget(self.rubric)
+        right.addWidget(self.metrics)
+        right.setSizes([470, 380])
+        candidate = QWidget()
+        column = QVBoxLayout(candidate)
+        column.setContentsMargins(2, 2, 2, 2)
+        column.addWidget(QLabel("<b>Candidate</b>"))
+        column.addWidget(self.candidate_tabs, 1)
+        column.addWidget(ZoomBar(self.sync))
+        reference = QWidget()
+        column = QVBoxLayout(reference)
+        column.setContentsMargins(2, 2, 2, 2)
+        column.addWidget(QLabel("<b>Reference</b>"))
+        column.addWidget(self.reference_tabs, 1)
+        requirement = QWidget()
+        column = QVBoxLayout(requirement)
+        column.setContentsMargins(2, 2, 2, 2)
+        column.addWidget(QLabel("<b>Requirement</b>"))
+        column.addWidget(self.requirement, 1)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        for pane in (requirement, reference, candidate, right):
+            self.splitter.addWidget(pane)
+        self.splitter.setSizes([280, 440, 480, 400])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.splitter)
+
+        self.rubric.save_requested.connect(self.save_rating)
+        self.metrics.pair_selected.connect(self.highlight_pair)
+        bench.runner.result.connect(self._on_render_result)
+        bench.runner.error.connect(self._on_render_error)
+
+    # --- showing a submission -----------------------------------------------------------
+
+    def show_submission(self, view: services.SubmissionView) -> None:
+        """Show from what is cached at once; render what is missing on the worker."""
+        self.view = view
+        self.requirement.setMarkdown(view.task.requirement)
+        self.reference_text.set_text(view.task.reference_puml)
+        self.candidate_text.set_text(view.head_puml)
+        if view.image_a:
+            self.image_a.set_image(view.image_a, "Image A could not be read")
+            self.candidate_tabs.setCurrentWidget(self.image_a)
+        else:
+            self.image_a.show_message("No image A (a PlantUML-only submission)")
+            self.candidate_tabs.setCurrentWidget(self.image_b)
+        rating = view.rating
+        self.rubric.load(rating.scores if rating else None, rating.comment if rating else "",
+                         rating.seconds if rating else None)
+        self.metrics.hide_until_rated()
+        if rating is not None:
+            self.metrics.reveal()  # already rated: nothing left to anchor
+        if view.scores:
+            self.metrics.set_metrics(view.scores)
+        else:
+            self.metrics.show_message("Not scored yet — Jobs → Score (Ctrl+R).")
+        missing = []
+        for text, target in ((view.task.reference_puml, self.reference_image),
+                             (view.head_puml, self.image_b)):
+            png = services.cached_png(text) if text else None
+            if png is not None:
+                target.set_image(png)
+            elif text:
+                target.show_message("Rendering…")
+                missing.append(text)
+            else:
+                target.show_message("No PlantUML")
+        if self._render_job is not None:
+            self._render_job.cancel()  # one task per view: the old submission's render
+            self._render_job = None
+        if missing:
+            self._render_job = self.bench.runner.submit(
+                lambda cancel: [services.try_render(t) for t in missing],
+                f"render submission {view.submission.id}")
+        else:
+            self.images_shown.emit(view.submission.id)
+        self.rubric.setFocus()
+
+    def set_scores(self, scores: dict[int, dict]) -> None:
+        if self.view is not None and self.view.submission.id in scores:
+            data = scores[self.view.submission.id]
+            if "error" in data:
+                self.metrics.show_message(f"Could not score this submission:\n{data['error']}")
+            else:
+                self.metrics.set_metrics(data)
+
+    # --- actions ------------------------------------------------------------------------
+
+    def save_rating(self) -> bool:
+        if self.view is None:
+            return False
+        if not self.rubric.is_complete():
+            missing = [i.label for i in self.bench.rubric.items
+                       if i.id not in self.rubric.scores()]
+            self.status.emit(f"Score every item before saving (missing: {', '.join(missing)})")
+            return False
+        sid = self.view.submission.id
+        try:
+            self.bench.save_rating(sid, self.rubric.scores(), self.rubric.comment_text(),
+                                   self.rubric.seconds())
+        except ClueStudioError as error:
+            self.status.emit(str(error))
+            return False
+        self.metrics.reveal()
+        self.status.emit(f"Saved rating {self.rubric.total():.1f} for submission {sid}")
+        self.rating_saved.emit(sid)
+        return True
+
+    def highlight_pair(self, pair: dict) -> None:
+        """Mark the picked pair's lines in the reference and candidate PlantUML."""
+        ref_line, cand_line = pair.get("reference_line"), pair.get("candidate_line")
+        self.reference_text.highlight_lines([ref_line] if ref_line else [])
+        self.candidate_text.highlight_lines([cand_line] if cand_line else [])
+        if ref_line:
+            self.reference_tabs.setCurrentWidget(self.reference_text)
+        if cand_line:
+            self.candidate_tabs.setCurrentWidget(self.candidate_text)
+        self.status.emit(f"{pair.get('reference', '')} ↔ {pair.get('candidate', '')}: "
+                         f"similarity {pair.get('similarity', float('nan')):.3f}")
+
+    def _on_render_result(self, job_id: int, value: object) -> None:
+        if self._render_job is None or job_id != self._render_job.id or self.view is None:
+            return
+        self._render_job = None
+        for text, png, error in value:  # type: ignore[attr-defined]
+            for source, target in ((self.view.task.reference_puml, self.reference_image),
+                                   (self.view.head_puml, self.image_b)):
+                if text == source:
+                    target.set_image(png, f"PlantUML could not render this:\n{error}")
+        self.images_shown.emit(self.view.submission.id)
+
+    def _on_render_error(self, job_id: int, message: str) -> None:
+        if self._render_job is not None and job_id == self._render_job.id:
+            self._render_job = None
+            for target in (self.reference_image, self.image_b):
+                if target.image is None:
+                    target.show_message(f"Could not render:\n{message}")
+            if self.view is not None:
+                self.images_shown.emit(self.view.submission.id)

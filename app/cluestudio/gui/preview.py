@@ -1,0 +1,66 @@
+"""Live preview: re-render image B shortly after typing stops, off the UI thread.
+
+The editor's debounce decides *when*; this controller owns the one render job of the view
+(STYLE practice 7): a newer text cancels the older job and a result that is not for the
+latest request is dropped, so a slow render never overwrites a newer picture.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from cluestudio.core.jobs import CancelToken
+from cluestudio.gui import services
+from cluestudio.gui.qt import QElapsedTimer, QObject, Signal
+from cluestudio.gui.worker import JobHandle, JobRunner
+
+PreviewFunction = Callable[[str, CancelToken], Any]
+
+
+class LivePreview(QObject):
+    """``request(text)`` → at most one render in flight → ``ready(PreviewResult)``."""
+
+    ready = Signal(object)
+    failed = Signal(str)
+
+    def __init__(self, runner: JobRunner, preview: PreviewFunction = services.preview,
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._runner = runner
+        self._preview = preview
+        self._current: JobHandle | None = None
+        self.requests = 0  # for tests and the benchmark: how many jobs were submitted
+        self.last_latency_ms = -1.0
+        self._clock = QElapsedTimer()
+        runner.result.connect(self._on_result)
+        runner.error.connect(self._on_error)
+
+    def request(self, text: str) -> JobHandle:
+        if self._current is not None:
+            self._current.cancel()
+        preview = self._preview
+        self.requests += 1
+        self._clock.restart()
+        self._current = self._runner.submit(lambda cancel: preview(text, cancel), "preview")
+        return self._current
+
+    def cancel(self) -> None:
+        if self._current is not None:
+            self._current.cancel()
+            self._current = None
+
+    def busy(self) -> bool:
+        return self._current is not None
+
+    def _on_result(self, job_id: int, value: object) -> None:
+        if self._current is None or job_id != self._current.id:
+            return  # stale: a newer request superseded this one
+        self._current = None
+        self.last_latency_ms = float(self._clock.elapsed())
+        self.ready.emit(value)
+
+    def _on_error(self, job_id: int, message: str) -> None:
+        if self._current is not None and job_id == self._current.id:
+            self._current = None
+            self.failed.emit(message)

@@ -1,0 +1,262 @@
+"""Review mode: check a conversion — requirement | image A | PlantUML editor | re-rendered B.
+
+The reviewer edits the PlantUML until B shows what A shows, saves (a new revision each time,
+undoable), and sets a verdict with issue tags. B is re-rendered by :class:`LivePreview` on the
+worker; the editor marks the lines the parser or PlantUML complain about.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from cluestudio.core.errors import ClueStudioError
+from cluestudio.gui import services
+from cluestudio.gui.operations import Workbench
+from cluestudio.gui.preview import LivePreview
+from cluestudio.gui.qt import (
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QPlainTextEdit,
+    QSplitter,
+    QStackedWidget,
+    Qt,
+    QTabWidget,
+    QTextBrowser,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+    Signal,
+)
+from cluestudio.gui.widgets.image_views import (
+    CompareView,
+    DiagramImageView,
+    ZoomBar,
+    ZoomSync,
+    image_from_bytes,
+)
+from cluestudio.gui.widgets.plantuml_editor import PlantUMLEditor
+from cluestudio.gui.widgets.verdict_panel import VerdictPanel
+
+
+def summary_html(summary: dict[str, Any] | None, warnings: tuple = (),
+                 error: tuple[int | None, str] | None = None) -> str:
+    """What the parsed model contains, as a short HTML list (or why there is none)."""
+    if summary is None:
+        where = f"line {error[0]}: " if error and error[0] else ""
+        why = f"<br>{escape(where + error[1])}" if error else ""
+        return f"<i>The text does not parse; fix the marked line.</i>{why}"
+    classes, relations = summary["classes"], summary["relations"]
+    parts = [f"<b>{len(classes)}</b> classes, <b>{summary['attributes']}</b> attributes, "
+             f"<b>{summary['methods']}</b> methods, <b>{len(relations)}</b> relations"]
+    parts.append("<ul>" + "".join(
+        f"<li>{escape(c['name'])} <small>({c['kind']}, {c['attributes']} attr, "
+        f"{c['methods']} meth)</small></li>" for c in classes) + "</ul>")
+    if relations:
+        parts.append("<ul>" + "".join(
+            f"<li>{escape(r['begin'])} —{r['type']}→ {escape(r['end'])}</li>"
+            for r in relations) + "</ul>")
+    if warnings:
+        parts.append("<b>Warnings</b><ul>" + "".join(
+            f"<li>line {line}: {escape(message)}</li>" for line, message in warnings) + "</ul>")
+    return "".join(parts)
+
+
+def _titled(title: str, widget: QWidget, extra: QWidget | None = None) -> QWidget:
+    box = QWidget()
+    layout = QVBoxLayout(box)
+    layout.setContentsMargins(2, 2, 2, 2)
+    head = QHBoxLayout()
+    label = QLabel(f"<b>{title}</b>")
+    head.addWidget(label)
+    head.addStretch(1)
+    if extra is not None:
+        head.addWidget(extra)
+    layout.addLayout(head)
+    layout.addWidget(widget, 1)
+    return box
+
+
+class ReviewMode(QWidget):
+    """One submission's conversion under review; ``preview_shown`` after each new B."""
+
+    preview_shown = Signal(object)  # PreviewResult
+    status = Signal(str)
+
+    def __init__(self, bench: Workbench, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.bench = bench
+        self.view: services.SubmissionView | None = None
+        self.requirement = QTextBrowser()
+        self.image_a = DiagramImageView("No image A")
+        self.editor = PlantUMLEditor()
+        self.image_b = DiagramImageView("Rendering…")
+        self.compare = CompareView()
+        self.verdict = VerdictPanel()
+        self.summary = QTextBrowser()
+        self.history = QListWidget()
+        self.diff = QPlainTextEdit()
+        self.diff.setReadOnly(True)
+        self.diff.setFont(self.editor.font())
+        self.sync = ZoomSync([self.image_a, self.image_b, self.compare.view], self)
+        self.preview = LivePreview(bench.runner, parent=self)
+        self._last_b: bytes | None = None
+
+        self.compare_button = QToolButton()
+        self.compare_button.setText("Compare A/B")
+        self.compare_button.setCheckable(True)
+        self.compare_button.toggled.connect(self.set_compare)
+        self.b_stack = QStackedWidget()
+        self.b_stack.addWidget(self.image_b)
+        self.b_stack.addWidget(self.compare)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.summary, "Model summary")
+        self.tabs.addTab(self.history, "Revisions")
+        self.tabs.addTab(self.diff, "Diff vs model output")
+
+        middle = QSplitter(Qt.Orientation.Vertical)
+        middle.addWidget(_titled("PlantUML (Ctrl+S saves a revision)", self.editor))
+        middle.addWidget(self.tabs)
+        middle.setSizes([520, 260])
+        right = QSplitter(Qt.Orientation.Vertical)
+        right.addWidget(_titled("B: re-rendered", self.b_stack, self.compare_button))
+        right.addWidget(self.verdict)  # the verdict judges A against B: keep it beside B
+        right.setSizes([560, 380])
+        a_pane = _titled("A: submitted image", self.image_a, ZoomBar(self.sync))
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        for pane in (_titled("Requirement", self.requirement), a_pane, middle, right):
+            self.splitter.addWidget(pane)
+        self.splitter.setStretchFactor(1, 3)
+        self.splitter.setStretchFactor(2, 3)
+        self.splitter.setStretchFactor(3, 3)
+        self.splitter.setSizes([260, 380, 420, 340])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.splitter)
+
+        self.editor.text_settled.connect(self.preview.request)
+        self.editor.textChanged.connect(self._update_diff)
+        self.preview.ready.connect(self._on_preview)
+        self.preview.failed.connect(lambda message: self.image_b.show_message(message))
+        self.verdict.changed.connect(self._on_verdict)
+        self.history.currentRowChanged.connect(self._on_history_row)
+
+    # --- showing a submission -----------------------------------------------------------
+
+    def show_submission(self, view: services.SubmissionView) -> None:
+        self.view = view
+        self.requirement.setMarkdown(view.task.requirement)
+        if view.image_a:
+            self.image_a.set_image(view.image_a, "Image A could not be read")
+        else:
+            self.image_a.show_message("No image A\n(a PlantUML-only submission)")
+        self.editor.set_text(view.head_puml)
+        self.verdict.load(view.review.verdict if view.review else None,
+                          view.review.tags if view.review else ())
+        self.history.blockSignals(True)
+        self.history.clear()
+        for revision in view.revisions:
+            self.history.addItem(f"#{revision.id}  {revision.created_at[:19]}  "
+                                 f"{revision.author} ({revision.author_kind})"
+                                 + ("" if revision.parse_ok is not False else "  ⚠ parse"))
+        self.history.blockSignals(False)
+        self._update_diff()
+        cached = services.cached_png(view.head_puml)
+        if cached is not None:
+            self._show_b(cached)
+        else:
+            self.image_b.show_message("Rendering…")
+        self.preview.request(view.head_puml)  # parse (summary, errors) and render if needed
+
+    def refresh(self) -> None:
+        """Re-read the current submission after a change (keeps the editor if unsaved)."""
+        if self.view is None:
+            return
+        unsaved = self.has_unsaved_text()
+        text = self.editor.toPlainText()
+        view = self.bench.view(self.view.submission.id)
+        self.show_submission(view)
+        if unsaved:
+            self.editor.setPlainText(text)
+
+    def has_unsaved_text(self) -> bool:
+        return self.view is not None and self.editor.toPlainText() != self.view.head_puml
+
+    # --- actions ------------------------------------------------------------------------
+
+    def save_revision(self) -> bool:
+        """Save the editor text as a new revision (Ctrl+S); False when nothing changed."""
+        if self.view is None or not self.has_unsaved_text():
+            return False
+        text = self.editor.toPlainText()
+        try:
+            self.bench.save_revision(self.view.submission.id, text)
+        except ClueStudioError as error:
+            self.status.emit(str(error))
+            return False
+        self.status.emit("Saved a new revision")
+        return True
+
+    def set_compare(self, on: bool) -> None:
+        self.b_stack.setCurrentIndex(1 if on else 0)
+        if self.compare_button.isChecked() != on:
+            self.compare_button.setChecked(on)
+        if on:
+            self._update_compare()
+
+    def _on_verdict(self) -> None:
+        verdict = self.verdict.verdict()
+        if self.view is None or verdict is None:
+            return  # tags wait until there is a verdict to save them with
+        try:
+            self.bench.set_verdict(self.view.submission.id, verdict, self.verdict.tags())
+        except ClueStudioError as error:
+            self.status.emit(str(error))
+
+    # --- preview ------------------------------------------------------------------------
+
+    def _on_preview(self, result: services.PreviewResult) -> None:
+        if result.text != self.editor.toPlainText():
+            return  # the text moved on; the next preview is already on its way
+        for source, error in (("parser", result.parse_error),
+                              ("renderer", result.render_error)):
+            if error is None:
+                self.editor.clear_error(source)
+            else:
+                self.editor.set_error(source, error[0], error[1])
+        self.summary.setHtml(summary_html(result.summary, result.warnings,
+                                          result.parse_error))
+        if result.png is not None:
+            self._show_b(result.png)
+        elif result.render_error is not None:
+            line, message = result.render_error
+            where = f"line {line}: " if line else ""
+            self.image_b.show_message(f"PlantUML could not render this:\n{where}{message}")
+        self.preview_shown.emit(result)
+
+    def _show_b(self, png: bytes) -> None:
+        self._last_b = png
+        self.image_b.set_image(png, "B could not be read")
+        if self.b_stack.currentIndex() == 1:
+            self._update_compare()
+
+    def _update_compare(self) -> None:
+        a = self.image_a.image
+        b = image_from_bytes(self._last_b) if self._last_b else None
+        self.compare.set_images(a, b)
+
+    def _update_diff(self) -> None:
+        if self.view is None:
+            return
+        diff = services.unified_diff(self.view.model_puml, self.editor.toPlainText())
+        self.diff.setPlainText(diff or "(same as the model output)")
+
+    def _on_history_row(self, row: int) -> None:
+        if self.view is None or not 0 <= row < len(self.view.revisions):
+            return
+        revision = self.view.revisions[row]
+        self.diff.setPlainText(services.unified_diff(
+            self.view.model_puml, revision.puml, after_name=f"revision #{revision.id}")
+            or "(same as the model output)")
+        self.tabs.setCurrentWidget(self.diff)

@@ -1,0 +1,1 @@
+"""Reusable GUI widgets that know nothing about the workspace: they take plain values."""

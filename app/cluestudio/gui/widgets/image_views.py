@@ -1,0 +1,370 @@
+"""Diagram image views that zoom and pan together, and a compare view (overlay or blink).
+
+A reviewer compares the submitted image A with the re-rendered image B; both views follow
+each other (same zoom relative to "fit", same centre as a fraction of the image) so the eye
+finds the same region in both. Images of different resolution still line up that way.
+"""
+
+from __future__ import annotations
+
+from cluestudio.gui.qt import (
+    QColor,
+    QComboBox,
+    QGraphicsPixmapItem,
+    QGraphicsRectItem,
+    QGraphicsScene,
+    QGraphicsView,
+    QHBoxLayout,
+    QImage,
+    QLabel,
+    QObject,
+    QPainter,
+    QPen,
+    QPixmap,
+    QPointF,
+    QRectF,
+    QSlider,
+    Qt,
+    QTimer,
+    QToolButton,
+    QTransform,
+    QVBoxLayout,
+    QWidget,
+    Signal,
+)
+
+MIN_ZOOM, MAX_ZOOM = 0.05, 16.0
+WHEEL_STEP = 1.15
+
+
+def image_from_bytes(data: bytes) -> QImage:
+    """A QImage from PNG/JPEG/... bytes, or from SVG text (PlantUML can render either)."""
+    if data.lstrip()[:5] in (b"<?xml", b"<svg "):
+        from cluestudio.gui.qt import QtSvg
+
+        renderer = QtSvg.QSvgRenderer(data)
+        size = renderer.defaultSize()
+        image = QImage(size, QImage.Format.Format_ARGB32)
+        image.fill(QColor("white"))
+        painter = QPainter(image)
+        renderer.render(painter)
+        painter.end()
+        return image
+    return QImage.fromData(data)
+
+
+class DiagramImageView(QGraphicsView):
+    """One diagram image: wheel zooms around the mouse, drag pans, a message when empty.
+
+    ``view_changed`` carries (zoom relative to fit, centre x, centre y as image fractions)
+    after every user zoom or pan, for :class:`ZoomSync`.
+    """
+
+    view_changed = Signal(float, float, float)
+
+    def __init__(self, placeholder: str = "No image", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setScene(QGraphicsScene(self))
+        self.setRenderHints(QPainter.RenderHint.SmoothPixmapTransform
+                            | QPainter.RenderHint.Antialiasing)
+        self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.setBackgroundBrush(QColor("#ffffff"))
+        self._base = QGraphicsPixmapItem()
+        self._overlay = QGraphicsPixmapItem()
+        self._overlay.setVisible(False)
+        self._highlight = QGraphicsRectItem()
+        self._highlight.setPen(QPen(QColor("#ff9800"), 4))
+        self._highlight.setVisible(False)
+        for item in (self._base, self._overlay, self._highlight):
+            self.scene().addItem(item)
+        self._message = self.scene().addText(placeholder)
+        self.image: QImage | None = None
+        self._fit_mode = True  # keep fitting on resize until the user zooms
+        self._syncing = False
+        self.horizontalScrollBar().valueChanged.connect(self._emit_changed)
+        self.verticalScrollBar().valueChanged.connect(self._emit_changed)
+
+    # --- content ------------------------------------------------------------------------
+
+    def set_image(self, image: QImage | bytes | None, message: str = "") -> None:
+        """Show ``image`` (keeping the current zoom if the size matches), or ``message``."""
+        if isinstance(image, bytes | bytearray):
+            image = image_from_bytes(bytes(image))
+        if image is None or image.isNull():
+            self.show_message(message or "No image")
+            return
+        same_size = self.image is not None and self.image.size() == image.size()
+        self.image = image
+        self._base.setPixmap(QPixmap.fromImage(image))
+        self._base.setVisible(True)
+        self._message.setVisible(False)
+        self.scene().setSceneRect(QRectF(image.rect()))
+        # A re-render of the same diagram usually keeps its size: keep the user's zoom then.
+        if self._fit_mode or not same_size:
+            self.fit()
+
+    def show_message(self, text: str) -> None:
+        self.image = None
+        self._base.setVisible(False)
+        self._overlay.setVisible(False)
+        self._highlight.setVisible(False)
+        self._message.setPlainText(text)
+        self._message.setVisible(True)
+        self.scene().setSceneRect(self._message.boundingRect())
+        self.resetTransform()
+
+    def set_overlay(self, image: QImage | None, opacity: float = 0.5) -> None:
+        """Lay ``image`` over the base image, scaled to the base image's width."""
+        if image is None or image.isNull() or self.image is None:
+            self._overlay.setVisible(False)
+            return
+        scaled = image.scaledToWidth(self.image.width(),
+                                     Qt.TransformationMode.SmoothTransformation)
+        self._overlay.setPixmap(QPixmap.fromImage(scaled))
+        self._overlay.setOpacity(opacity)
+        self._overlay.setVisible(True)
+
+    def set_overlay_opacity(self, opacity: float) -> None:
+        self._overlay.setOpacity(max(0.0, min(1.0, opacity)))
+
+    def set_layer_visible(self, base: bool, overlay: bool) -> None:
+        self._base.setVisible(base and self.image is not None)
+        self._overlay.setVisible(overlay and not self._overlay.pixmap().isNull())
+
+    def overlay_opacity(self) -> float:
+        return float(self._overlay.opacity())
+
+    def overlay_visible(self) -> bool:
+        return bool(self._overlay.isVisible())
+
+    def highlight(self, rect: QRectF | None) -> None:
+        """Outline a region of the image (e.g. a matched class), and bring it into view."""
+        if rect is None:
+            self._highlight.setVisible(False)
+            return
+        self._highlight.setRect(rect)
+        self._highlight.setVisible(True)
+        self.ensureVisible(rect, 40, 40)
+
+    # --- zoom and pan -------------------------------------------------------------------
+
+    def zoom(self) -> float:
+        """Scale of image pixels to screen pixels (1.0 = 100%)."""
+        return float(self.transform().m11())
+
+    def fit_zoom(self) -> float:
+        if self.image is None:
+            return 1.0
+        view = self.viewport().rect()
+        return max(MIN_ZOOM, min(view.width() / max(1, self.image.width()),
+                                 view.height() / max(1, self.image.height())))
+
+    def relative_zoom(self) -> float:
+        return self.zoom() / self.fit_zoom()
+
+    def set_zoom(self, factor: float) -> None:
+        """Zoom to ``factor`` (1.0 = 100%) keeping the centre of the view where it is."""
+        factor = max(MIN_ZOOM, min(MAX_ZOOM, factor))
+        centre = self.mapToScene(self.viewport().rect().center())
+        self._fit_mode = False
+        self.setTransform(QTransform.fromScale(factor, factor))
+        self.centerOn(centre)
+        self._emit_changed()
+
+    def zoom_by(self, step: float) -> None:
+        """Zoom by ``step`` around the mouse (wheel) or the centre (buttons, keys)."""
+        factor = max(MIN_ZOOM, min(MAX_ZOOM, self.zoom() * step))
+        self._fit_mode = False
+        # scale() honours the transformation anchor, so the point under the mouse stays put.
+        self.scale(factor / self.zoom(), factor / self.zoom())
+        self._emit_changed()
+
+    def fit(self) -> None:
+        if self.image is None:
+            return
+        self._apply_fit()
+        self._fit_mode = True
+        self._emit_changed()
+
+    def _apply_fit(self) -> None:
+        # Not fitInView(): it keeps a margin, so "fit" would not be exactly fit_zoom().
+        factor = self.fit_zoom()
+        self.setTransform(QTransform.fromScale(factor, factor))
+        self.centerOn(self.scene().sceneRect().center())
+
+    def actual_size(self) -> None:
+        self.set_zoom(1.0)
+
+    def center_fraction(self) -> tuple[float, float]:
+        if self.image is None:
+            return 0.5, 0.5
+        centre = self.mapToScene(self.viewport().rect().center())
+        return (centre.x() / max(1, self.image.width()),
+                centre.y() / max(1, self.image.height()))
+
+    def follow(self, relative_zoom: float, fx: float, fy: float) -> None:
+        """Take another view's zoom (relative to fit) and centre without echoing it back."""
+        if self.image is None:
+            return
+        self._syncing = True
+        try:
+            factor = max(MIN_ZOOM, min(MAX_ZOOM, relative_zoom * self.fit_zoom()))
+            self.setTransform(QTransform.fromScale(factor, factor))
+            self._fit_mode = abs(relative_zoom - 1.0) < 1e-6
+            self.centerOn(QPointF(fx * self.image.width(), fy * self.image.height()))
+        finally:
+            self._syncing = False
+
+    def wheelEvent(self, event) -> None:
+        if self.image is None:
+            return
+        steps = event.angleDelta().y() / 120
+        if steps:
+            self.zoom_by(WHEEL_STEP ** steps)
+        event.accept()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if self._fit_mode and self.image is not None:
+            self._apply_fit()
+
+    def _emit_changed(self, *_: object) -> None:
+        if not self._syncing and self.image is not None:
+            fx, fy = self.center_fraction()
+            self.view_changed.emit(self.relative_zoom(), fx, fy)
+
+
+class ZoomSync(QObject):
+    """Keeps a set of image views at the same relative zoom and centre."""
+
+    def __init__(self, views: list[DiagramImageView], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.views = list(views)
+        self.enabled = True
+        for view in self.views:
+            view.view_changed.connect(lambda z, x, y, source=view: self._follow(source, z, x, y))
+
+    def _follow(self, source: DiagramImageView, zoom: float, fx: float, fy: float) -> None:
+        if not self.enabled:
+            return
+        for view in self.views:
+            if view is not source:
+                view.follow(zoom, fx, fy)
+
+    def fit_all(self) -> None:
+        for view in self.views:
+            view.fit()
+
+    def actual_size_all(self) -> None:
+        # 100% means real pixels in every view, so it is not a relative zoom to propagate.
+        self.enabled = False
+        try:
+            for view in self.views:
+                view.actual_size()
+        finally:
+            self.enabled = True
+
+    def zoom_all(self, step: float) -> None:
+        if self.views:
+            self.views[0].zoom_by(step)
+
+
+def _tool_button(text: str, tip: str, parent: QWidget) -> QToolButton:
+    button = QToolButton(parent)
+    button.setText(text)
+    button.setToolTip(tip)
+    button.setAutoRaise(True)
+    return button
+
+
+class ZoomBar(QWidget):
+    """Fit / 100% / − / + buttons for a :class:`ZoomSync`."""
+
+    def __init__(self, sync: ZoomSync, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        for text, tip, action in (
+            ("Fit", "Fit images (Ctrl+0)", sync.fit_all),
+            ("100%", "Actual size (Ctrl+1)", sync.actual_size_all),
+            ("−", "Zoom out (Ctrl+−)", lambda: sync.zoom_all(1 / WHEEL_STEP)),
+            ("+", "Zoom in (Ctrl++)", lambda: sync.zoom_all(WHEEL_STEP)),
+        ):
+            button = _tool_button(text, tip, self)
+            button.clicked.connect(action)
+            layout.addWidget(button)
+        layout.addStretch(1)
+
+
+class CompareView(QWidget):
+    """Image A with image B on top: overlay at an opacity, or blink between them."""
+
+    OVERLAY, BLINK = "overlay", "blink"
+    blink_toggled = Signal(bool)  # True while B is the one showing
+
+    def __init__(self, parent: QWidget | None = None, blink_ms: int = 600) -> None:
+        super().__init__(parent)
+        self.view = DiagramImageView("Nothing to compare yet")
+        self.mode_box = QComboBox()
+        self.mode_box.addItem("Overlay", self.OVERLAY)
+        self.mode_box.addItem("Blink", self.BLINK)
+        self.opacity_slider = QSlider(Qt.Orientation.Horizontal)
+        self.opacity_slider.setRange(0, 100)
+        self.opacity_slider.setValue(50)
+        self.opacity_slider.setToolTip("Opacity of B over A")
+        self._blink = QTimer(self)
+        self._blink.setInterval(blink_ms)
+        self._blink.timeout.connect(self._toggle_blink)
+        self._showing_b = True
+
+        bar = QHBoxLayout()
+        bar.addWidget(QLabel("A ⇄ B"))
+        bar.addWidget(self.mode_box)
+        bar.addWidget(QLabel("B opacity"))
+        bar.addWidget(self.opacity_slider, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(bar)
+        layout.addWidget(self.view, 1)
+        self.mode_box.currentIndexChanged.connect(self._apply_mode)
+        self.opacity_slider.valueChanged.connect(
+            lambda v: self.view.set_overlay_opacity(v / 100))
+        self._b: QImage | None = None
+
+    def set_images(self, a: QImage | None, b: QImage | None) -> None:
+        self.view.set_image(a, "No image A")
+        self._b = b
+        self.view.set_overlay(b, self.opacity_slider.value() / 100)
+        self._apply_mode()
+
+    def mode(self) -> str:
+        return str(self.mode_box.currentData())
+
+    def set_mode(self, mode: str) -> None:
+        self.mode_box.setCurrentIndex(self.mode_box.findData(mode))
+
+    def _apply_mode(self, *_: object) -> None:
+        blinking = self.mode() == self.BLINK and self.isVisible()
+        self.opacity_slider.setEnabled(self.mode() == self.OVERLAY)
+        if blinking:
+            self.view.set_overlay_opacity(1.0)
+            self._blink.start()
+        else:
+            self._blink.stop()
+            self.view.set_overlay_opacity(self.opacity_slider.value() / 100)
+            self.view.set_layer_visible(True, self._b is not None)
+
+    def _toggle_blink(self) -> None:
+        self._showing_b = not self._showing_b
+        self.view.set_layer_visible(not self._showing_b, self._showing_b)
+        self.blink_toggled.emit(self._showing_b)
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self._apply_mode()
+
+    def hideEvent(self, event) -> None:
+        # A hidden compare view must not keep a timer ticking on the UI thread.
+        self._blink.stop()
+        super().hideEvent(event)

@@ -1,0 +1,214 @@
+"""The metric panel: CLUE and its sub-scores, baselines, probe flags and the explanation.
+
+It takes a plain dict (see :data:`EXAMPLE`) so it does not depend on the scoring engine's
+classes; ``gui.services`` turns engine results into this shape. Clicking a matched pair emits
+``pair_selected`` so the views can highlight both elements. In blind grading the numbers stay
+hidden until :meth:`MetricPanel.reveal` (after the rating is saved), so they cannot anchor the
+grader's judgement.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from cluestudio.gui.qt import (
+    QBrush,
+    QColor,
+    QLabel,
+    QProgressBar,
+    QStackedWidget,
+    Qt,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+    Signal,
+)
+
+SUB_SCORES = (("clue_class", "Class"), ("clue_attribute", "Attribute"),
+              ("clue_method", "Method"), ("clue_relation", "Relation"))
+
+EXAMPLE: dict[str, Any] = {
+    "clue": 0.81, "clue_class": 0.9, "clue_attribute": 0.7, "clue_method": 0.6,
+    "clue_relation": 0.5,
+    "baselines": {"bleu": 0.42, "rouge-l": 0.55},
+    "probe": {"em": 1.0, "rel_acc": 0.67, "flags": ["relation Loan→Book disagrees"]},
+    "explanation": {
+        "classes": [{"reference": "Book", "candidate": "Book", "similarity": 0.98,
+                     "reference_line": 3, "candidate_line": 2}],
+        "relations": [{"reference": "Loan → Book (AS)", "candidate": "Loan → Book (AS)",
+                       "similarity": 0.95}],
+        "unmatched_reference": ["Fine"],
+    },
+}
+
+_RED = QColor("#d32f2f")
+
+
+def _number(value: Any) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(number) else number
+
+
+def _text(value: Any) -> str:
+    number = _number(value)
+    return "—" if number is None else f"{number:.3f}"
+
+
+class MetricPanel(QWidget):
+    """Shows one submission's scores; ``pair_selected`` carries the clicked pair's dict."""
+
+    pair_selected = Signal(object)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("metricPanel")
+        self._blind = False
+        self._revealed = True
+        self._data: dict[str, Any] = {}
+
+        self.clue_label = QLabel()
+        self.clue_label.setObjectName("clueScore")
+        self.bars: dict[str, QProgressBar] = {}
+        self.tree = QTreeWidget()
+        self.tree.setHeaderLabels(["Reference ↔ candidate", "Similarity"])
+        self.tree.setColumnWidth(0, 230)
+        self.tree.itemClicked.connect(self._on_item_clicked)
+        self.tree.currentItemChanged.connect(lambda item, _prev: self._on_item_clicked(item))
+        self.extra_label = QLabel()
+        self.extra_label.setWordWrap(True)
+        self.extra_label.setTextFormat(Qt.TextFormat.RichText)
+
+        shown = QWidget()
+        shown_layout = QVBoxLayout(shown)
+        shown_layout.setContentsMargins(0, 0, 0, 0)
+        shown_layout.addWidget(self.clue_label)
+        for key, label in SUB_SCORES:
+            bar = QProgressBar()
+            bar.setRange(0, 1000)
+            bar.setFormat(f"{label}: %v")
+            bar.setTextVisible(True)
+            self.bars[key] = bar
+            shown_layout.addWidget(bar)
+        shown_layout.addWidget(self.extra_label)
+        shown_layout.addWidget(self.tree, 1)
+
+        self.hidden_label = QLabel("Metrics are hidden until you save your rating "
+                                   "(blind grading).")
+        self.hidden_label.setWordWrap(True)
+        self.hidden_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_label = QLabel("No scores yet.")
+        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_label.setWordWrap(True)
+        self.stack = QStackedWidget()
+        for page in (shown, self.hidden_label, self.empty_label):
+            self.stack.addWidget(page)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.stack)
+        self._refresh_page()
+
+    # --- public API ---------------------------------------------------------------------
+
+    def set_blind(self, blind: bool) -> None:
+        self._blind = blind
+        self._revealed = not blind
+        self._refresh_page()
+
+    def reveal(self) -> None:
+        self._revealed = True
+        self._refresh_page()
+
+    def hide_until_rated(self) -> None:
+        """Called for each new submission: in blind mode its metrics start hidden."""
+        self._revealed = not self._blind
+        self._refresh_page()
+
+    def metrics_visible(self) -> bool:
+        return self.stack.currentIndex() == 0
+
+    def show_message(self, text: str) -> None:
+        self._data = {}
+        self.empty_label.setText(text)
+        self._refresh_page()
+
+    def set_metrics(self, data: dict[str, Any] | None) -> None:
+        """Show ``data`` (shape of :data:`EXAMPLE`; any key may be missing or NaN)."""
+        self._data = dict(data or {})
+        if not self._data:
+            self.empty_label.setText("No scores yet.")
+        clue = _number(self._data.get("clue"))
+        self.clue_label.setText(f"<span style='font-size:20pt'><b>CLUE {_text(clue)}</b></span>")
+        for key, bar in self.bars.items():
+            value = _number(self._data.get(key))
+            bar.setValue(0 if value is None else round(1000 * max(0.0, min(1.0, value))))
+            label = dict(SUB_SCORES)[key]
+            bar.setFormat(f"{label}: {_text(value)}")
+        self.extra_label.setText(self._extra_html())
+        self._fill_tree(self._data.get("explanation") or {})
+        self._refresh_page()
+
+    def unmatched_items(self) -> list[QTreeWidgetItem]:
+        return [self.tree.topLevelItem(i).child(j)
+                for i in range(self.tree.topLevelItemCount())
+                for j in range(self.tree.topLevelItem(i).childCount())
+                if self.tree.topLevelItem(i).child(j).data(0, Qt.ItemDataRole.UserRole) is None]
+
+    # --- building -----------------------------------------------------------------------
+
+    def _refresh_page(self) -> None:
+        if not self._data:
+            self.stack.setCurrentIndex(2)
+        elif self._blind and not self._revealed:
+            self.stack.setCurrentIndex(1)
+        else:
+            self.stack.setCurrentIndex(0)
+
+    def _extra_html(self) -> str:
+        parts = []
+        baselines = self._data.get("baselines") or {}
+        if baselines:
+            parts.append("Baselines: " + ", ".join(
+                f"{name} {_text(value)}" for name, value in sorted(baselines.items())))
+        probe = self._data.get("probe") or {}
+        if probe:
+            parts.append(f"VLM probe: EM {_text(probe.get('em'))}, "
+                         f"RelAcc {_text(probe.get('rel_acc'))}")
+            for flag in probe.get("flags") or ():
+                parts.append(f"<span style='color:{_RED.name()}'>⚑ {flag}</span>")
+        return "<br>".join(parts)
+
+    def _fill_tree(self, explanation: dict[str, Any]) -> None:
+        self.tree.clear()
+        groups = (("classes", "Matched classes"), ("relations", "Matched relations"))
+        for key, title in groups:
+            pairs = explanation.get(key) or []
+            group = QTreeWidgetItem([f"{title} ({len(pairs)})", ""])
+            for pair in pairs:
+                text = f"{pair.get('reference', '')}  ↔  {pair.get('candidate', '')}"
+                child = QTreeWidgetItem([text, _text(pair.get("similarity"))])
+                child.setData(0, Qt.ItemDataRole.UserRole, dict(pair, kind=key))
+                group.addChild(child)
+            self.tree.addTopLevelItem(group)
+            group.setExpanded(True)
+        unmatched = explanation.get("unmatched_reference") or []
+        group = QTreeWidgetItem([f"Missing from the candidate ({len(unmatched)})", ""])
+        for name in unmatched:
+            child = QTreeWidgetItem([str(name), ""])
+            child.setForeground(0, QBrush(_RED))
+            group.addChild(child)
+        if unmatched:
+            group.setForeground(0, QBrush(_RED))
+        self.tree.addTopLevelItem(group)
+        group.setExpanded(True)
+
+    def _on_item_clicked(self, item: QTreeWidgetItem | None, *_: object) -> None:
+        if item is None:
+            return
+        pair = item.data(0, Qt.ItemDataRole.UserRole)
+        if isinstance(pair, dict):
+            self.pair_selected.emit(pair)

@@ -1,0 +1,245 @@
+"""The rubric panel: score each rubric item by keyboard, write a comment, see the total.
+
+Keys (while the panel has focus): an item's letter selects it, a digit sets its score and
+moves to the next item, ``.`` adds half a point where the scale allows it, ``+``/``-`` step,
+Up/Down move, Backspace clears, Ctrl+Return asks to save. Time spent is measured from
+:meth:`RubricPanel.load` so graders never type it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from cluestudio.core.rubric import Rubric, RubricItem
+from cluestudio.gui.qt import (
+    QButtonGroup,
+    QElapsedTimer,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QKeyEvent,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    Qt,
+    QVBoxLayout,
+    QWidget,
+    Signal,
+)
+
+
+def scale_values(item: RubricItem) -> list[float]:
+    """Every score the item's scale allows, low to high."""
+    values = []
+    steps = round((item.scale.max - item.scale.min) / item.scale.step)
+    for i in range(steps + 1):
+        values.append(round(item.scale.min + i * item.scale.step, 6))
+    return values
+
+
+def _fmt(value: float) -> str:
+    return f"{value:g}"
+
+
+class _ItemRow(QFrame):
+    """One rubric item: key, label, and a button per allowed score."""
+
+    def __init__(self, item: RubricItem, on_pick, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.item = item
+        self.setObjectName("rubricItem")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.key_label = QLabel(f"[{item.key}]" if item.key else "")
+        self.key_label.setObjectName("rubricKey")
+        self.title = QLabel(item.label)
+        tip = item.description
+        if item.scale.labels:
+            tip += "\n" + ", ".join(f"{k} = {v}" for k, v in item.scale.labels.items())
+        self.setToolTip(tip)
+        self.buttons = QButtonGroup(self)
+        self.buttons.setExclusive(True)
+        button_row = QHBoxLayout()
+        button_row.setSpacing(2)
+        for value in scale_values(item):
+            button = QPushButton(_fmt(value))
+            button.setCheckable(True)
+            button.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # keys belong to the panel
+            button.setFixedWidth(34 if item.scale.step < 1 else 28)
+            label = item.scale.labels.get(_fmt(value))
+            if label:
+                button.setToolTip(label)
+            button.clicked.connect(lambda _=False, v=value: on_pick(item.id, v))
+            self.buttons.addButton(button)
+            button_row.addWidget(button)
+        button_row.addStretch(1)
+        layout = QGridLayout(self)
+        layout.setContentsMargins(6, 3, 6, 3)
+        layout.addWidget(self.key_label, 0, 0)
+        layout.addWidget(self.title, 0, 1)
+        layout.addLayout(button_row, 1, 0, 1, 2)
+        layout.setColumnStretch(1, 1)
+
+    def show_value(self, value: float | None) -> None:
+        for button in self.buttons.buttons():
+            button.setChecked(value is not None and button.text() == _fmt(value))
+        if value is None:
+            # An exclusive group cannot uncheck its last button; switch it off briefly.
+            self.buttons.setExclusive(False)
+            for button in self.buttons.buttons():
+                button.setChecked(False)
+            self.buttons.setExclusive(True)
+
+    def set_selected(self, selected: bool) -> None:
+        self.setProperty("selected", selected)
+        font = self.title.font()
+        font.setBold(selected)
+        self.title.setFont(font)
+        self.title.setText(("▶ " if selected else "") + self.item.label)
+        self.style().unpolish(self)
+        self.style().polish(self)
+
+
+class RubricPanel(QWidget):
+    """Scores for one submission against one rubric; emits ``changed`` and ``save_requested``."""
+
+    changed = Signal()
+    save_requested = Signal()
+
+    def __init__(self, rubric: Rubric, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("rubricPanel")
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.rubric = rubric
+        self._scores: dict[str, float] = {}
+        self._selected = 0
+        self._clock = QElapsedTimer()
+        self._clock.start()
+        self._seconds_before = 0.0  # time from earlier visits to the same submission
+
+        self.title = QLabel(f"<b>{rubric.title}</b>")
+        self._rows = [_ItemRow(item, self.set_score, self) for item in rubric.items]
+        self.comment = QPlainTextEdit()
+        self.comment.setPlaceholderText("Comment for the student (optional)")
+        self.comment.setMaximumHeight(90)
+        self.comment.setTabChangesFocus(True)
+        self.comment.textChanged.connect(self.changed)
+        self.total_label = QLabel()
+        self.total_label.setObjectName("rubricTotal")
+        self.hint = QLabel("letter: item · digit: score · . half · Ctrl+Enter: save")
+        self.hint.setObjectName("hint")
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.title)
+        for row in self._rows:
+            layout.addWidget(row)
+        layout.addWidget(QLabel("Comment"))
+        layout.addWidget(self.comment)
+        layout.addWidget(self.total_label)
+        layout.addWidget(self.hint)
+        layout.addStretch(1)
+        self._refresh()
+
+    # --- state --------------------------------------------------------------------------
+
+    def load(self, scores: Mapping[str, float] | None = None, comment: str = "",
+             seconds: float | None = None) -> None:
+        """Show a submission's saved rating (or none) and restart the clock."""
+        self._scores = {k: float(v) for k, v in (scores or {}).items()}
+        self.comment.blockSignals(True)
+        self.comment.setPlainText(comment)
+        self.comment.blockSignals(False)
+        self._seconds_before = float(seconds or 0.0)
+        self._clock.restart()
+        self._selected = 0
+        self._refresh()
+
+    def scores(self) -> dict[str, float]:
+        return dict(self._scores)
+
+    def comment_text(self) -> str:
+        return self.comment.toPlainText().strip()
+
+    def is_complete(self) -> bool:
+        return all(item.id in self._scores for item in self.rubric.items)
+
+    def total(self) -> float | None:
+        return self.rubric.total(self._scores) if self.is_complete() else None
+
+    def seconds(self) -> float:
+        """Time spent on this submission so far, including earlier visits."""
+        return self._seconds_before + self._clock.elapsed() / 1000.0
+
+    def selected_item(self) -> RubricItem:
+        return self.rubric.items[self._selected]
+
+    def select(self, index: int) -> None:
+        self._selected = max(0, min(len(self.rubric.items) - 1, index))
+        self._refresh()
+
+    def set_score(self, item_id: str, value: float | None) -> bool:
+        """Set (or clear, with None) one item's score; False when the scale refuses it."""
+        item = self.rubric.item(item_id)
+        if value is None:
+            self._scores.pop(item_id, None)
+        else:
+            if not item.scale.contains(value):  # out of range or off-step: ignore the key
+                return False
+            self._scores[item_id] = value
+        self._refresh()
+        self.changed.emit()
+        return True
+
+    # --- keys ---------------------------------------------------------------------------
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if self.handle_key(event.key(), event.text(), event.modifiers()):
+            event.accept()
+        else:
+            super().keyPressEvent(event)
+
+    def handle_key(self, key: int, text: str, modifiers=Qt.KeyboardModifier.NoModifier) -> bool:
+        """Apply one key press; True when the panel used it."""
+        ctrl = bool(modifiers & Qt.KeyboardModifier.ControlModifier)
+        item = self.selected_item()
+        current = self._scores.get(item.id)
+        if ctrl and key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self.save_requested.emit()
+            return True
+        if ctrl or (modifiers & Qt.KeyboardModifier.AltModifier):
+            return False
+        if key == Qt.Key.Key_Down:
+            self.select(self._selected + 1)
+        elif key == Qt.Key.Key_Up:
+            self.select(self._selected - 1)
+        elif key == Qt.Key.Key_Backspace:
+            self.set_score(item.id, None)
+        elif text and text.isdigit():
+            if self.set_score(item.id, float(text)) and item.scale.step >= 1:
+                self.select(self._selected + 1)
+        elif text in (".", ",") and current is not None and item.scale.step < 1:
+            self.set_score(item.id, current + item.scale.step)
+            self.select(self._selected + 1)
+        elif (text in ("+", "=") or key == Qt.Key.Key_Plus) and current is not None:
+            self.set_score(item.id, min(item.scale.max, current + item.scale.step))
+        elif (text == "-" or key == Qt.Key.Key_Minus) and current is not None:
+            self.set_score(item.id, max(item.scale.min, current - item.scale.step))
+        elif text and text.isalpha():
+            for index, candidate in enumerate(self.rubric.items):
+                if candidate.key == text.lower():
+                    self.select(index)
+                    return True
+            return False
+        else:
+            return False
+        return True
+
+    def _refresh(self) -> None:
+        for index, row in enumerate(self._rows):
+            row.show_value(self._scores.get(row.item.id))
+            row.set_selected(index == self._selected)
+        total = self.total()
+        scored = sum(1 for i in self.rubric.items if i.id in self._scores)
+        if total is None:
+            self.total_label.setText(f"Total: — ({scored}/{len(self.rubric.items)} items)")
+        else:
+            self.total_label.setText(f"Total: <b>{total:.1f}</b> / {self.rubric.total_max:g}")

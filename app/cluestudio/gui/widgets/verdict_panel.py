@@ -1,0 +1,126 @@
+"""Verdict (accept / needs fix / unusable) and issue tags of the bad-case taxonomy, one key each.
+
+While the panel has focus: 1/2/3 set the verdict, each tag's letter toggles it. The panel
+only reports choices (``changed``); saving them is an operation of the review mode.
+"""
+
+from __future__ import annotations
+
+import string
+
+from cluestudio.core.workspace.taxonomy import CATEGORIES, ISSUE_TAGS, label
+from cluestudio.gui.qt import (
+    QButtonGroup,
+    QCheckBox,
+    QGridLayout,
+    QKeyEvent,
+    QLabel,
+    QRadioButton,
+    QScrollArea,
+    Qt,
+    QVBoxLayout,
+    QWidget,
+    Signal,
+)
+
+VERDICTS = (("accept", "Accept", "1"), ("needs_fix", "Needs fix", "2"),
+            ("unusable", "Unusable", "3"))
+
+
+def tag_keys() -> dict[str, str]:
+    """key -> tag: letters a, b, c, … in taxonomy order (categories first, then their types)."""
+    ordered = list(CATEGORIES) + [t for t in ISSUE_TAGS if t not in CATEGORIES]
+    return dict(zip(string.ascii_lowercase, ordered, strict=False))
+
+
+class VerdictPanel(QWidget):
+    """Radio buttons for the verdict, check boxes for the tags; all keyboard-operable."""
+
+    changed = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("verdictPanel")
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.keys = tag_keys()
+        self.verdict_group = QButtonGroup(self)
+        self.verdict_buttons: dict[str, QRadioButton] = {}
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("<b>Verdict</b> (1/2/3)"))
+        row = QGridLayout()
+        row.setHorizontalSpacing(4)
+        for column, (verdict, text, key) in enumerate(VERDICTS):
+            button = QRadioButton(f"[{key}] {text}")
+            button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+            button.toggled.connect(lambda on: on and self.changed.emit())
+            self.verdict_group.addButton(button)
+            self.verdict_buttons[verdict] = button
+            row.addWidget(button, 0, column)
+        layout.addLayout(row)
+        layout.addWidget(QLabel("<b>Issue tags</b> (letter toggles)"))
+        tags = QWidget()
+        grid = QGridLayout(tags)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setVerticalSpacing(0)
+        self.tag_boxes: dict[str, QCheckBox] = {}
+        for index, (key, tag) in enumerate(self.keys.items()):
+            box = QCheckBox(f"[{key}] {label(tag)}")
+            box.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+            box.setToolTip(f"{ISSUE_TAGS[tag].replace('_', ' ')}: {tag}")
+            if tag in CATEGORIES:
+                font = box.font()
+                font.setBold(True)
+                box.setFont(font)
+            box.toggled.connect(lambda _on: self.changed.emit())
+            self.tag_boxes[tag] = box
+            grid.addWidget(box, index, 0)
+        grid.setRowStretch(len(self.keys), 1)
+        # One column in a scroll area: the panel stays narrow beside the images.
+        scroll = QScrollArea()
+        scroll.setWidget(tags)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        layout.addWidget(scroll, 1)
+
+    def load(self, verdict: str | None, tags: tuple[str, ...] | list[str] = ()) -> None:
+        self.blockSignals(True)
+        try:
+            self.verdict_group.setExclusive(False)
+            for name, button in self.verdict_buttons.items():
+                button.setChecked(name == verdict)
+            self.verdict_group.setExclusive(True)
+            for tag, box in self.tag_boxes.items():
+                box.setChecked(tag in tags)
+        finally:
+            self.blockSignals(False)
+
+    def verdict(self) -> str | None:
+        for name, button in self.verdict_buttons.items():
+            if button.isChecked():
+                return name
+        return None
+
+    def tags(self) -> list[str]:
+        return [tag for tag, box in self.tag_boxes.items() if box.isChecked()]
+
+    def set_verdict(self, verdict: str) -> None:
+        self.verdict_buttons[verdict].setChecked(True)
+
+    def toggle_tag(self, tag: str) -> None:
+        box = self.tag_boxes[tag]
+        box.setChecked(not box.isChecked())
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        text = event.text().lower()
+        plain = not (event.modifiers() & (Qt.KeyboardModifier.ControlModifier
+                                          | Qt.KeyboardModifier.AltModifier))
+        verdicts = {key: name for name, _, key in VERDICTS}
+        if plain and text in verdicts:
+            self.set_verdict(verdicts[text])
+        elif plain and text in self.keys:
+            self.toggle_tag(self.keys[text])
+        else:
+            super().keyPressEvent(event)
+            return
+        event.accept()

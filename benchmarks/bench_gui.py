@@ -1,0 +1,171 @@
+"""Workbench responsiveness: next submission from cache, live preview, UI stalls while scoring.
+
+Goals (issue 6): next submission shown (from cache) <= 100 ms; preview after typing stops
+<= 300 ms (the 150 ms debounce included); longest UI-thread stall while scoring runs in the
+background <= 50 ms, measured by a 5 ms timer probe on the event loop. Runs offscreen on a
+throw-away demo course; prints figures and the goal ratio of each.
+
+    .venv/bin/python benchmarks/bench_gui.py
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+def _wait(app, signal, timeout_ms: int = 60_000) -> bool:
+    """Run the event loop until ``signal`` fires (True) or the timeout passes (False)."""
+    from cluestudio.gui.qt import QEventLoop, QTimer
+
+    loop = QEventLoop()
+    fired = []
+
+    def done(*_args: object) -> None:
+        fired.append(True)
+        loop.quit()
+
+    signal.connect(done)
+    QTimer.singleShot(timeout_ms, loop.quit)
+    loop.exec()
+    signal.disconnect(done)
+    return bool(fired)
+
+
+def _spin(ms: int) -> None:
+    from cluestudio.gui.qt import QEventLoop, QTimer
+
+    loop = QEventLoop()
+    QTimer.singleShot(ms, loop.quit)
+    loop.exec()
+
+
+def main() -> int:
+    tmp = Path(tempfile.mkdtemp(prefix="cluestudio-bench-gui-"))
+    for name in ("DATA", "CONFIG", "CACHE"):
+        os.environ[f"CLUESTUDIO_{name}_DIR"] = str(tmp / name.lower())
+    sys.path.insert(0, str(ROOT / "tests"))
+    from cluestudio.core.jobs import run_job
+    from cluestudio.core.settings import Settings, updated
+    from cluestudio.core.workspace import import_path, open_workspace
+    from cluestudio.gui import services
+    from cluestudio.gui.main_window import MainWindow
+    from cluestudio.gui.qt import QApplication, QElapsedTimer, QTextCursor, QTimer
+    from cluestudio.gui.worker import JobRunner
+    from gui_course import make_course
+
+    app = QApplication.instance() or QApplication([])
+    ws = open_workspace(tmp / "bench.sqlite")
+    run_job(import_path(ws, make_course(tmp / "course", ("library_loans", "online_shop",
+                                                         "hospital_appointments"))))
+    runner = JobRunner()
+    window = MainWindow(runner, updated(Settings(), scoring={"embedder": "exact"}))
+    window.ask_before_discard = False
+    window.open(ws)
+    window.resize(1600, 1000)
+    window.show()
+    renderer = "yes"
+    try:
+        services.render_png("@startuml\nclass A\n@enduml\n")
+    except Exception as error:  # the figures still mean something, but say so
+        renderer = f"no ({error})"
+    print(f"renderer available: {renderer}")
+    clock = time.perf_counter()
+    runner.submit(services.warm_up, "warm up (again: wait for the start-up one)")
+    _wait(app, runner.result, 120_000)
+    print(f"start-up warm-up job (imports, JVM) done after {time.perf_counter() - clock:.1f} s")
+
+    # 1. Next submission from cache (grading mode: requirement, A, reference, B, rubric).
+    window.modes.setCurrentIndex(1)
+    ids = window.navigator.ids()
+    for sid in ids:  # warm the view cache and the render cache (what prefetch does)
+        view = window.bench.view(sid)
+        services.try_render(view.head_puml)
+        services.try_render(view.task.reference_puml)
+    timings = []
+    for _round in range(3):
+        window.navigator.list.setCurrentRow(0)
+        _spin(50)
+        for _ in range(len(ids) - 1):
+            clock = time.perf_counter()
+            shown = []
+            window.grading.images_shown.connect(shown.append)
+            window.navigator.step(1)
+            if not shown:
+                _wait(app, window.grading.images_shown, 10_000)
+            timings.append((time.perf_counter() - clock) * 1000)
+            window.grading.images_shown.disconnect(shown.append)
+            _spin(10)
+    print(f"next submission (cached): median {statistics.median(timings):.1f} ms, "
+          f"max {max(timings):.1f} ms over {len(timings)}  (goal <= 100 ms: "
+          f"{max(timings) / 100:.2f}x)")
+
+    # 2. Live preview: type, stop, wait for B.
+    window.modes.setCurrentIndex(0)
+    _spin(300)
+    editor = window.review.editor
+    latencies = []
+    for i in range(5):
+        cursor = editor.textCursor()
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        editor.setTextCursor(cursor)
+        for char in f"' edit {i}\n":
+            _spin(30)  # a fast typist: 30 ms between keys
+            editor.insertPlainText(char)
+        clock = time.perf_counter()  # the last keystroke
+        _wait(app, window.review.preview_shown, 60_000)
+        latencies.append((time.perf_counter() - clock) * 1000)
+    print(f"preview after typing stops: median {statistics.median(latencies):.0f} ms, "
+          f"max {max(latencies):.0f} ms over {len(latencies)}  "
+          f"(goal <= 300 ms: {max(latencies) / 300:.2f}x)")
+
+    # 3. UI stalls while scoring runs in the background.
+    window.modes.setCurrentIndex(1)
+    gaps: list[float] = []
+    tick = QElapsedTimer()
+    tick.start()
+
+    def probe() -> None:
+        gaps.append(tick.restart())
+
+    timer = QTimer()
+    timer.setInterval(5)
+    timer.timeout.connect(probe)
+    timer.start()
+    handle = window.bench.score(ids)
+    window.job_status.track(handle)
+    clock = time.perf_counter()
+    _wait(app, window.bench.scores_ready, 300_000)
+    scoring_s = time.perf_counter() - clock
+    # A pure-Python CPU job as well: it holds the GIL, the worst case for the UI thread.
+    gaps_py_start = len(gaps)
+
+    def busy(cancel: object) -> int:
+        total = 0
+        for i in range(6_000_000):
+            total += i * i
+        return total
+
+    runner.submit(busy, "cpu-bound")
+    _wait(app, runner.result, 120_000)
+    timer.stop()
+    score_gaps, cpu_gaps = gaps[1:gaps_py_start], gaps[gaps_py_start + 1:]
+    print(f"UI stall while scoring {len(ids)} submissions ({scoring_s:.1f} s, exact "
+          f"embedder): longest {max(score_gaps or [0]):.0f} ms "
+          f"(goal <= 50 ms: {max(score_gaps or [0]) / 50:.2f}x)")
+    print(f"UI stall during a pure-Python CPU job: longest {max(cpu_gaps or [0]):.0f} ms, "
+          f"median tick {statistics.median(cpu_gaps or [0]):.0f} ms")
+    window.close()
+    runner.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

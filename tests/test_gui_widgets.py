@@ -1,0 +1,326 @@
+"""Workbench widgets on their own: editor colours and error marks, synced zoom, compare
+overlay/blink, rubric keys, metric panel (incl. degenerate input), settings dialog."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from cluestudio.core.rubric import get_rubric
+
+pytestmark = pytest.mark.gui
+
+SAMPLE = """@startuml
+' a comment
+class Book {
+  - title : String
+  + isbn() : String
+}
+Book "1" *-- "many" Page : has
+@enduml
+"""
+
+
+def _image(width: int, height: int, color: str = "black"):
+    from cluestudio.gui.qt import QColor, QImage, QPainter
+
+    image = QImage(width, height, QImage.Format.Format_RGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    painter.fillRect(width // 4, height // 4, width // 2, height // 2, QColor(color))
+    painter.end()
+    return image
+
+
+def _formats_at(editor, line: int) -> list:
+    block = editor.document().findBlockByNumber(line - 1)
+    return list(block.layout().formats())
+
+
+def test_editor_highlights_keywords_arrows_and_comments(qtbot) -> None:
+    from cluestudio.gui.widgets.plantuml_editor import PlantUMLEditor
+
+    editor = PlantUMLEditor()
+    qtbot.addWidget(editor)
+    editor.set_text(SAMPLE)
+    assert _formats_at(editor, 3)  # "class Book {"
+    comment = _formats_at(editor, 2)
+    assert comment and comment[-1].format.fontItalic()  # the whole comment line
+    arrow_line = _formats_at(editor, 7)
+    starts = {f.start for f in arrow_line}
+    assert SAMPLE.splitlines()[6].index("*--") in starts
+
+
+def test_editor_marks_error_lines_from_parser_and_renderer(qtbot) -> None:
+    from cluestudio.gui.widgets.plantuml_editor import PlantUMLEditor
+
+    editor = PlantUMLEditor()
+    qtbot.addWidget(editor)
+    editor.set_text(SAMPLE)
+    with qtbot.waitSignal(editor.error_changed) as marked:
+        editor.set_error("parser", 4, "bad attribute")
+    assert marked.args[0] == 4
+    editor.set_error("renderer", 7, "syntax error")
+    assert editor.error_lines() == [4, 7]
+    assert len(editor.extraSelections()) == 2
+    assert "bad attribute" in editor.toolTip()
+    editor.clear_error("parser")
+    assert editor.error_lines() == [7]
+    editor.set_text("@startuml\n@enduml\n")  # a new text starts clean
+    assert editor.error_lines() == [] and editor.extraSelections() == []
+
+
+def test_typing_burst_settles_once(qtbot) -> None:
+    from cluestudio.gui.widgets.plantuml_editor import PlantUMLEditor
+
+    editor = PlantUMLEditor(debounce_ms=50)
+    qtbot.addWidget(editor)
+    editor.set_text("")
+    settled: list[str] = []
+    editor.text_settled.connect(settled.append)
+    editor.show()
+    for char in "class A":
+        qtbot.keyClick(editor, char)
+    qtbot.waitUntil(lambda: bool(settled), timeout=2000)
+    qtbot.wait(120)
+    assert settled == ["class A"]
+    editor.close()
+
+
+def test_synced_views_follow_zoom_and_fit(qtbot) -> None:
+    from cluestudio.gui.widgets.image_views import DiagramImageView, ZoomSync
+
+    a, b = DiagramImageView(), DiagramImageView()
+    for view in (a, b):
+        qtbot.addWidget(view)
+        view.resize(400, 300)
+        view.show()
+    a.set_image(_image(800, 600))
+    b.set_image(_image(400, 300))  # half the resolution: same *relative* zoom expected
+    sync = ZoomSync([a, b])
+    a.zoom_by(2.0)
+    assert math.isclose(a.relative_zoom(), b.relative_zoom(), rel_tol=0.02)
+    assert math.isclose(b.zoom(), 2 * a.zoom(), rel_tol=0.05)
+    sync.actual_size_all()
+    assert math.isclose(a.zoom(), 1.0) and math.isclose(b.zoom(), 1.0)
+    sync.fit_all()
+    assert math.isclose(a.relative_zoom(), 1.0, rel_tol=0.01)
+    a.close()
+    b.close()
+
+
+def test_wheel_zooms_and_empty_view_ignores_it(qtbot) -> None:
+    from cluestudio.gui.qt import QPoint, QPointF, Qt, QWheelEvent
+    from cluestudio.gui.widgets.image_views import DiagramImageView
+
+    view = DiagramImageView()
+    qtbot.addWidget(view)
+    view.resize(300, 300)
+
+    def wheel(delta: int) -> None:
+        centre = QPointF(150, 150)
+        event = QWheelEvent(centre, centre, QPoint(0, 0), QPoint(0, delta),
+                            Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier,
+                            Qt.ScrollPhase.NoScrollPhase, False)
+        view.wheelEvent(event)
+
+    wheel(120)
+    assert view.zoom() == 1.0  # nothing shown, nothing zoomed
+    view.set_image(_image(600, 600))
+    before = view.zoom()
+    wheel(120)
+    assert view.zoom() > before
+
+
+def test_compare_overlay_opacity_and_blink(qtbot) -> None:
+    from cluestudio.gui.widgets.image_views import CompareView
+
+    compare = CompareView(blink_ms=30)
+    qtbot.addWidget(compare)
+    compare.resize(400, 300)
+    compare.show()
+    compare.set_images(_image(400, 300), _image(200, 150, "red"))
+    assert compare.view.overlay_visible()
+    compare.opacity_slider.setValue(20)
+    assert math.isclose(compare.view.overlay_opacity(), 0.2, abs_tol=0.01)
+    toggles: list[bool] = []
+    compare.blink_toggled.connect(toggles.append)
+    compare.set_mode(CompareView.BLINK)
+    qtbot.waitUntil(lambda: len(toggles) >= 2, timeout=2000)
+    assert True in toggles and False in toggles
+    compare.set_mode(CompareView.OVERLAY)
+    assert compare.view.overlay_visible()
+    compare.close()
+
+
+def test_rubric_panel_is_driven_by_keys(qtbot) -> None:
+    from cluestudio.gui.qt import Qt
+    from cluestudio.gui.widgets.rubric_panel import RubricPanel
+
+    rubric = get_rubric()
+    panel = RubricPanel(rubric)
+    qtbot.addWidget(panel)
+    panel.load()
+    assert panel.total() is None
+    for key in "4" "3" "2" "4" "2":  # classes..multiplicities, each digit moves on
+        qtbot.keyClick(panel, key)
+    qtbot.keyClick(panel, "3")
+    qtbot.keyClick(panel, ".")  # overall 3.5 (half steps)
+    assert panel.scores() == {"classes": 4, "attributes": 3, "methods": 2, "relations": 4,
+                              "multiplicities": 2, "overall": 3.5}
+    assert panel.total() == pytest.approx(rubric.total(panel.scores()))
+    qtbot.keyClick(panel, "m")  # jump to methods by its key
+    assert panel.selected_item().id == "methods"
+    qtbot.keyClick(panel, "9")  # out of range: ignored
+    assert panel.scores()["methods"] == 2
+    qtbot.keyClick(panel, "+")
+    assert panel.scores()["methods"] == 3
+    qtbot.keyClick(panel, Qt.Key.Key_Backspace)
+    assert "methods" not in panel.scores() and panel.total() is None
+    with qtbot.waitSignal(panel.save_requested):
+        qtbot.keyClick(panel, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert panel.seconds() >= 0
+
+
+def test_metric_panel_shows_explanation_and_blind_mode(qtbot) -> None:
+    from cluestudio.gui.widgets.metric_panel import EXAMPLE, MetricPanel
+
+    panel = MetricPanel()
+    qtbot.addWidget(panel)
+    assert not panel.metrics_visible()  # nothing yet
+    panel.set_metrics(EXAMPLE)
+    assert panel.metrics_visible() and "0.810" in panel.clue_label.text()
+    assert [i.text(0) for i in panel.unmatched_items()] == ["Fine"]
+    pair_item = panel.tree.topLevelItem(0).child(0)
+    with qtbot.waitSignal(panel.pair_selected) as picked:
+        panel.tree.setCurrentItem(pair_item)
+    assert picked.args[0]["reference"] == "Book"
+    panel.set_blind(True)
+    panel.hide_until_rated()
+    assert not panel.metrics_visible()
+    panel.reveal()
+    assert panel.metrics_visible()
+
+
+@pytest.mark.parametrize("data", [{}, {"clue": float("nan")}, {"clue": None, "explanation": {}},
+                                  {"clue": 0.5, "explanation": {"classes": [{}]}}])
+def test_metric_panel_degenerate_input(qtbot, data) -> None:
+    from cluestudio.gui.widgets.metric_panel import MetricPanel
+
+    panel = MetricPanel()
+    qtbot.addWidget(panel)
+    panel.set_metrics(data)
+    if data.get("clue") is not None and not math.isnan(data["clue"]):
+        assert "0.500" in panel.clue_label.text()
+
+
+def test_editor_and_views_accept_degenerate_input(qtbot) -> None:
+    from cluestudio.gui.widgets.image_views import DiagramImageView
+    from cluestudio.gui.widgets.plantuml_editor import PlantUMLEditor
+
+    editor = PlantUMLEditor()
+    qtbot.addWidget(editor)
+    editor.set_text("")
+    editor.set_error("parser", 99, "beyond the end")  # a line that does not exist
+    editor.set_error("renderer", None, "no line")
+    assert editor.extraSelections() == []
+    view = DiagramImageView()
+    qtbot.addWidget(view)
+    view.set_image(b"not an image", "Could not read")
+    assert view.image is None
+    view.fit()
+    view.zoom_by(2.0)
+
+
+def test_typing_burst_gives_one_render_job_and_stale_results_are_dropped(qtbot) -> None:
+    import threading
+
+    from cluestudio.gui.preview import LivePreview
+    from cluestudio.gui.widgets.plantuml_editor import PlantUMLEditor
+    from cluestudio.gui.worker import JobRunner
+
+    calls: list[str] = []
+    gate = threading.Event()
+
+    def fake_preview(text, cancel):
+        calls.append(text)
+        if text == "slow":
+            gate.wait(5)
+        return text
+
+    runner = JobRunner()
+    try:
+        preview = LivePreview(runner, fake_preview)
+        editor = PlantUMLEditor(debounce_ms=40)
+        qtbot.addWidget(editor)
+        editor.text_settled.connect(preview.request)
+        shown: list[str] = []
+        preview.ready.connect(shown.append)
+        editor.show()
+        with qtbot.waitSignal(preview.ready, timeout=3000):
+            qtbot.keyClicks(editor, "class Alpha")
+        assert preview.requests == 1 and calls == ["class Alpha"] and shown == ["class Alpha"]
+        # A slow render overtaken by a newer request: only the newer result is shown.
+        preview.request("slow")
+        qtbot.waitUntil(lambda: "slow" in calls, timeout=3000)
+        preview.request("fresh")
+        gate.set()
+        qtbot.waitUntil(lambda: shown[-1] == "fresh", timeout=3000)
+        qtbot.wait(50)
+        assert "slow" not in shown
+        editor.close()
+    finally:
+        gate.set()
+        runner.shutdown()
+
+
+def test_verdict_panel_keys(qtbot) -> None:
+    from cluestudio.gui.widgets.verdict_panel import VerdictPanel, tag_keys
+
+    panel = VerdictPanel()
+    qtbot.addWidget(panel)
+    keys = tag_keys()
+    assert len(set(keys.values())) == len(keys) >= 23
+    with qtbot.waitSignal(panel.changed):
+        qtbot.keyClick(panel, "3")
+    assert panel.verdict() == "unusable"
+    qtbot.keyClick(panel, "a")
+    qtbot.keyClick(panel, "d")
+    qtbot.keyClick(panel, "a")  # toggles back off
+    assert panel.tags() == [keys["d"]]
+    panel.load("accept", ["syntax_error"])
+    assert panel.verdict() == "accept" and panel.tags() == ["syntax_error"]
+    panel.load(None)
+    assert panel.verdict() is None and panel.tags() == []
+
+
+def test_settings_dialog_round_trip(qtbot, monkeypatch) -> None:
+    from cluestudio.core.settings import Settings
+    from cluestudio.gui.settings_dialog import SettingsDialog
+
+    monkeypatch.setenv("MY_LLM_KEY", "secret")
+    dialog = SettingsDialog(Settings())
+    qtbot.addWidget(dialog)
+    dialog.embedder.setCurrentText("microsoft/codebert-base")
+    dialog.theme.setCurrentText("dark")
+    dialog.blind.setChecked(True)
+    dialog.key_env.setText("MY_LLM_KEY")
+    assert dialog.key_state.text() == "API key: found"
+    result = dialog.result_settings()
+    assert result.scoring.embedder == "microsoft/codebert-base"
+    assert result.ui.theme == "dark" and result.ui.blind_grading
+    assert result.llm.api_key_env == "MY_LLM_KEY"
+
+
+def test_navigator_filters_are_pure() -> None:
+    from cluestudio.core.workspace import SubmissionSummary
+    from cluestudio.gui.navigator import Row, keep
+
+    summary = SubmissionSummary(1, "t1", "s1", "student", True, 3, 1, 0, ("needs_fix",))
+    row = Row(summary, None, False, 0.42)
+    assert keep(row, "all", "unrated", "low")
+    assert not keep(row, "t2", "all", "any")
+    assert not keep(row, "all", "rated", "any")
+    assert keep(row, "all", "needs_fix", "any") and not keep(row, "all", "unusable", "any")
+    assert not keep(row, "all", "all", "high") and not keep(row, "all", "all", "none")
