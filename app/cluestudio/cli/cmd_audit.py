@@ -1,0 +1,89 @@
+"""``cluestudio audit``: the seed-003 prior-bias audit of a VLM, resumable, with reports.
+
+Writes ``results.jsonl`` (every answer; re-running resumes from it), ``summary.csv``,
+``summary.json`` and ``relacc.svg`` into ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+NAME = "audit"
+HELP = "measure a VLM's prior bias on generated UML diagrams (EM, RelAcc, conflict gap)"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    from cluestudio.core.vlm.conditions import CONDITIONS, SCALES
+    from cluestudio.core.vlm.prompts import RELATIONS
+
+    parser.add_argument("--out", type=Path, default=Path("audit"), help="output folder")
+    parser.add_argument("--cache", type=Path, default=None,
+                        help="answers file to resume from (default: OUT/results.jsonl)")
+    parser.add_argument("--conditions", nargs="+", choices=CONDITIONS, default=list(CONDITIONS))
+    parser.add_argument("--relations", nargs="+", choices=RELATIONS, default=list(RELATIONS))
+    parser.add_argument("--scales", nargs="+", type=float, default=list(SCALES))
+    parser.add_argument("--per-cell", type=int, default=10,
+                        help="diagrams per (condition, relation); 0 = all (default 10)")
+    parser.add_argument("--scale-mode", choices=("resize", "plantuml"), default="resize",
+                        help="resize: one render, resized (seed 003); plantuml: re-render "
+                             "with PlantUML's scale directive")
+    parser.add_argument("--prompt-version", default="v1")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="only write the generated diagrams (.puml) to OUT/diagrams")
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    from cluestudio.cli.cmd_convert import add_backend_arguments
+
+    add_backend_arguments(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from cluestudio.cli.output import print_json, stderr_progress
+    from cluestudio.core.jobs import CancelToken, run_job
+    from cluestudio.core.vlm.audit import AuditConfig, run_audit
+    from cluestudio.core.vlm.cache import ResultCache
+    from cluestudio.core.vlm.conditions import generate
+    from cluestudio.core.vlm.conversion import default_renderer
+    from cluestudio.core.vlm.report import summarize, to_csv, to_json, to_svg
+
+    config = AuditConfig(
+        conditions=tuple(args.conditions), relations=tuple(args.relations),
+        scales=tuple(args.scales), per_cell=args.per_cell or None, seed=args.seed,
+        scale_mode=args.scale_mode, prompt_version=args.prompt_version)
+    args.out.mkdir(parents=True, exist_ok=True)
+    if args.dry_run:
+        folder = args.out / "diagrams"
+        folder.mkdir(exist_ok=True)
+        instances = generate(config.conditions, config.relations, config.per_cell, config.seed)
+        for instance in instances:
+            name = f"{instance.condition}_{instance.relation}_{instance.id}.puml"
+            (folder / name).write_text(instance.plantuml(), encoding="utf-8")
+        print(f"{len(instances)} diagrams × {len(config.scales)} scales written to {folder}")
+        return 0
+    from cluestudio.cli.cmd_convert import backend_from_args
+
+    backend = backend_from_args(args)
+    cache = ResultCache(args.cache or args.out / "results.jsonl")
+    result = run_job(run_audit(backend, config, cache, default_renderer, CancelToken()),
+                     on_progress=stderr_progress)
+    cells = summarize(result.records)
+    meta = {"model": result.model, "prompt_version": result.prompt_version,
+            "config": config.to_dict(), "records": len(result.records),
+            "asked": result.asked, "failures": list(result.failures)}
+    (args.out / "summary.csv").write_text(to_csv(cells), encoding="utf-8")
+    (args.out / "summary.json").write_text(to_json(cells, meta), encoding="utf-8")
+    (args.out / "relacc.svg").write_text(to_svg(cells, title=f"{result.model}: RelAcc (%)"),
+                                         encoding="utf-8")
+    if args.json:
+        print_json({"meta": meta, "cells": [c.to_dict() for c in cells]})
+    else:
+        for cell in cells:
+            if cell.relation == "all" and cell.scale == "all":
+                delta = "" if cell.delta is None else f"  Δ={100 * cell.delta:.1f}"
+                em = "n/a" if cell.em is None else f"{100 * cell.em:.1f}"
+                acc = "n/a" if cell.rel_acc is None else f"{100 * cell.rel_acc:.1f}"
+                print(f"{cell.condition:14} EM={em:>5}  RelAcc={acc:>5}{delta}")
+        print(f"reports in {args.out}")
+    for failure in result.failures:
+        print(f"failed: {failure}")
+    return 0 if not result.failures else 1

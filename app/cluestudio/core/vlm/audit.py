@@ -1,0 +1,201 @@
+"""The prior-bias audit (seed 003): render each condition's diagrams, ask the VLM, cache.
+
+For each generated instance and scale the backend answers stage 1 (class names) and stage 2
+(the instance's one relation question). Answers are appended to a :class:`ResultCache` as
+they arrive, so an interrupted audit, re-run with the same settings, only asks what is left.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from cluestudio.core.errors import ClueStudioError
+from cluestudio.core.jobs import CancelToken, Job, Progress
+from cluestudio.core.vlm.answers import exact_match, parse_class_list, parse_truth
+from cluestudio.core.vlm.backend import ImageInput, VLMBackend
+from cluestudio.core.vlm.cache import Key, ResultCache
+from cluestudio.core.vlm.conditions import CONDITIONS, SCALES, AuditInstance, generate
+from cluestudio.core.vlm.probe import RelationQuestion, stage1_request, stage2_request
+from cluestudio.core.vlm.prompts import RELATIONS, ProbePrompts, load_probe_prompts
+
+log = logging.getLogger("cluestudio.vlm")
+
+Renderer = Callable[[str], bytes]
+SCALE_MODES = ("resize", "plantuml")
+
+
+@dataclass(frozen=True)
+class AuditConfig:
+    conditions: tuple[str, ...] = CONDITIONS
+    relations: tuple[str, ...] = RELATIONS
+    scales: tuple[float, ...] = SCALES
+    per_cell: int | None = 10  # instances per (condition, relation); None = all
+    seed: int = 0
+    # "resize": render once, resize the PNG (seed 003, Appendix C); "plantuml": re-render
+    # with PlantUML's `scale` directive (sharper text at larger scales).
+    scale_mode: str = "resize"
+    prompt_version: str = "v1"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class AuditRun:
+    config: AuditConfig
+    model: str
+    prompt_version: str
+    records: tuple[dict[str, Any], ...]
+    asked: int  # answered in this run (the rest came from the cache)
+    failures: tuple[str, ...] = field(default=())
+
+
+def scale_png(png: bytes, scale: float) -> bytes:
+    """The same rendered diagram at ``scale`` × its size (Lanczos), as PNG."""
+    if scale == 1.0:
+        return png
+    from PIL import Image, PngImagePlugin
+
+    with Image.open(io.BytesIO(png)) as image:
+        image.load()
+        size = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
+        resized = image.resize(size, Image.Resampling.LANCZOS)
+        # PlantUML stores the diagram source in PNG text chunks; keep it, so every scaled
+        # copy can be traced back to the text it shows.
+        info = PngImagePlugin.PngInfo()
+        for name, value in getattr(image, "text", {}).items():
+            info.add_text(name, value)
+    out = io.BytesIO()
+    resized.save(out, format="PNG", pnginfo=info)
+    return out.getvalue()
+
+
+def _images(instance: AuditInstance, scales: Sequence[float], mode: str,
+            render: Renderer) -> Iterator[tuple[float, bytes]]:
+    if mode == "plantuml":
+        for scale in scales:
+            yield scale, render(instance.plantuml(scale))
+        return
+    base = render(instance.plantuml())
+    for scale in scales:
+        yield scale, scale_png(base, scale)
+
+
+def ask_instance(backend: VLMBackend, prompts: ProbePrompts, instance: AuditInstance,
+                 scale: float, png: bytes, seed: int) -> dict[str, Any]:
+    """Both stages for one rendered instance, as a cache record."""
+    image = ImageInput.from_bytes(png)
+    started = time.perf_counter()
+    names = sorted(instance.layout)  # alphabetical: the order must not hint at the hierarchy
+    first = backend.complete(stage1_request(prompts, image, instance.relation, len(names)))
+    question = RelationQuestion(instance.relation, *instance.question, instance.gold)
+    second = backend.complete(stage2_request(prompts, image, question, names))
+    predicted = parse_class_list(first.text)
+    parsed = parse_truth(second.text)
+    usage = first.usage + second.usage
+    return {
+        "instance_id": instance.id, "condition": instance.condition,
+        "relation": instance.relation, "scale": scale, "seed": seed,
+        "model": backend.model_id, "prompt_version": prompts.version,
+        "variant": instance.variant, "classes": list(instance.layout),
+        "edges": [list(e) for e in instance.edges], "question": list(instance.question),
+        "gold": instance.gold, "image_sha256": image.sha256,
+        "class_answer": first.text, "predicted_names": predicted,
+        "em": exact_match(predicted, instance.layout),
+        "relation_answer": second.text, "parsed": parsed,
+        "correct": parsed == ("True" if instance.gold else "False"),
+        "prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
+        "seconds": round(time.perf_counter() - started, 3),
+        "created_at": datetime.now(UTC).isoformat(),
+    }
+
+
+def run_audit(
+    backend: VLMBackend,
+    config: AuditConfig,
+    cache: ResultCache,
+    render: Renderer,
+    cancel: CancelToken | None = None,
+) -> Job[AuditRun]:
+    """Ask every (instance, scale) not yet in ``cache``; return all records of this config."""
+    cancel = cancel or CancelToken()
+    if config.scale_mode not in SCALE_MODES:
+        raise ClueStudioError(f"scale mode {config.scale_mode!r}: expected one of {SCALE_MODES}")
+    prompts = load_probe_prompts(config.prompt_version)
+    instances = generate(config.conditions, config.relations, config.per_cell, config.seed)
+    total = len(instances) * len(config.scales)
+
+    def key(instance: AuditInstance, scale: float) -> Key:
+        return (instance.id, instance.condition, instance.relation, float(scale), config.seed,
+                backend.model_id, prompts.version)
+
+    wanted = [key(i, s) for i in instances for s in config.scales]
+    todo = [i for i in instances if any(key(i, s) not in cache for s in config.scales)]
+    done = total - sum(1 for i in todo for s in config.scales if key(i, s) not in cache)
+    failures: list[str] = []
+    asked = 0
+    yield Progress(done, total, f"{done} cached; asking {backend.model_id}")
+
+    def work() -> Iterator[tuple[AuditInstance, float, bytes]]:
+        for instance in todo:
+            missing = [s for s in config.scales if key(instance, s) not in cache]
+            try:
+                for scale, png in _images(instance, missing, config.scale_mode, render):
+                    yield instance, scale, png
+            except ClueStudioError as error:
+                failures.append(f"{instance.id} ({instance.condition}/{instance.relation}): "
+                                f"render: {error}")
+
+    workers = max(1, backend.concurrency)
+    pending: dict[Future[dict[str, Any]], str] = {}
+
+    def finish(future: Future[dict[str, Any]]) -> None:
+        nonlocal asked, done
+        label = pending.pop(future)
+        done += 1
+        try:
+            cache.add(future.result())
+            asked += 1
+        except ClueStudioError as error:  # one failed call must not lose the others
+            failures.append(f"{label}: {error}")
+
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ThreadPoolExecutor-vlm"
+                            ) as pool:
+        try:
+            for instance, scale, png in work():
+                cancel.raise_if_cancelled()
+                while len(pending) >= 2 * workers:
+                    finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                    for future in finished:
+                        finish(future)
+                    yield Progress(done, total, f"{instance.condition}/{instance.relation}")
+                future = pool.submit(ask_instance, backend, prompts, instance, scale, png,
+                                     config.seed)
+                pending[future] = f"{instance.id} ({instance.condition}/{instance.relation} " \
+                                  f"×{scale:g})"
+            while pending:
+                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    finish(future)
+                cancel.raise_if_cancelled()
+                yield Progress(done, total, "answers")
+        except BaseException:
+            # Keep what already came back (resume starts after it); drop what had not.
+            for future in list(pending):
+                future.cancel()
+            wait(pending)
+            for future in list(pending):
+                if future.done() and not future.cancelled() and future.exception() is None:
+                    finish(future)
+            raise
+    records = tuple(r for k in wanted if (r := cache.get(k)) is not None)
+    yield Progress(total, total, f"{asked} asked, {len(failures)} failed")
+    return AuditRun(config=config, model=backend.model_id, prompt_version=prompts.version,
+                    records=records, asked=asked, failures=tuple(failures))

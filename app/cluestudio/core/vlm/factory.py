@@ -1,0 +1,48 @@
+"""Build a backend from plain options (CLI flags, settings.toml), without importing it early."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cluestudio.core.errors import ClueStudioError
+from cluestudio.core.vlm.backend import VLMBackend
+
+BACKENDS = ("openai", "local")
+
+
+@dataclass(frozen=True)
+class BackendOptions:
+    backend: str = "openai"
+    model: str = ""
+    base_url: str | None = None
+    api_key: str | None = None
+    temperature: float = 0.0
+    max_tokens: int = 2048
+    timeout_s: float = 120.0
+    retries: int = 5
+    concurrency: int = 4
+    seed: int | None = 0
+    device: str = "auto"
+    dtype: str = "auto"
+    batch_size: int = 4
+
+
+def make_backend(options: BackendOptions) -> VLMBackend:
+    if not options.model:
+        raise ClueStudioError("no model: pass --model (or set [llm] model in settings.toml)")
+    if options.backend == "openai":
+        from cluestudio.core.vlm.openai_backend import OpenAICompatibleBackend
+
+        return OpenAICompatibleBackend(
+            options.model, base_url=options.base_url, api_key=options.api_key,
+            temperature=options.temperature, max_tokens=options.max_tokens,
+            timeout_s=options.timeout_s, max_retries=options.retries,
+            concurrency=options.concurrency, seed=options.seed)
+    if options.backend == "local":
+        from cluestudio.core.vlm.local_backend import TransformersBackend
+
+        return TransformersBackend(
+            options.model, device=options.device, dtype=options.dtype,
+            max_tokens=options.max_tokens, temperature=options.temperature,
+            batch_size=options.batch_size, seed=options.seed or 0)
+    raise ClueStudioError(f"unknown backend {options.backend!r}; expected one of {BACKENDS}")

@@ -1,0 +1,61 @@
+"""Persist conversion attempts and probe results in a course workspace (DESIGN §7).
+
+Each conversion attempt becomes a PlantUML revision (author = the model, parent = the
+attempt before it) plus an audit-log entry holding what the revision table has no column
+for (prompt version, tokens, the error fed back). A probe result goes to ``probe_results``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from typing import Any
+
+from cluestudio.core.vlm.conversion import ConversionResult
+from cluestudio.core.vlm.probe import ProbeResult
+
+PROBE_NAME = "vlm-seed003"
+
+
+def store_conversion(workspace: Any, submission_id: int, result: ConversionResult,
+                     parent_id: int | None = None) -> list[int]:
+    """Revision ids of the attempts, oldest first, written in one transaction."""
+    from cluestudio.core.workspace import ops
+
+    def write(conn: sqlite3.Connection) -> list[int]:
+        ids: list[int] = []
+        parent = parent_id
+        for attempt in result.attempts:
+            # An answer without a diagram is kept too: the reviewer sees what the model said.
+            text = attempt.puml if attempt.puml is not None else attempt.answer
+            revision, _ = ops.add_revision(conn, submission_id, text, attempt.model, "model",
+                                           parent)
+            details = {k: v for k, v in attempt.to_dict().items() if k not in ("answer", "puml")}
+            details["image_sha256"] = result.image_sha256
+            ops.audit(conn, attempt.model, "vlm-convert", "conversion", revision,
+                      after=details)
+            ids.append(revision)
+            parent = revision
+        return ids
+
+    return list(workspace.write(write))
+
+
+def probe_input_hash(result: ProbeResult) -> str:
+    """Image, expected names, questions and prompts: a new answer is needed if any changes."""
+    payload = json.dumps([result.image_sha256, list(result.gold_names),
+                          [[a.question.relation, a.question.a, a.question.b, a.question.gold]
+                           for a in result.answers], result.prompt_version], sort_keys=True)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def store_probe(workspace: Any, submission_id: int, result: ProbeResult) -> None:
+    from cluestudio.core.workspace import ops
+
+    def write(conn: sqlite3.Connection) -> None:
+        ops.put_probe_result(conn, submission_id, PROBE_NAME, result.model,
+                             probe_input_hash(result), em=float(result.em),
+                             rel_acc=result.rel_acc, result=result.to_dict())
+
+    workspace.write(write)

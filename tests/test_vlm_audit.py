@@ -1,0 +1,164 @@
+"""The prior-bias audit end to end: generated diagrams → (fake or real) PlantUML render →
+a local OpenAI-compatible server → cached answers → EM, RelAcc and Δ reports."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PIL import Image, PngImagePlugin
+
+from cluestudio.cli import main
+from cluestudio.core.jobs import Cancelled, CancelToken, run_job
+from cluestudio.core.vlm.audit import AuditConfig, run_audit, scale_png
+from cluestudio.core.vlm.cache import ResultCache
+from cluestudio.core.vlm.openai_backend import OpenAICompatibleBackend
+from cluestudio.core.vlm.report import summarize
+from support.openai_stub import OpenAIStub, png_source, reader_handler
+
+
+def fake_render(source: str) -> bytes:
+    """A PNG that carries its PlantUML source in a text chunk, as PlantUML's own PNGs do."""
+    image = Image.new("RGB", (120, 40 * source.count("\n")), "white")
+    info = PngImagePlugin.PngInfo()
+    info.add_text("plantuml", source)
+    out = io.BytesIO()
+    image.save(out, format="PNG", pnginfo=info)
+    return out.getvalue()
+
+
+@pytest.fixture
+def stub() -> Iterator[OpenAIStub]:
+    with OpenAIStub() as server:
+        yield server
+
+
+def _backend(stub: OpenAIStub) -> OpenAICompatibleBackend:
+    return OpenAICompatibleBackend("stub-vlm", base_url=stub.url, timeout_s=5, backoff_s=0.01,
+                                   concurrency=3)
+
+
+SMALL = AuditConfig(relations=("inheritance", "aggregation"), scales=(1.0, 2.0), per_cell=2,
+                    seed=3)
+
+
+def _cells(records):
+    return {(c.condition, c.relation, c.scale): c for c in summarize(records)}
+
+
+def test_scaling_resizes_and_keeps_the_source() -> None:
+    png = fake_render("@startuml\nclass A\n@enduml\n")
+    bigger = scale_png(png, 1.5)
+    with Image.open(io.BytesIO(bigger)) as image:
+        assert image.size == (180, 180)
+    assert png_source(bigger).startswith("@startuml")
+    assert scale_png(png, 1.0) == png
+
+
+def test_a_perfect_reader_has_no_conflict_gap(stub, tmp_path: Path) -> None:
+    stub.handler = reader_handler()
+    cache = ResultCache(tmp_path / "results.jsonl")
+    run = run_job(run_audit(_backend(stub), SMALL, cache, fake_render))
+    # (4 conditions × 2 + prior-free × 2 × 2 orientations) × 2 relations × 2 scales.
+    assert len(run.records) == 48 and run.asked == 48 and not run.failures
+    assert len(stub.requests) == 96  # two questions each
+    cells = _cells(run.records)
+    for condition in ("prior-conform", "2-reverse", "3-reverse", "3-mixed", "prior-free"):
+        cell = cells[(condition, "all", "all")]
+        assert cell.em == 1.0 and cell.rel_acc == 1.0
+    assert cells[("2-reverse", "all", "all")].delta == 0.0
+    record = run.records[0]
+    assert record["model"] == "stub-vlm" and record["prompt_version"].startswith("probe_")
+    assert record["prompt_tokens"] == 22 and record["image_sha256"]
+
+
+def test_a_prior_following_model_shows_the_full_gap(stub, tmp_path: Path) -> None:
+    stub.handler = reader_handler(follow_prior=True)
+    run = run_job(run_audit(_backend(stub), SMALL, ResultCache(None), fake_render))
+    cells = _cells(run.records)
+    assert cells[("prior-conform", "all", "all")].rel_acc == 1.0
+    for conflict in ("2-reverse", "3-reverse", "3-mixed"):
+        assert cells[(conflict, "all", "all")].rel_acc == 0.0
+        assert cells[(conflict, "all", "all")].delta == 1.0
+    # Prior-free asks both orientations: answering True to everything gets half right.
+    assert cells[("prior-free", "all", "all")].rel_acc == 0.5
+
+
+
+
+def test_resume_after_cancel(stub, tmp_path: Path) -> None:
+    stub.handler = reader_handler()
+    path = tmp_path / "results.jsonl"
+    cancel = CancelToken()
+    job = run_audit(_backend(stub), SMALL, ResultCache(path), fake_render, cancel)
+    with pytest.raises(Cancelled):
+        for progress in job:
+            if progress.done >= 10:
+                cancel.cancel()
+    kept = len(ResultCache(path))
+    assert 10 <= kept < 48
+    asked_before = len(stub.requests)
+    run = run_job(run_audit(_backend(stub), SMALL, ResultCache(path), fake_render))
+    assert run.asked == 48 - kept and len(run.records) == 48
+    assert len(stub.requests) - asked_before == 2 * (48 - kept)
+    # Same settings again: everything comes from the cache.
+    again = run_job(run_audit(_backend(stub), SMALL, ResultCache(path), fake_render))
+    assert again.asked == 0 and again.records == run.records
+
+
+def test_failed_calls_are_reported_and_not_cached(stub, tmp_path: Path) -> None:
+    from support.openai_stub import Reply
+
+    stub.handler = lambda request: Reply(status=400)
+    config = AuditConfig(conditions=("prior-conform",), relations=("inheritance",),
+                         scales=(1.0,), per_cell=2)
+    run = run_job(run_audit(_backend(stub), config, ResultCache(tmp_path / "r.jsonl"),
+                            fake_render))
+    assert len(run.failures) == 2 and run.records == ()
+    assert "HTTP 400" in run.failures[0]
+
+
+def test_cli_audit_writes_reports_and_resumes(stub, tmp_path: Path, monkeypatch, capsys) -> None:
+    import cluestudio.core.vlm.conversion as conversion
+
+    monkeypatch.setattr(conversion, "default_renderer", fake_render)
+    stub.handler = reader_handler(follow_prior=True)
+    args = ["audit", "--out", str(tmp_path), "--model", "stub-vlm", "--base-url", stub.url,
+            "--relations", "inheritance", "--scales", "1", "1.5", "--per-cell", "1", "--json"]
+    assert main(args) == 0
+    summary = json.loads(capsys.readouterr().out)
+    overall = {(c["condition"], c["relation"], c["scale"]): c for c in summary["cells"]}
+    assert overall[("2-reverse", "all", "all")]["delta"] == 100.0
+    assert summary["meta"]["asked"] == 12  # 6 diagrams (prior-free twice) × 2 scales
+    for name in ("results.jsonl", "summary.csv", "summary.json", "relacc.svg"):
+        assert (tmp_path / name).stat().st_size > 0
+    assert main(args) == 0
+    assert json.loads(capsys.readouterr().out)["meta"]["asked"] == 0
+
+
+def _renderer_available() -> bool:
+    return importlib.util.find_spec("cluestudio.core.plantuml.renderer") is not None
+
+
+@pytest.mark.java
+@pytest.mark.xdist_group("java")
+@pytest.mark.skipif(not _renderer_available(), reason="PlantUML renderer not there yet")
+def test_audit_with_real_plantuml_rendering(stub, tmp_path: Path) -> None:
+    from cluestudio.core.vlm.conversion import default_renderer
+
+    stub.handler = reader_handler()
+    config = AuditConfig(conditions=("prior-conform", "3-mixed"), relations=("composition",),
+                         scales=(1.0, 1.5), per_cell=1, scale_mode="plantuml")
+    run = run_job(run_audit(_backend(stub), config, ResultCache(None), default_renderer))
+    assert not run.failures and len(run.records) == 4
+    sizes = []
+    for request in stub.requests[::2]:
+        from support.openai_stub import images
+
+        with Image.open(io.BytesIO(images(request)[0])) as image:
+            sizes.append(image.size)
+    assert sizes[1][0] > sizes[0][0]  # PlantUML's `scale 1.5` made a larger image
