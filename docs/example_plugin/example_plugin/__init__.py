@@ -1,0 +1,1 @@
+"""An example third-party ClueStudio plugin (docs/example_plugin)."""

@@ -1,0 +1,1 @@
+"""OpenClassGen (seed 004): Python classes as reference designs, and code-level metrics."""
