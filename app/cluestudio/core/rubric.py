@@ -11,7 +11,6 @@ import json
 import math
 import os
 import re
-import sys
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -33,11 +32,9 @@ def annotations_dir() -> Path:
     override = os.environ.get("CLUESTUDIO_ANNOTATIONS_DIR")
     if override:
         return Path(override)
-    frozen = getattr(sys, "_MEIPASS", None)
-    if frozen:
-        return Path(frozen) / "annotations"
-    # Editable install / source checkout: <repo>/app/cluestudio/core/rubric.py -> <repo>.
-    return Path(__file__).resolve().parents[3] / "annotations"
+    from cluestudio.resources_path import annotations_dir as bundled_annotations_dir
+
+    return bundled_annotations_dir()
 
 
 @dataclass(frozen=True)
