@@ -1,1 +1,11 @@
 """PlantUML: the class-diagram parser and writer, and the renderer service (the real jar)."""
+
+from cluestudio.core.plantuml.parser import (
+    ParseResult,
+    ParseWarning,
+    parse_file,
+    parse_plantuml,
+)
+from cluestudio.core.plantuml.writer import write_plantuml
+
+__all__ = ["ParseResult", "ParseWarning", "parse_file", "parse_plantuml", "write_plantuml"]

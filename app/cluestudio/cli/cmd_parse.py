@@ -1,0 +1,58 @@
+"""``cluestudio parse FILE``: read a PlantUML class diagram and show the model and warnings."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+NAME = "parse"
+HELP = "parse a PlantUML class diagram and print its model (classes, relations, notes)"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", type=Path, help="a .puml file (UTF-8)")
+    parser.add_argument("--json", action="store_true",
+                        help="print the model and warnings as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    from cluestudio.core.model import diagram_to_dict
+    from cluestudio.core.plantuml import parse_file
+
+    result = parse_file(args.file)  # a PlantUMLSyntaxError ends the command with status 2
+    if args.json:
+        from cluestudio.cli.output import print_json
+
+        data = diagram_to_dict(result.diagram)
+        data["warnings"] = [{"line": w.line, "text": w.text, "message": w.message}
+                            for w in result.warnings]
+        print_json(data)
+        return 0
+    diagram = result.diagram
+    for cls in diagram.classes:
+        where = f" in {cls.package}" if cls.package else ""
+        stereotype = f" <<{cls.stereotype}>>" if cls.stereotype else ""
+        print(f"{cls.kind.value} {cls.name}{stereotype}{where}  (line {cls.line})")
+        for attribute in cls.attributes:
+            type_ = f" : {attribute.type}" if attribute.type else ""
+            print(f"    {attribute.visibility}{attribute.name}{type_}")
+        for method in cls.methods:
+            params = ", ".join(f"{p.name}: {p.type}" if p.type else p.name
+                               for p in method.params)
+            returns = f" : {method.return_type}" if method.return_type else ""
+            print(f"    {method.visibility}{method.name}({params}){returns}")
+    for relation in diagram.relations:
+        label = relation.label
+        ends = f" [{label.from_ or '-'} .. {label.to or '-'}]" if label.from_ or label.to else ""
+        name = f" : {relation.name}" if relation.name else ""
+        print(f"{relation.type.value} {relation.begin} -> {relation.end}{ends}{name}"
+              f"  (line {relation.line})")
+    for note in diagram.notes:
+        target = f" on {note.target}" if note.target else ""
+        first = note.text.splitlines()[0] if note.text else ""
+        print(f"note{target}: {first}  (line {note.line})")
+    for warning in result.warnings:
+        print(f"warning: {args.file}:{warning.line}: {warning.message}: {warning.text.strip()!r}",
+              file=sys.stderr)
+    return 0
