@@ -28,7 +28,9 @@ def _read_text(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
-        raise ClueStudioError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})")
+        raise ClueStudioError(
+            f"{path}: not UTF-8 text ({error.reason} at byte {error.start})"
+        ) from error
 
 
 def read_course_tasks(folder: Path) -> list[CourseTask]:

@@ -8,11 +8,11 @@ of equality, so ``parse(write(d)) == d`` compares what the diagram *says*, not w
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 
-class RelationType(str, Enum):
+class RelationType(StrEnum):
     """Relation types of the CLUE model; values are the paper's abbreviations."""
 
     ASSOCIATION = "AS"
@@ -23,7 +23,7 @@ class RelationType(str, Enum):
     REALIZATION = "RE"
 
 
-class ClassKind(str, Enum):
+class ClassKind(StrEnum):
     CLASS = "class"
     ABSTRACT = "abstract"
     INTERFACE = "interface"

@@ -12,13 +12,9 @@ from __future__ import annotations
 import io
 import random
 import re
-import subprocess
-import tempfile
 from dataclasses import asdict, dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
-from cluestudio.core.errors import RenderError
 from cluestudio.core.model import (
     Attribute,
     Class,
@@ -254,31 +250,12 @@ def styled(puml: str, style: str) -> str:
         return "\n".join([lines[0], *extra, *lines[1:]]) + "\n"
     return "\n".join(["@startuml", *extra, *lines, "@enduml"]) + "\n"
 
-def render_png_batch(texts: list[str], timeout: float = 300.0) -> list[bytes]:
-    """PNG of each text: the warm renderer if it exists, else one JVM for the whole batch."""
-    try:
-        from cluestudio.core.plantuml.renderer import get_renderer  # type: ignore[import-not-found]
-    except ImportError:
-        get_renderer = None
-    if get_renderer is not None:
-        renderer = get_renderer()
-        return [renderer.render(text, fmt="png") for text in texts]
-    from cluestudio.core.plantuml import runtime
+def render_png_batch(texts: list[str]) -> list[bytes]:
+    """PNG of each text, rendered by the shared warm PlantUML renderer."""
+    from cluestudio.core.plantuml.renderer import get_renderer
 
-    with tempfile.TemporaryDirectory() as tmp:
-        paths = [Path(tmp) / f"d{i:05d}.puml" for i in range(len(texts))]
-        for path, text in zip(paths, texts, strict=True):
-            path.write_text(text, encoding="utf-8")
-        done = subprocess.run(runtime.base_command("-tpng", *map(str, paths)),
-                              capture_output=True, timeout=timeout, check=False)
-        out = []
-        for path in paths:
-            png = path.with_suffix(".png")
-            if not png.exists():
-                raise RenderError(f"no image: {done.stderr.decode(errors='replace')[:300]}",
-                                  source=str(path))
-            out.append(png.read_bytes())
-        return out
+    renderer = get_renderer()
+    return [renderer.render(text, fmt="png") for text in texts]
 
 def shrink_png(data: bytes, max_bytes: int = 40_000) -> bytes:
     """A palette PNG (diagrams have few colours), downscaled until it fits ``max_bytes``."""

@@ -6,6 +6,7 @@ touches one place, and a test can check that nobody else imports PySide6 directl
 
 import sys
 
+
 def _pyside_version() -> tuple[int, ...]:
     from importlib.metadata import PackageNotFoundError, version
 
