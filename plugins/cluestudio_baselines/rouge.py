@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from cluestudio.core.metrics import MetricInput, MetricManifest, MetricResult
+from cluestudio.core.plugins import metric_manifest
 from cluestudio_baselines.tokens import plantuml_tokens
 
 
@@ -25,11 +26,7 @@ def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
 
 
 class RougeLMetric:
-    manifest: ClassVar[MetricManifest] = MetricManifest(
-        name="rouge-l", version="1.0", inputs=("plantuml",),
-        optional_dependencies=("rapidfuzz",),
-        values=("rouge-l", "rouge-l-precision", "rouge-l-recall"),
-        description="ROUGE-L F1 of candidate vs reference PlantUML tokens")
+    manifest: ClassVar[MetricManifest] = metric_manifest("cluestudio_baselines", "rouge-l")
 
     def score(self, reference: MetricInput, candidate: MetricInput) -> MetricResult:
         ref = plantuml_tokens(reference.plantuml)

