@@ -9,7 +9,6 @@ the model's text, so the plugin registry reports it instead of inventing a score
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -37,17 +36,13 @@ def default_backend() -> Any:
 
 
 def first_json(text: str) -> Any:
-    """The first JSON value in a reply (code fences and ``<think>`` blocks stripped)."""
-    from cluestudio.core.vlm.answers import strip_wrappers
+    """The first JSON value in a judge's reply."""
+    from cluestudio.core.vlm.answers import first_json as first_json_value
 
-    body = strip_wrappers(text)
-    decoder = json.JSONDecoder()
-    for match in re.finditer(r"[\[{]", body):
-        try:
-            return decoder.raw_decode(body, match.start())[0]
-        except ValueError:
-            continue
-    raise JudgeAnswerError(f"no JSON in the judge's answer: {text[:300]!r}")
+    try:
+        return first_json_value(text)
+    except ValueError as error:
+        raise JudgeAnswerError(f"judge: {error}") from error
 
 
 def _ask(backend: Any, system: str, prompt: str) -> str:

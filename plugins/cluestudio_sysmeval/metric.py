@@ -10,8 +10,6 @@ one text field).
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -26,16 +24,12 @@ class SysMEvalAnswerError(ClueStudioError):
 
 
 def _first_json(text: str) -> Any:
-    from cluestudio.core.vlm.answers import strip_wrappers
+    from cluestudio.core.vlm.answers import first_json
 
-    body = strip_wrappers(text)
-    decoder = json.JSONDecoder()
-    for match in re.finditer(r"[\[{]", body):
-        try:
-            return decoder.raw_decode(body, match.start())[0]
-        except ValueError:
-            continue
-    raise SysMEvalAnswerError(f"no JSON in the answer: {text[:300]!r}")
+    try:
+        return first_json(text)
+    except ValueError as error:
+        raise SysMEvalAnswerError(str(error)) from error
 
 
 def parse_claims(answer: str) -> list[str]:

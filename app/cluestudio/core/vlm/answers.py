@@ -14,7 +14,7 @@ import json
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 Truth = Literal["True", "False", "Unknown"]
 TRUE: Truth = "True"
@@ -50,6 +50,21 @@ def strip_wrappers(text: str) -> str:
     if fenced:
         text = "\n".join(fenced)
     return text.strip()
+
+
+def first_json(text: str) -> Any:
+    """The first JSON value in a model's reply (code fences and ``<think>`` blocks stripped).
+
+    Raises ``ValueError`` when the reply holds no JSON value at all.
+    """
+    body = strip_wrappers(text)
+    decoder = json.JSONDecoder()
+    for match in re.finditer(r"[\[{]", body):
+        try:
+            return decoder.raw_decode(body, match.start())[0]
+        except ValueError:
+            continue
+    raise ValueError(f"no JSON in the answer: {text[:300]!r}")
 
 
 def parse_truth(text: str) -> Truth:
