@@ -1,0 +1,137 @@
+"""``cluestudio calibrate``: fit CLUE's weights to human totals and report how well they fit.
+
+    cluestudio calibrate PAIRS --ratings ratings.csv [--trials 200] [--seed 0]
+                         [-o profile.toml] [--report DIR] [--json]
+
+PAIRS is the pairs list of ``cluestudio score --pairs`` (CSV or JSON: ``reference``,
+``candidate`` paths and an ``id``). Ratings are the workspace's ``ratings.csv`` (id
+``task_id/source_id`` or ``source_id``) or a plain ``id,total`` CSV; several graders of one
+submission are averaged. The pairs sharing a reference file form one task in the report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+NAME = "calibrate"
+HELP = "fit CLUE weights to human ratings (optuna TPE) and write a profile and report"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("pairs", type=Path, help="pairs list (CSV or JSON), as for `score`")
+    parser.add_argument("--ratings", type=Path, required=True, metavar="CSV",
+                        help="human ratings: workspace ratings.csv or id,total")
+    parser.add_argument("--trials", type=int, default=200, help="optimiser trials (200)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of split and sampler (0)")
+    parser.add_argument("--test-fraction", type=float, default=0.2,
+                        help="held-out share, stratified by score decile (0.2)")
+    parser.add_argument("--patience", type=int, default=None, metavar="N",
+                        help="stop after N trials without a new best (the paper used 50)")
+    parser.add_argument("--start", type=Path, metavar="TOML",
+                        help="profile to start from and compare with (default: shipped)")
+    parser.add_argument("-o", "--output", type=Path, metavar="TOML",
+                        help="write the fitted weight profile here")
+    parser.add_argument("--name", default="calibrated", help="name of the written profile")
+    parser.add_argument("--report", type=Path, metavar="DIR",
+                        help="write correlations, disagreement queue and plots here")
+    parser.add_argument("--no-plots", action="store_true", help="report without figures")
+    parser.add_argument("--resamples", type=int, default=2000,
+                        help="bootstrap resamples for the report's CIs (2000)")
+    parser.add_argument("--embedder", default="minilm",
+                        help="exact | minilm (default) | Hugging Face model name or folder")
+    parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
+    parser.add_argument("--profile", default="paper", choices=("paper", "oodeval-code"))
+    parser.add_argument("--normalization", default="reference",
+                        choices=("reference", "paper-eq3"))
+    parser.add_argument("--json", action="store_true", help="JSON output on stdout")
+
+
+def run(args: argparse.Namespace) -> int:
+    from cluestudio.cli.cmd_score import read_pairs
+    from cluestudio.cli.output import print_json, stderr_progress
+    from cluestudio.core.calibrate import calibrate, write_report
+    from cluestudio.core.calibrate.leafcache import LeafCache
+    from cluestudio.core.calibrate.ratings_io import human_totals, read_ratings
+    from cluestudio.core.clue import METRIC_NAMES, ClueScorer, ClueWeights
+    from cluestudio.core.errors import ClueStudioError
+    from cluestudio.core.jobs import run_job
+
+    if args.trials < 1:
+        raise ClueStudioError("--trials must be at least 1")
+    rows = read_pairs(args.pairs)
+    ids = [str(r["id"]) for r in rows]
+    human = human_totals(read_ratings(args.ratings), ids)
+    if len(rows) < 10:
+        raise ClueStudioError(f"{len(rows)} rated pairs are too few to calibrate (need 10+)")
+    pairs = _parse_pairs(rows)
+    start = ClueWeights.load(args.start) if args.start else ClueWeights.default()
+    progress = stderr_progress if not args.json or sys.stderr.isatty() else None
+    scorer = ClueScorer(args.embedder, profile=args.profile, normalization=args.normalization,
+                        device=args.device)
+    try:
+        batch = run_job(scorer.build_leaves(pairs), on_progress=progress)
+        embedder_id = scorer.embedder.id
+    finally:
+        scorer.close()
+    cache = LeafCache.from_batch(batch, args.normalization)
+    provenance = {"pairs_file": str(args.pairs), "ratings_file": str(args.ratings),
+                  "pairs": len(rows), "embedder": embedder_id, "profile": args.profile,
+                  "normalization": args.normalization, "start_profile": start.name}
+    result = run_job(calibrate(cache, human, trials=args.trials, seed=args.seed,
+                               test_fraction=args.test_fraction, start=start,
+                               patience=args.patience, name=args.name,
+                               provenance=provenance), on_progress=progress)
+    out: dict[str, Any] = result.to_dict()
+    if args.output is not None:
+        result.save_profile(args.output, name=args.name)
+        out["profile_file"] = str(args.output)
+    if args.report is not None:
+        scores = cache.scores(result.weights)
+        metrics = {name: scores[:, i] for i, name in enumerate(METRIC_NAMES)}
+        report = write_report(args.report, metrics, human, ids=ids, split=result.split,
+                              tasks=[str(r["reference"]) for r in rows], calibration=result,
+                              resamples=args.resamples, seed=args.seed,
+                              plots=not args.no_plots)
+        out["report"] = {"folder": str(args.report), "files": report["files"]}
+    if args.json:
+        print_json(out)
+    else:
+        _print_summary(result, args)
+    return 0
+
+
+def _parse_pairs(rows: list[dict[str, Any]]) -> list[tuple[Any, Any]]:
+    from cluestudio.core.plantuml.parser import parse_file
+
+    diagrams: dict[Path, Any] = {}  # a reference shared by many pairs is parsed once
+    warned = 0
+    for row in rows:
+        for key in ("reference", "candidate"):
+            if row[key] not in diagrams:
+                parsed = parse_file(row[key])
+                warned += len(parsed.warnings)
+                diagrams[row[key]] = parsed.diagram
+    if warned:
+        print(f"warning: {warned} PlantUML line(s) not understood (see `cluestudio parse`)",
+              file=sys.stderr)
+    return [(diagrams[r["reference"]], diagrams[r["candidate"]]) for r in rows]
+
+
+def _print_summary(result: Any, args: argparse.Namespace) -> None:
+    split = result.split
+    print(f"{result.trials} trials in {result.seconds:.1f} s; train {len(split.train)}, "
+          f"test {len(split.test)} (seed {result.seed})")
+    print(f"{'':<16}{'train Σρ':>10}{'test Σρ':>10}")
+    for ev in (result.best, *result.baselines):
+        print(f"{ev.label:<16}{ev.train_objective:>10.4f}{ev.test_objective:>10.4f}")
+    print(f"\n{'metric':<16}{'train ρ':>10}{'test ρ':>10}")
+    for metric, value in result.best.train.items():
+        print(f"{metric:<16}{value:>10.4f}{result.best.test[metric]:>10.4f}")
+    print("\nweights: " + ", ".join(f"{k}={v:.3f}" for k, v in result.weights.values().items()))
+    if args.output is not None:
+        print(f"profile -> {args.output}")
+    if args.report is not None:
+        print(f"report  -> {args.report}/")

@@ -1,0 +1,203 @@
+"""Cached CLUE leaves of many pairs, re-weighted in milliseconds (calibration's inner loop).
+
+The σ blocks (names and types of classes, attributes, methods, parameters), the relation
+LUT and multiplicity matches do not depend on the weights; the CLUE engine computes them
+once per pair (:meth:`ClueScorer.build_leaves`). Only the OptMatches do: the matchings
+move when the weights move. :class:`LeafCache` lays every level of every pair out in flat
+arrays and plans all its assignments once (:mod:`.assign`), so one evaluation of the five
+metrics over all pairs is a handful of vectorised steps per level, not a Python loop.
+It must give the engine's scores (``LeafBatch.score_array``) for any weights; the tests
+check that to 1e-9.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from cluestudio.core.calibrate.assign import AssignmentPlan
+from cluestudio.core.calibrate.envelope import LinePlan
+from cluestudio.core.clue import METRIC_NAMES, ClueWeights, LeafBatch, PairLeaves
+from cluestudio.core.clue.optmatch import NORMALIZATIONS, optmatch_values
+from cluestudio.core.embed import Embedder, EmbeddingCache
+from cluestudio.core.errors import ClueStudioError
+from cluestudio.core.jobs import CancelToken, Job, Progress
+from cluestudio.core.model import ClassDiagram
+
+_I = np.int64
+
+
+def _offsets(sizes: Sequence[int]) -> np.ndarray:
+    return np.concatenate([[0], np.cumsum(np.asarray(sizes, dtype=_I))]).astype(_I)
+
+
+def _concat(parts: Sequence[np.ndarray], dtype: type = float) -> np.ndarray:
+    return (np.concatenate([np.asarray(p, dtype=dtype).ravel() for p in parts])
+            if parts else np.zeros(0, dtype=dtype))
+
+
+def _group_problems(ref_offsets: Sequence[np.ndarray], cand_offsets: Sequence[np.ndarray],
+                    member_base: np.ndarray) -> dict[str, np.ndarray]:
+    """One problem per (reference group, candidate group) of each pair, row-major.
+
+    A group is a class (members: its attributes or methods) or a method (members: its
+    parameters); problem order equals the order of the pair's group×group matrix.
+    """
+    parts: dict[str, list[np.ndarray]] = {k: [] for k in
+                                           ("base", "stride", "row0", "n", "col0", "m")}
+    for p, (ro, co) in enumerate(zip(ref_offsets, cand_offsets, strict=True)):
+        g1, g2 = len(ro) - 1, len(co) - 1
+        parts["row0"].append(np.repeat(ro[:-1], g2))
+        parts["n"].append(np.repeat(np.diff(ro), g2))
+        parts["col0"].append(np.tile(co[:-1], g1))
+        parts["m"].append(np.tile(np.diff(co), g1))
+        parts["base"].append(np.full(g1 * g2, member_base[p], dtype=_I))
+        parts["stride"].append(np.full(g1 * g2, int(co[-1]), dtype=_I))
+    return {k: _concat(v, _I) for k, v in parts.items()}
+
+
+def _whole_problems(shapes: Sequence[tuple[int, int]], base: np.ndarray
+                    ) -> dict[str, np.ndarray]:
+    """One problem per pair: its whole matrix."""
+    n = np.array([s[0] for s in shapes], dtype=_I)
+    m = np.array([s[1] for s in shapes], dtype=_I)
+    zeros = np.zeros(len(shapes), dtype=_I)
+    return {"base": base[:-1], "stride": m, "row0": zeros, "n": n, "col0": zeros, "m": m}
+
+
+class LeafCache:
+    """The leaves of many (reference, candidate) pairs, ready for any weights.
+
+    Build it from the engine's leaves (``LeafCache(batch.pairs)``) or with the
+    :func:`build_leaf_cache` job. :meth:`scores` returns the five CLUE metrics of every pair,
+    shape (pairs, 5) in :data:`~cluestudio.core.clue.METRIC_NAMES` order.
+    """
+
+    def __init__(self, pairs: Sequence[PairLeaves], normalization: str = "reference",
+                 cancel: CancelToken | None = None) -> None:
+        if normalization not in NORMALIZATIONS:
+            raise ClueStudioError(f"unknown normalization {normalization!r}; use one of "
+                                  f"{', '.join(NORMALIZATIONS)}")
+        self.normalization = normalization
+        self.pairs = list(pairs)
+        pairs = self.pairs
+        refs = [p.reference for p in pairs]
+        cands = [p.candidate for p in pairs]
+        leaf = {name: _concat([getattr(p, name) for p in pairs]) for name in (
+            "class_name", "attr_name", "attr_type", "method_name", "method_return",
+            "param_name", "param_type", "relation_type", "relation_multiplicity",
+            "begin_name", "end_name")}
+        self._leaf = leaf
+        class_shapes = [p.class_name.shape for p in pairs]
+        rel_shapes = [p.relation_type.shape for p in pairs]
+        class_base = _offsets([a * b for a, b in class_shapes])
+        rel_base = _offsets([a * b for a, b in rel_shapes])
+        param_base = _offsets([p.param_name.size for p in pairs])
+        attr_base = _offsets([p.attr_name.size for p in pairs])
+        method_base = _offsets([p.method_name.size for p in pairs])
+
+        def plan(spec: dict[str, np.ndarray], keep: bool = False) -> AssignmentPlan:
+            return AssignmentPlan(spec["base"], spec["stride"], spec["row0"], spec["n"],
+                                  spec["col0"], spec["m"], keep_matching=keep)
+
+        def lines(first: str, second: str, spec: dict[str, np.ndarray]) -> LinePlan:
+            return LinePlan(leaf[first], leaf[second], spec["base"], spec["stride"],
+                            spec["row0"], spec["n"], spec["col0"], spec["m"], cancel)
+
+        self._params = lines("param_name", "param_type", _group_problems(
+            [r.param_offsets for r in refs], [c.param_offsets for c in cands], param_base))
+        self._attrs = lines("attr_name", "attr_type", _group_problems(
+            [r.attr_offsets for r in refs], [c.attr_offsets for c in cands], attr_base))
+        self._methods = plan(_group_problems([r.method_offsets for r in refs],
+                                             [c.method_offsets for c in cands], method_base))
+        self._classes = plan(_whole_problems(class_shapes, class_base), keep=True)
+        self._relations = plan(_whole_problems(rel_shapes, rel_base))
+        self._pair_of_class_cell = np.repeat(np.arange(len(pairs)), np.diff(class_base))
+        self._begin_src, self._begin_known = self._ends(pairs, class_base, "begin_index")
+        self._end_src, self._end_known = self._ends(pairs, class_base, "end_index")
+
+    @staticmethod
+    def _ends(pairs: Sequence[PairLeaves], class_base: np.ndarray, attr: str
+              ) -> tuple[np.ndarray, np.ndarray]:
+        """For each relation cell: where its end classes' ES_ce is, and whether both exist.
+
+        An end naming no class of its diagram falls back to the σ of the end names, as the
+        engine does (``begin_name``/``end_name`` leaves).
+        """
+        src, known = [], []
+        for p, leaves in enumerate(pairs):
+            i1 = getattr(leaves.reference, attr)[:, None]
+            i2 = getattr(leaves.candidate, attr)[None, :]
+            width = leaves.class_name.shape[1]
+            ok = (i1 >= 0) & (i2 >= 0)
+            src.append(np.where(ok, class_base[p] + i1 * width + i2, 0))
+            known.append(ok)
+        return _concat(src, _I), _concat(known, bool)
+
+    def __len__(self) -> int:
+        return len(self.pairs)
+
+    @classmethod
+    def from_batch(cls, batch: LeafBatch, normalization: str = "reference",
+                   cancel: CancelToken | None = None) -> LeafCache:
+        return cls(batch.pairs, normalization, cancel)
+
+    def scores(self, weights: ClueWeights) -> np.ndarray:
+        """The five CLUE metrics of every pair under ``weights``, shape (pairs, 5)."""
+        w, leaf, norm = weights, self._leaf, self.normalization
+        param_match = optmatch_values(self._params.solve(w.w_pn, w.w_pt), self._params.n,
+                                      self._params.m, norm)
+        attr_match = optmatch_values(self._attrs.solve(w.w_an, w.w_at), self._attrs.n,
+                                     self._attrs.m, norm)
+        # Expressions in the engine's order, so equal inputs give equal matrices.
+        es_method = (w.w_mn * leaf["method_name"] + w.w_mt * leaf["method_return"]
+                     + w.w_mp * param_match)
+        method_match = self._optmatch(self._methods, es_method, norm)
+        es_class = w.w_n * leaf["class_name"] + w.w_a * attr_match + w.w_m * method_match
+
+        class_sums, cells = self._classes.solve(es_class)
+        assert cells is not None
+        n_c, m_c = self._classes.n, self._classes.m
+        clue_class = optmatch_values(class_sums, n_c, m_c, norm)
+        owner = self._pair_of_class_cell[cells]
+        size = len(self.pairs)
+        # Eq. 8/9: summed over the matched class pairs, always divided by n (engine's rule).
+        clue_attr = optmatch_values(np.bincount(owner, attr_match[cells], size), n_c, m_c,
+                                    "reference")
+        clue_method = optmatch_values(np.bincount(owner, method_match[cells], size), n_c, m_c,
+                                      "reference")
+
+        begin = np.where(self._begin_known, es_class[self._begin_src] if es_class.size
+                         else 0.0, leaf["begin_name"])
+        end = np.where(self._end_known, es_class[self._end_src] if es_class.size else 0.0,
+                       leaf["end_name"])
+        es_rel = (w.w_rt * leaf["relation_type"] + 0.5 * w.w_rn * (begin + end)
+                  + w.w_rm * leaf["relation_multiplicity"])
+        clue_rel = self._optmatch(self._relations, es_rel, norm)
+        clue = w.w_e * clue_class + w.w_r * clue_rel
+        out = np.column_stack([clue, clue_class, clue_attr, clue_method, clue_rel])
+        return out.reshape(size, len(METRIC_NAMES))
+
+    @staticmethod
+    def _optmatch(plan: AssignmentPlan, flat: np.ndarray, norm: str) -> np.ndarray:
+        sums, _ = plan.solve(flat)
+        return optmatch_values(sums, plan.n, plan.m, norm)
+
+
+def build_leaf_cache(pairs: Sequence[tuple[ClassDiagram, ClassDiagram]], *,
+                     embedder: Embedder | str = "minilm", profile: str = "paper",
+                     normalization: str = "reference", lut: np.ndarray | None = None,
+                     cache: EmbeddingCache | bool | None = True,
+                     cancel: CancelToken | None = None) -> Job[LeafCache]:
+    """Embed the strings of all (reference, candidate) pairs once and cache their leaves."""
+    from cluestudio.core.clue import ClueScorer
+
+    scorer = ClueScorer(embedder, profile=profile, normalization=normalization,
+                        cache=cache, lut=lut)
+    try:
+        batch = yield from scorer.build_leaves(pairs, cancel)
+    finally:
+        scorer.close()
+    yield Progress(len(pairs), len(pairs), "planning matchings")
+    return LeafCache.from_batch(batch, normalization, cancel)
