@@ -2,6 +2,7 @@
 
     cluestudio calibrate PAIRS --ratings ratings.csv [--trials 200] [--seed 0]
                          [-o profile.toml] [--report DIR] [--json]
+    cluestudio calibrate course.sqlite [...]     (pairs and ratings from a workspace)
 
 PAIRS is the pairs list of ``cluestudio score --pairs`` (CSV or JSON: ``reference``,
 ``candidate`` paths and an ``id``). Ratings are the workspace's ``ratings.csv`` (id
@@ -21,9 +22,11 @@ HELP = "fit CLUE weights to human ratings (optuna TPE) and write a profile and r
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("pairs", type=Path, help="pairs list (CSV or JSON), as for `score`")
-    parser.add_argument("--ratings", type=Path, required=True, metavar="CSV",
-                        help="human ratings: workspace ratings.csv or id,total")
+    parser.add_argument("pairs", type=Path,
+                        help="pairs list (CSV or JSON), as for `score`, or a workspace .sqlite")
+    parser.add_argument("--ratings", type=Path, metavar="CSV",
+                        help="human ratings: workspace ratings.csv or id,total "
+                             "(not needed with a workspace)")
     parser.add_argument("--trials", type=int, default=200, help="optimiser trials (200)")
     parser.add_argument("--seed", type=int, default=0, help="seed of split and sampler (0)")
     parser.add_argument("--test-fraction", type=float, default=0.2,
@@ -61,12 +64,18 @@ def run(args: argparse.Namespace) -> int:
 
     if args.trials < 1:
         raise ClueStudioError("--trials must be at least 1")
-    rows = read_pairs(args.pairs)
-    ids = [str(r["id"]) for r in rows]
-    human = human_totals(read_ratings(args.ratings), ids)
-    if len(rows) < 10:
-        raise ClueStudioError(f"{len(rows)} rated pairs are too few to calibrate (need 10+)")
-    pairs = _parse_pairs(rows)
+    if args.pairs.suffix in {".sqlite", ".db"}:
+        ids, tasks, human, pairs = _from_workspace(args.pairs)
+    else:
+        if args.ratings is None:
+            raise ClueStudioError("--ratings CSV is required unless PAIRS is a workspace")
+        rows = read_pairs(args.pairs)
+        ids = [str(r["id"]) for r in rows]
+        tasks = [str(r["reference"]) for r in rows]
+        human = human_totals(read_ratings(args.ratings), ids)
+        pairs = _parse_pairs(rows)
+    if len(pairs) < 10:
+        raise ClueStudioError(f"{len(pairs)} rated pairs are too few to calibrate (need 10+)")
     start = ClueWeights.load(args.start) if args.start else ClueWeights.default()
     progress = stderr_progress if not args.json or sys.stderr.isatty() else None
     scorer = ClueScorer(args.embedder, profile=args.profile, normalization=args.normalization,
@@ -77,8 +86,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         scorer.close()
     cache = LeafCache.from_batch(batch, args.normalization)
-    provenance = {"pairs_file": str(args.pairs), "ratings_file": str(args.ratings),
-                  "pairs": len(rows), "embedder": embedder_id, "profile": args.profile,
+    provenance = {"pairs_file": str(args.pairs), "ratings_file": str(args.ratings or ""),
+                  "pairs": len(pairs), "embedder": embedder_id, "profile": args.profile,
                   "normalization": args.normalization, "start_profile": start.name}
     result = run_job(calibrate(cache, human, trials=args.trials, seed=args.seed,
                                test_fraction=args.test_fraction, start=start,
@@ -92,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         scores = cache.scores(result.weights)
         metrics = {name: scores[:, i] for i, name in enumerate(METRIC_NAMES)}
         report = write_report(args.report, metrics, human, ids=ids, split=result.split,
-                              tasks=[str(r["reference"]) for r in rows], calibration=result,
+                              tasks=tasks, calibration=result,
                               resamples=args.resamples, seed=args.seed,
                               plots=not args.no_plots)
         out["report"] = {"folder": str(args.report), "files": report["files"]}
@@ -101,6 +110,20 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print_summary(result, args)
     return 0
+
+
+def _from_workspace(path: Path) -> tuple[list[str], list[str], Any, list[tuple[Any, Any]]]:
+    from cluestudio.core.calibrate.workspace_data import calibration_data
+    from cluestudio.core.errors import ClueStudioError
+    from cluestudio.core.workspace import open_workspace
+
+    with open_workspace(path, create=False, readonly=True) as ws:
+        data = calibration_data(ws)
+    for reason in data.skipped:
+        print(f"skipped {reason}", file=sys.stderr)
+    if not data.ids:
+        raise ClueStudioError(f"{path}: no rated submission with parsable PlantUML")
+    return data.ids, data.task_ids, data.human_totals(), data.pairs
 
 
 def _parse_pairs(rows: list[dict[str, Any]]) -> list[tuple[Any, Any]]:

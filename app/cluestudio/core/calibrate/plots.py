@@ -70,6 +70,8 @@ def scatter_figure(metrics: Mapping[str, Sequence[float] | np.ndarray],
         ax.set_xlabel(name)
         ax.set_ylabel("human total")
         ax.text(0.02, 0.98, "\n".join(labels), transform=ax.transAxes, va="top", fontsize=8)
+    if split is not None and len(axes):
+        axes[0].legend(loc="lower right", fontsize=8, frameon=False)  # which colour is test
     return fig
 
 

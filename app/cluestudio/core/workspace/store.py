@@ -33,8 +33,13 @@ class WorkspaceError(ClueStudioError):
 
 def _peek(path: Path) -> None:
     """Refuse files that are not ours or too new, before anything is written to them."""
-    with open(path, "rb") as handle:
-        head = handle.read(16)
+    if path.is_dir():
+        raise WorkspaceError(f"{path}: is a folder, not a workspace file (e.g. course.sqlite)")
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(16)
+    except OSError as error:
+        raise WorkspaceError(f"{path}: cannot read the workspace ({error.strerror})") from error
     if head and head != _SQLITE_MAGIC:
         raise WorkspaceError(f"{path}: not a ClueStudio workspace (not an SQLite file)")
     if not head:
