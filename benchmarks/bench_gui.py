@@ -1,9 +1,10 @@
 """Workbench responsiveness: next submission from cache, live preview, UI stalls while scoring.
 
 Goals (issue 6): next submission shown (from cache) <= 100 ms; preview after typing stops
-<= 300 ms (the 150 ms debounce included); longest UI-thread stall while scoring runs in the
-background <= 50 ms, measured by a 5 ms timer probe on the event loop. Runs offscreen on a
-throw-away demo course; prints figures and the goal ratio of each.
+<= 300 ms (the 150 ms debounce included), also while a scoring batch runs (the preview has
+its own worker lane); longest UI-thread stall while scoring runs in the background <= 50 ms,
+measured by a 5 ms timer probe on the event loop. Rendering is the real PlantUML JVM.
+Runs offscreen on a throw-away demo course; prints figures and the goal ratio of each.
 
     .venv/bin/python benchmarks/bench_gui.py
 """
@@ -78,8 +79,14 @@ def main() -> int:
         renderer = f"no ({error})"
     print(f"renderer available: {renderer}")
     clock = time.perf_counter()
-    runner.submit(services.warm_up, "warm up (again: wait for the start-up one)")
-    _wait(app, runner.result, 120_000)
+    # The start-up warm-up runs first on the batch lane; this second one returns at once
+    # after it, so its result means imports, JVM start and JIT warm-up are all done.
+    again = runner.submit(services.warm_up, "warm up (again: wait for the start-up one)")
+    done: list[int] = []
+    runner.finished.connect(lambda job_id: done.append(job_id) if job_id == again.id else None)
+    deadline = time.perf_counter() + 180
+    while not done and time.perf_counter() < deadline:
+        _spin(20)
     print(f"start-up warm-up job (imports, JVM) done after {time.perf_counter() - clock:.1f} s")
 
     # 1. Next submission from cache (grading mode: requirement, A, reference, B, rubric).
@@ -125,6 +132,31 @@ def main() -> int:
     print(f"preview after typing stops: median {statistics.median(latencies):.0f} ms, "
           f"max {max(latencies):.0f} ms over {len(latencies)}  "
           f"(goal <= 300 ms: {max(latencies) / 300:.2f}x)")
+
+    # 2b. The same while a scoring batch occupies the batch lane: the preview has its own
+    # (interactive) lane, so it must not wait for the batch.
+    window.bench.settings = updated(window.bench.settings, scoring={"embedder": "minilm"})
+    batch = window.bench.score(ids * 4)
+    batch_latencies = []
+    for i in range(3):
+        _spin(200)
+        cursor = editor.textCursor()
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        editor.setTextCursor(cursor)
+        for char in f"' during batch {i}\n":
+            _spin(30)
+            editor.insertPlainText(char)
+        clock = time.perf_counter()
+        _wait(app, window.review.preview_shown, 60_000)
+        batch_latencies.append((time.perf_counter() - clock) * 1000)
+    still_running = window.bench._score_job is batch
+    batch.cancel()
+    _wait(app, runner.finished, 60_000)
+    window.bench.settings = updated(window.bench.settings, scoring={"embedder": "exact"})
+    print(f"preview while a scoring batch runs (minilm, {len(ids) * 4} submissions; batch "
+          f"{'still running' if still_running else 'FINISHED EARLY'} at the end): median "
+          f"{statistics.median(batch_latencies):.0f} ms, max {max(batch_latencies):.0f} ms  "
+          f"(goal <= 300 ms: {max(batch_latencies) / 300:.2f}x)")
 
     # 3. UI stalls while scoring runs in the background.
     window.modes.setCurrentIndex(1)

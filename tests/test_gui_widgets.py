@@ -324,3 +324,19 @@ def test_navigator_filters_are_pure() -> None:
     assert not keep(row, "all", "rated", "any")
     assert keep(row, "all", "needs_fix", "any") and not keep(row, "all", "unusable", "any")
     assert not keep(row, "all", "all", "high") and not keep(row, "all", "all", "none")
+
+
+def test_fit_shrinks_big_diagrams_but_never_enlarges_small_ones(qtbot) -> None:
+    from cluestudio.gui.widgets.image_views import DiagramImageView
+
+    view = DiagramImageView()
+    qtbot.addWidget(view)
+    view.resize(400, 300)
+    view.show()
+    view.set_image(_image(80, 60))
+    view.fit()
+    assert view.zoom() == 1.0  # a 3x blow-up would only blur PlantUML's small text
+    view.set_image(_image(1600, 1200))
+    view.fit()
+    assert view.zoom() < 0.3
+    view.close()

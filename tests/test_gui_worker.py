@@ -33,11 +33,14 @@ def counting_job(n: int, cancel: CancelToken) -> Job[int]:
 def test_generator_job_reports_progress_then_result(qtbot, runner) -> None:
     progress: list[tuple[int, int, int, str]] = []
     runner.progress.connect(lambda *args: progress.append(args))
+    # Both waits are armed before the job starts: a fast job may signal from the worker
+    # thread before a wait set up after submit() is listening.
+    results: list[tuple[int, object]] = []
+    runner.result.connect(lambda job_id, value: results.append((job_id, value)))
     with qtbot.waitSignal(runner.finished, timeout=5000):
         handle = runner.submit(lambda cancel: counting_job(4, cancel), "count")
-        with qtbot.waitSignal(runner.result, timeout=5000) as result:
-            pass
-    assert result.args == [handle.id, 0 + 1 + 2 + 3]
+    qtbot.waitUntil(lambda: bool(results))
+    assert results == [(handle.id, 0 + 1 + 2 + 3)]
     qtbot.waitUntil(lambda: len(progress) == 4)
     assert [p[1] for p in progress] == [1, 2, 3, 4]
     assert progress[-1] == (handle.id, 4, 4, "item 3")
@@ -84,3 +87,63 @@ def test_cancelled_job_gives_no_result(qtbot, runner) -> None:
                           check_params_cb=lambda job_id: job_id == queued.id):
         gate.set()
     assert results == ["first"]
+
+
+def test_interactive_job_completes_while_a_long_batch_job_runs(qtbot, runner) -> None:
+    from cluestudio.gui.worker import BATCH, INTERACTIVE
+
+    batch_started, release = threading.Event(), threading.Event()
+
+    def long_batch(cancel: CancelToken) -> str:
+        batch_started.set()
+        release.wait(10)  # a scoring batch that will not finish before the preview
+        return "batch"
+
+    results: list[object] = []
+    runner.result.connect(lambda job_id, value: results.append(value))
+    batch = runner.submit(long_batch, "score 500 submissions", lane=BATCH)
+    assert batch_started.wait(5)
+    with qtbot.waitSignal(runner.result, timeout=5000,
+                          check_params_cb=lambda job_id, value: value == "preview") as got:
+        preview = runner.submit(lambda cancel: "preview", "preview", lane=INTERACTIVE)
+    assert got.args[0] == preview.id != batch.id
+    assert results == ["preview"] and not release.is_set()  # the batch is still running
+    with qtbot.waitSignal(runner.finished, timeout=5000,
+                          check_params_cb=lambda job_id: job_id == batch.id):
+        release.set()
+    assert results == ["preview", "batch"]
+
+
+def test_unknown_lane_is_refused(runner) -> None:
+    with pytest.raises(ValueError, match="no lane"):
+        runner.submit(lambda cancel: None, "lost", lane="gpu")
+
+
+def test_shutdown_cancels_running_and_queued_jobs_and_joins(qtbot) -> None:
+    """Quitting during a long job must not wait for it to complete, nor leave a thread."""
+    import time
+
+    from cluestudio.gui.worker import JobRunner
+
+    job_runner = JobRunner()
+    started = threading.Event()
+    steps: list[int] = []
+
+    def long_job(cancel: CancelToken) -> Job[None]:
+        started.set()
+        for i in range(10_000):
+            cancel.raise_if_cancelled()
+            steps.append(i)
+            time.sleep(0.01)  # ~100 s if nobody cancels it
+            yield Progress(i + 1, 10_000)
+
+    ran_queued: list[bool] = []
+    job_runner.submit(long_job, "long")
+    queued = job_runner.submit(lambda cancel: ran_queued.append(True), "queued")
+    assert started.wait(5)
+    began = time.perf_counter()
+    job_runner.shutdown()
+    assert time.perf_counter() - began < 5
+    assert not job_runner.is_running()
+    assert queued.cancelled and not ran_queued
+    assert len(steps) < 10_000

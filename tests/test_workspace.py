@@ -188,6 +188,19 @@ def test_rescoring_the_same_content_replaces_the_score(ws) -> None:
     assert values == [0.1, 0.7]
 
 
+def test_probe_results_are_read_back_per_submission_and_rerun_replaces(ws) -> None:
+    other = ws.write(lambda c: ops.ensure_submission(c, "t1", "bob", "student", None)[0])
+    for em in (0.25, 0.75):  # the same probe, model and input: the rerun replaces the row
+        ws.write(lambda c, em=em: ops.put_probe_result(
+            c, ws.sid, "relations", "m1", "in1", em=em, rel_acc=None, result={"em": em}))
+    ws.write(lambda c: ops.put_probe_result(c, other, "relations", "m1", "in2", em=0.0,
+                                            rel_acc=0.5, result={}))
+    mine = ws.probe_results(ws.sid)
+    assert [(r["probe"], r["em"], r["result"]) for r in mine] == [
+        ("relations", 0.75, '{"em": 0.75}')]
+    assert sorted(r["submission_id"] for r in ws.probe_results()) == sorted([ws.sid, other])
+
+
 def test_list_submissions_summarises_each_row(ws) -> None:
     ws.execute(SaveRating(ws.sid, "alice", SCORES))
     ws.execute(SetReviewVerdict(ws.sid, "carol", "accept"))

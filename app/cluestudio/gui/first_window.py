@@ -46,7 +46,7 @@ class DiagramView(QScrollArea):
         self.image: QImage | None = None
 
     def show_png(self, png: bytes) -> None:
-        image = QImage.fromData(png, "PNG")
+        image = QImage.fromData(png)  # the format is sniffed from the bytes
         self.image = image
         self.image_label.setPixmap(QPixmap.fromImage(image))
 

@@ -25,7 +25,7 @@ from cluestudio.gui.widgets.image_views import DiagramImageView, ZoomBar, ZoomSy
 from cluestudio.gui.widgets.metric_panel import MetricPanel
 from cluestudio.gui.widgets.plantuml_editor import PlantUMLEditor
 from cluestudio.gui.widgets.rubric_panel import RubricPanel
-from cluestudio.gui.worker import JobHandle
+from cluestudio.gui.worker import INTERACTIVE, JobHandle
 
 
 def _read_only_editor() -> PlantUMLEditor:
@@ -139,7 +139,7 @@ class GradingMode(QWidget):
         if missing:
             self._render_job = self.bench.runner.submit(
                 lambda cancel: [services.try_render(t) for t in missing],
-                f"render submission {view.submission.id}")
+                f"render submission {view.submission.id}", lane=INTERACTIVE)
         else:
             self.images_shown.emit(view.submission.id)
         self.rubric.setFocus()
@@ -150,7 +150,12 @@ class GradingMode(QWidget):
             if "error" in data:
                 self.metrics.show_message(f"Could not score this submission:\n{data['error']}")
             else:
-                self.metrics.set_metrics(data)
+                probe = self.view.scores.get("probe")  # scoring does not touch probe results
+                self.metrics.set_metrics(dict(data, probe=probe) if probe else data)
+
+    def set_probe(self, submission_id: int, probe: dict | None) -> None:
+        if self.view is not None and self.view.submission.id == submission_id:
+            self.metrics.set_probe(probe)
 
     # --- actions ------------------------------------------------------------------------
 

@@ -6,34 +6,37 @@ It holds no logic of its own beyond wiring: user actions go to :class:`Workbench
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from pathlib import Path
 
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.settings import Settings, save_settings, updated
 from cluestudio.core.workspace import Changes, Workspace, open_workspace
+from cluestudio.gui.analysis_view import AnalysisView
 from cluestudio.gui.grading_mode import GradingMode
+from cluestudio.gui.menus import GRADING, REVIEW, build_menus
+from cluestudio.gui.model_actions import ModelActions
 from cluestudio.gui.navigator import Navigator, Row
 from cluestudio.gui.operations import Workbench
 from cluestudio.gui.qt import (
-    QAction,
     QApplication,
     QDockWidget,
     QFileDialog,
-    QKeySequence,
+    QLabel,
     QMainWindow,
     QMessageBox,
     QSettings,
     Qt,
     QTabWidget,
+    QtCore,
+    QtGui,
     QWidget,
     Signal,
 )
 from cluestudio.gui.review_mode import ReviewMode
 from cluestudio.gui.widgets.job_panel import ErrorPanel, JobStatus
 from cluestudio.gui.worker import JobRunner
-
-REVIEW, GRADING = 0, 1
 
 
 def _qsettings() -> QSettings:
@@ -56,6 +59,7 @@ class MainWindow(QMainWindow):
         self.ask_before_discard = True  # tests turn the modal question off
         self._drafts: dict[int, str] = {}  # unsaved editor text per submission
         self._shown: dict[int, int | None] = {REVIEW: None, GRADING: None}
+        self._imports: set[int] = set()  # import jobs whose end refreshes the list
 
         self.review = ReviewMode(self.bench)
         self.grading = GradingMode(self.bench)
@@ -67,12 +71,23 @@ class MainWindow(QMainWindow):
         self.errors = ErrorPanel()
         self.job_status = JobStatus(runner)
         self.statusBar().addPermanentWidget(self.job_status)
+        self.workspace_label = QLabel()  # where the open workspace lives (first-run users)
+        self.workspace_label.setObjectName("workspaceLocation")
+        self.workspace_label.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.statusBar().addPermanentWidget(self.workspace_label)
         self._dock("Submissions", self.navigator, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.error_dock = self._dock("Errors", self.errors,
                                      Qt.DockWidgetArea.BottomDockWidgetArea)
         self.error_dock.hide()
         self.resizeDocks([self.error_dock], [120], Qt.Orientation.Vertical)
-        self._build_actions()
+        self.model_actions = ModelActions(self.bench, self.navigator.current_id, self)
+        self.analysis = AnalysisView(self.bench)
+        self.analysis_dock = self._dock("Analysis", self.analysis,
+                                        Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.analysis_dock.hide()
+        self.analysis.open_submission.connect(self.open_in_grading)
+        self.undo_action, self.redo_action, self.blind_action = build_menus(self)
 
         self.navigator.current_changed.connect(self._show_current)
         self.modes.currentChanged.connect(lambda _index: self._show_current())
@@ -80,9 +95,15 @@ class MainWindow(QMainWindow):
         self.bench.scores_ready.connect(self._on_scores)
         self.bench.workspace_opened.connect(self._on_workspace_opened)
         self.job_status.error_reported.connect(self._on_job_error)
+        self.bench.plugin_failed.connect(lambda name, text: self._on_job_error(f"metric {name}",
+                                                                               text))
+        self.model_actions.job_started.connect(self.job_status.track)
+        self.model_actions.failed.connect(self._on_job_error)
+        self.model_actions.outcome.connect(self._on_model_outcome)
         for mode in (self.review, self.grading):
             mode.status.connect(lambda text: self.statusBar().showMessage(text, 6000))
         self.grading.rating_saved.connect(lambda _sid: self._refresh_rows())
+        runner.finished.connect(self._on_job_finished)
         self.resize(1600, 960)
         geometry = _qsettings().value("main/geometry")
         if geometry is not None:
@@ -97,66 +118,6 @@ class MainWindow(QMainWindow):
         self.addDockWidget(area, dock)
         return dock
 
-    def _action(self, menu, text: str, slot: Callable[[], object], shortcut: str = "",
-                checkable: bool = False) -> QAction:
-        action = QAction(text, self)
-        if shortcut:
-            action.setShortcut(QKeySequence(shortcut))
-        action.setCheckable(checkable)
-        action.triggered.connect(lambda _checked=False: slot())
-        menu.addAction(action)
-        return action
-
-    def _build_actions(self) -> None:
-        bar = self.menuBar()
-        m = bar.addMenu("&File")
-        self._action(m, "&New workspace…", self.new_workspace, "Ctrl+N")
-        self._action(m, "&Open workspace…", self.open_workspace_dialog, "Ctrl+O")
-        self._action(m, "&Import course folder or JSONL…", self.import_dialog, "Ctrl+I")
-        self._action(m, "&Export tables…", self.export_dialog, "Ctrl+E")
-        m.addSeparator()
-        self._action(m, "&Settings…", self.settings_dialog, "Ctrl+,")
-        self._action(m, "&Quit", self.close, "Ctrl+Q")
-        m = bar.addMenu("&Edit")
-        self.undo_action = self._action(m, "&Undo", self.undo, "Ctrl+Z")
-        self.redo_action = self._action(m, "&Redo", self.redo, "Ctrl+Shift+Z")
-        m = bar.addMenu("&Go")
-        self._action(m, "&Next submission", lambda: self.navigator.step(1), "Ctrl+PgDown")
-        self._action(m, "&Previous submission", lambda: self.navigator.step(-1), "Ctrl+PgUp")
-        self._action(m, "Next &unrated", self.navigator.next_unrated, "Ctrl+Shift+PgDown")
-        self._action(m, "&Review mode", lambda: self.modes.setCurrentIndex(REVIEW), "F2")
-        self._action(m, "&Grading mode", lambda: self.modes.setCurrentIndex(GRADING), "F3")
-        self._action(m, "Focus rubric / verdict", self.focus_panel, "F4")
-        self._action(m, "Focus PlantUML editor", self.review.editor.setFocus, "F6")
-        m = bar.addMenu("&Review")
-        self._action(m, "&Save revision", self.review.save_revision, "Ctrl+S")
-        for key, (verdict, text) in enumerate((("accept", "Accept"), ("needs_fix", "Needs fix"),
-                                               ("unusable", "Unusable")), 1):
-            self._action(m, f"Verdict: {text}",
-                         lambda v=verdict: self.review.verdict.set_verdict(v), f"Ctrl+{key}")
-        self._action(m, "&Compare A/B", lambda: self.review.set_compare(
-            not self.review.compare_button.isChecked()), "Ctrl+K")
-        m = bar.addMenu("&View")
-        self._action(m, "&Fit images", self._sync_call("fit_all"), "Ctrl+0")
-        self._action(m, "&Actual size", self._sync_call("actual_size_all"), "Ctrl+Shift+0")
-        self._action(m, "Zoom &in", self._sync_call("zoom_all", 1.25), "Ctrl+=")
-        self._action(m, "Zoom &out", self._sync_call("zoom_all", 0.8), "Ctrl+-")
-        self.blind_action = self._action(m, "&Blind grading", self.toggle_blind, checkable=True)
-        self.blind_action.setChecked(self.bench.settings.ui.blind_grading)
-        self._action(m, "&Dark theme", self.toggle_theme, checkable=True).setChecked(
-            self.bench.settings.ui.theme == "dark")
-        self._action(m, "&Errors", self.error_dock.show)
-        m = bar.addMenu("&Jobs")
-        self._action(m, "&Score this submission", self.score_current, "Ctrl+R")
-        self._action(m, "Score &all listed", self.score_listed, "Ctrl+Shift+R")
-        self._action(m, "&Cancel running job", self.job_status.cancel, "Ctrl+.")
-
-    def _sync_call(self, name: str, *args: float) -> Callable[[], object]:
-        def call() -> object:
-            mode = self.review if self.modes.currentIndex() == REVIEW else self.grading
-            return getattr(mode.sync, name)(*args)
-        return call
-
     # --- workspace ----------------------------------------------------------------------
 
     def open(self, ws: Workspace) -> None:
@@ -168,6 +129,8 @@ class MainWindow(QMainWindow):
         self._shown = {REVIEW: None, GRADING: None}
         ws = self.bench.require()
         self.setWindowTitle(f"ClueStudio — {ws.path.name}")
+        self.workspace_label.setText(f"Workspace: {ws.path}")
+        self.workspace_label.setToolTip(f"This workspace is the file {ws.path}")
         self._refresh_rows()
 
     def _refresh_rows(self) -> None:
@@ -265,6 +228,23 @@ class MainWindow(QMainWindow):
                 self._on_job_error("score", value["error"])
         self._refresh_rows()
 
+    def show_analysis(self) -> None:
+        self.analysis_dock.show()
+        self.analysis.refresh()
+
+    def open_in_grading(self, submission_id: int) -> None:
+        self.modes.setCurrentIndex(GRADING)
+        if not self.navigator.select(submission_id, reveal=True):
+            self.statusBar().showMessage(f"Submission {submission_id} is not listed", 6000)
+
+    def _on_model_outcome(self, outcome: object) -> None:
+        probe = getattr(outcome, "probe", None)
+        if probe is not None:
+            sid = outcome.submission_id  # type: ignore[attr-defined]
+            self.review.set_probe(sid, probe)
+            self.grading.set_probe(sid, probe)
+        self.statusBar().showMessage(getattr(outcome, "summary", ""), 10000)
+
     def _on_job_error(self, label: str, message: str) -> None:
         self.errors.add_error(label, message)
         if not self.error_dock.isVisible():
@@ -323,8 +303,12 @@ class MainWindow(QMainWindow):
             handle = self.runner.submit(lambda cancel: import_path(ws, Path(path), cancel),
                                         f"import {Path(path).name}")
             self.job_status.track(handle)
-            self.runner.finished.connect(
-                lambda job_id: job_id == handle.id and self._refresh_rows())
+            self._imports.add(handle.id)
+
+    def _on_job_finished(self, job_id: int) -> None:
+        if job_id in self._imports:
+            self._imports.discard(job_id)
+            self._refresh_rows()
 
     def export_dialog(self) -> None:
         from cluestudio.core.workspace.export import export_tables
@@ -334,6 +318,23 @@ class MainWindow(QMainWindow):
             ws = self.bench.ws
             self.job_status.track(self.runner.submit(
                 lambda cancel: export_tables(ws, Path(path)), "export tables"))
+
+    def open_log_folder(self) -> None:
+        from cluestudio.logging_setup import log_dir
+
+        self._open_folder(log_dir(), "Log folder")
+
+    def open_workspace_folder(self) -> None:
+        if self.bench.ws is not None:
+            self._open_folder(self.bench.ws.path.parent, "Workspace folder")
+
+    def _open_folder(self, folder: Path, what: str) -> None:
+        """Show ``folder`` in the file manager; say where it is if there is none."""
+        with contextlib.suppress(OSError):
+            folder.mkdir(parents=True, exist_ok=True)
+        opened = QtGui.QDesktopServices.openUrl(QtCore.QUrl.fromLocalFile(str(folder)))
+        self.statusBar().showMessage(f"{what}: {folder}" if opened
+                                     else f"{what}: {folder} (no file manager to open it)", 15000)
 
     # --- lifetime -----------------------------------------------------------------------
 

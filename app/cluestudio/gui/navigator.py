@@ -109,8 +109,17 @@ class Navigator(QWidget):
         item = self.list.currentItem()
         return None if item is None else int(item.data(Qt.ItemDataRole.UserRole))
 
-    def select(self, submission_id: int) -> bool:
+    def select(self, submission_id: int, reveal: bool = False) -> bool:
+        """Make ``submission_id`` current; ``reveal`` clears filters that hide it."""
         ids = self.ids()
+        if submission_id not in ids and reveal and any(r.summary.id == submission_id
+                                                      for r in self._rows):
+            for box in (self.task_box, self.state_box, self.score_box):
+                box.blockSignals(True)
+                box.setCurrentIndex(0)
+                box.blockSignals(False)
+            self._apply_filters()
+            ids = self.ids()
         if submission_id not in ids:
             return False
         self.list.setCurrentRow(ids.index(submission_id))

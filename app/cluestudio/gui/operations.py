@@ -21,7 +21,7 @@ from cluestudio.core.workspace import (
     SubmissionSummary,
     Workspace,
 )
-from cluestudio.gui import services
+from cluestudio.gui import scoring, services
 from cluestudio.gui.qt import QObject, Signal
 from cluestudio.gui.worker import JobHandle, JobRunner
 
@@ -32,6 +32,7 @@ class Workbench(QObject):
     changed = Signal(object)  # Changes of a command, undo or redo
     workspace_opened = Signal()
     scores_ready = Signal(object)  # {submission id: metric panel dict}
+    plugin_failed = Signal(str, str)  # plugin name, message (a metric plugin that failed)
     message = Signal(str)
 
     def __init__(self, runner: JobRunner, settings: Settings,
@@ -45,6 +46,7 @@ class Workbench(QObject):
         self._score_job: JobHandle | None = None
         self._prefetch_job: JobHandle | None = None
         self._warmed = False
+        self._warm_job: JobHandle | None = None
         runner.result.connect(self._on_result)
 
     @property
@@ -60,10 +62,10 @@ class Workbench(QObject):
         self.workspace_opened.emit()
         if not self._warmed:
             self._warmed = True
-            self.runner.submit(services.warm_up, "warm up")
+            self._warm_job = self.runner.submit(services.warm_up, "warm up")
 
     def close(self) -> None:
-        for job in (self._score_job, self._prefetch_job):
+        for job in (self._score_job, self._prefetch_job, self._warm_job):
             if job is not None:
                 job.cancel()
         if self.ws is not None:
@@ -157,6 +159,10 @@ class Workbench(QObject):
     def redo_label(self) -> str | None:
         return self.ws.undo_stack.redo_label if self.ws is not None else None
 
+    def note_changes(self, changes: Changes) -> None:
+        """Changes written outside a command (a stored VLM conversion): redraw as usual."""
+        self._after(changes)
+
     def _after(self, changes: Changes) -> None:
         self.cache.drop(changes.ratings | changes.revisions | changes.reviews)
         self.changed.emit(changes)
@@ -168,11 +174,11 @@ class Workbench(QObject):
         ws = self.require()
         if self._score_job is not None:
             self._score_job.cancel()
-        scoring = self.settings.scoring
+        options = self.settings.scoring
         self._score_job = self.runner.submit(
-            lambda cancel: services.score_submissions(ws, submission_ids, scoring.embedder,
-                                                      scoring.device, scoring.weight_profile,
-                                                      cancel),
+            lambda cancel: scoring.score_submissions(ws, submission_ids, options.embedder,
+                                                     options.device, options.weight_profile,
+                                                     cancel),
             f"score {len(submission_ids)} submission(s)")
         return self._score_job
 
@@ -180,5 +186,7 @@ class Workbench(QObject):
         if self._score_job is not None and job_id == self._score_job.id:
             self._score_job = None
             if isinstance(value, dict):
+                for name, message in (value.pop("plugin_errors", None) or {}).items():
+                    self.plugin_failed.emit(name, message)
                 self.cache.drop(set(value))
                 self.scores_ready.emit(value)

@@ -1,8 +1,9 @@
 """Live preview: re-render image B shortly after typing stops, off the UI thread.
 
 The editor's debounce decides *when*; this controller owns the one render job of the view
-(STYLE practice 7): a newer text cancels the older job and a result that is not for the
-latest request is dropped, so a slow render never overwrites a newer picture.
+(STYLE practice 7), on the runner's interactive lane so it never waits for a scoring batch:
+a newer text cancels the older job and a result that is not for the latest request is
+dropped, so a slow render never overwrites a newer picture.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 from cluestudio.core.jobs import CancelToken
 from cluestudio.gui import services
 from cluestudio.gui.qt import QElapsedTimer, QObject, Signal
-from cluestudio.gui.worker import JobHandle, JobRunner
+from cluestudio.gui.worker import INTERACTIVE, JobHandle, JobRunner
 
 PreviewFunction = Callable[[str, CancelToken], Any]
 
@@ -42,7 +43,8 @@ class LivePreview(QObject):
         preview = self._preview
         self.requests += 1
         self._clock.restart()
-        self._current = self._runner.submit(lambda cancel: preview(text, cancel), "preview")
+        self._current = self._runner.submit(lambda cancel: preview(text, cancel), "preview",
+                                            lane=INTERACTIVE)
         return self._current
 
     def cancel(self) -> None:

@@ -36,6 +36,7 @@ from cluestudio.gui.widgets.image_views import (
     ZoomSync,
     image_from_bytes,
 )
+from cluestudio.gui.widgets.metric_panel import probe_html
 from cluestudio.gui.widgets.plantuml_editor import PlantUMLEditor
 from cluestudio.gui.widgets.verdict_panel import VerdictPanel
 
@@ -113,14 +114,28 @@ class ReviewMode(QWidget):
         self.tabs = QTabWidget()
         self.tabs.addTab(self.summary, "Model summary")
         self.tabs.addTab(self.history, "Revisions")
-        self.tabs.addTab(self.diff, "Diff vs model output")
+        self.tabs.addTab(self.diff, "Diff")
+        self.tabs.setTabToolTip(2, "This text against the model's output")
+        self.probe = QTextBrowser()  # the VLM's reading of image A (Tools → Probe, F8)
+        self.tabs.addTab(self.probe, "VLM probe")
 
         middle = QSplitter(Qt.Orientation.Vertical)
         middle.addWidget(_titled("PlantUML (Ctrl+S saves a revision)", self.editor))
         middle.addWidget(self.tabs)
         middle.setSizes([520, 260])
         right = QSplitter(Qt.Orientation.Vertical)
-        right.addWidget(_titled("B: re-rendered", self.b_stack, self.compare_button))
+        # A failed render keeps the last good B on screen and says why above it.
+        self.b_error = QLabel()
+        self.b_error.setObjectName("renderError")
+        self.b_error.setWordWrap(True)
+        self.b_error.setStyleSheet("color: #d32f2f;")
+        self.b_error.hide()
+        b_pane = QWidget()
+        b_column = QVBoxLayout(b_pane)
+        b_column.setContentsMargins(0, 0, 0, 0)
+        b_column.addWidget(self.b_error)
+        b_column.addWidget(self.b_stack, 1)
+        right.addWidget(_titled("B: re-rendered", b_pane, self.compare_button))
         right.addWidget(self.verdict)  # the verdict judges A against B: keep it beside B
         right.setSizes([560, 380])
         a_pane = _titled("A: submitted image", self.image_a, ZoomBar(self.sync))
@@ -162,6 +177,8 @@ class ReviewMode(QWidget):
                                  + ("" if revision.parse_ok is not False else "  ⚠ parse"))
         self.history.blockSignals(False)
         self._update_diff()
+        self.set_probe(view.submission.id, view.scores.get("probe"))
+        self.b_error.hide()
         cached = services.cached_png(view.head_puml)
         if cached is not None:
             self._show_b(cached)
@@ -179,6 +196,13 @@ class ReviewMode(QWidget):
         self.show_submission(view)
         if unsaved:
             self.editor.setPlainText(text)
+
+    def set_probe(self, submission_id: int, probe: dict[str, Any] | None) -> None:
+        if self.view is None or self.view.submission.id != submission_id:
+            return
+        self.probe.setHtml(probe_html(probe) if probe else
+                           "<i>Not probed yet — Tools → Probe (F8) asks the VLM what image A "
+                           "shows and compares it with the saved PlantUML.</i>")
 
     def has_unsaved_text(self) -> bool:
         return self.view is not None and self.editor.toPlainText() != self.view.head_puml
@@ -227,12 +251,18 @@ class ReviewMode(QWidget):
                 self.editor.set_error(source, error[0], error[1])
         self.summary.setHtml(summary_html(result.summary, result.warnings,
                                           result.parse_error))
+        self.b_error.hide()
         if result.png is not None:
             self._show_b(result.png)
         elif result.render_error is not None:
             line, message = result.render_error
             where = f"line {line}: " if line else ""
-            self.image_b.show_message(f"PlantUML could not render this:\n{where}{message}")
+            if self.image_b.image is None:
+                self.image_b.show_message(f"PlantUML could not render this:\n{where}{message}")
+            else:
+                self.b_error.setText(f"PlantUML could not render this ({where}{message}); "
+                                     "showing the last good rendering.")
+                self.b_error.show()
         self.preview_shown.emit(result)
 
     def _show_b(self, png: bytes) -> None:

@@ -1,9 +1,10 @@
-"""The GUI's only doorway to core: plain functions the views call or submit as jobs.
+"""The GUI's doorway to core: plain functions the views call or submit as jobs.
 
-Nothing here imports Qt. Parsing, rendering and scoring are imported lazily (the parser,
-renderer and embedders are heavy or may be missing), and every slow function is meant to be
-run on the job worker. What a view shows of a submission is gathered into a
-:class:`SubmissionView` so that showing the next one from the cache is a dict lookup.
+Nothing here imports Qt (nor in its siblings :mod:`.scoring` and :mod:`.model_jobs`).
+Parsing, rendering and scoring are imported lazily (the parser, renderer and embedders are
+heavy or may be missing), and every slow function is meant to be run on the job worker.
+What a view shows of a submission is gathered into a :class:`SubmissionView` so that
+showing the next one from the cache is a dict lookup.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cluestudio.core.errors import ClueStudioError, SourceError
-from cluestudio.core.jobs import CancelToken, Job, Progress
+from cluestudio.core.jobs import CancelToken
 from cluestudio.core.workspace import Workspace
 from cluestudio.core.workspace.records import Rating, Review, Revision, Submission, Task
 
@@ -66,6 +67,9 @@ def load_submission(ws: Workspace, submission_id: int, grader: str, rubric_id: s
     rating = ws.rating(submission_id, grader, rubric_id)
     head = revisions[-1].puml if revisions else ""
     scores = metrics_from_rows(ws.scores(submission_id), text_hash(head))
+    probe = latest_probe(ws, submission_id)
+    if probe is not None:
+        scores["probe"] = probe
     return SubmissionView(submission, task, image, revisions, reviews[-1] if reviews else None,
                           rating, scores)
 
@@ -146,11 +150,7 @@ def render_png(text: str) -> bytes:
         if key in _render_cache:
             _render_cache.move_to_end(key)
             return _render_cache[key]
-    try:
-        from cluestudio.core.plantuml.renderer import get_renderer  # type: ignore[import-not-found]
-    except ImportError as error:
-        raise ClueStudioError("the PlantUML renderer is not installed") from error
-    png = bytes(get_renderer().render(text, "png"))
+    png = get_renderer_png(text)
     with _render_lock:
         _render_cache[key] = png
         while len(_render_cache) > 256:
@@ -210,7 +210,7 @@ def warm_up(cancel: CancelToken) -> list[str]:
     start-up, keeps those stalls away from the moments a user is typing or grading.
     """
     ready = []
-    for name in ("cluestudio.core.plantuml", "cluestudio.core.clue"):
+    for name in ("cluestudio.core.plantuml", "cluestudio.core.clue", "cluestudio.core.plugins"):
         cancel.raise_if_cancelled()
         try:
             __import__(name)
@@ -218,16 +218,56 @@ def warm_up(cancel: CancelToken) -> list[str]:
         except ImportError:
             pass
     try:
+        from cluestudio.gui.scoring import warm_baselines  # imports this module: import late
+
+        ready += warm_baselines()
+    except Exception:  # a broken plugin is reported when scoring, not at start-up
+        pass
+    cancel.raise_if_cancelled()
+    try:
         render_png("@startuml\nclass Warm\n@enduml\n")
         ready.append("renderer")
     except ClueStudioError:
-        pass
+        return ready
+    # The JVM's JIT needs a few dozen diagrams before a render takes ~70 ms instead of
+    # ~200 ms; pay that here, in the background, not in the first minutes of typing.
+    global _jit_warm
+    while _jit_warm < _JIT_WARM_RENDERS:  # once per process: the JVM is shared
+        cancel.raise_if_cancelled()
+        try:
+            get_renderer_png(_warm_diagram(_jit_warm))
+        except ClueStudioError:
+            break
+        _jit_warm += 1
     return ready
+
+
+_JIT_WARM_RENDERS = 24
+_jit_warm = 0  # warm-up diagrams rendered so far in this process
+
+
+def _warm_diagram(number: int) -> str:
+    lines = ["@startuml", f"abstract class Base{number} {{", "  - id : int",
+             "  + name() : String", "}"]
+    for i in range(1 + number % 4):
+        lines += [f"class Part{i} {{", f"  - value{i} : double", "}",
+                  f"Base{number} \"1\" *-- \"*\" Part{i} : has >"]
+    lines += [f"interface Named{number}", f"Base{number} ..|> Named{number}", "@enduml"]
+    return "\n".join(lines) + "\n"
+
+
+def get_renderer_png(text: str) -> bytes:
+    """A PNG straight from the renderer, bypassing (and not filling) the preview cache."""
+    try:
+        from cluestudio.core.plantuml.renderer import get_renderer  # type: ignore[import-not-found]
+    except ImportError as error:
+        raise ClueStudioError("the PlantUML renderer is not installed") from error
+    return bytes(get_renderer().render(text, "png"))
 
 
 # --- scores ---------------------------------------------------------------------------------
 
-_SUB = {"clue": "clue", "clue-class": "clue_class", "clue-attribute": "clue_attribute",
+SUB_SCORES = {"clue": "clue", "clue-class": "clue_class", "clue-attribute": "clue_attribute",
         "clue-method": "clue_method", "clue-relation": "clue_relation"}
 
 
@@ -257,8 +297,8 @@ def metrics_from_rows(rows: list[dict[str, Any]], content_hash: str) -> dict[str
         if row.get("content_hash") != content_hash:
             continue  # a score of an older revision: stale, do not show it as current
         metric = row["metric"]
-        if metric in _SUB:
-            out[_SUB[metric]] = row["value"]
+        if metric in SUB_SCORES:
+            out[SUB_SCORES[metric]] = row["value"]
             if metric == "clue":
                 try:
                     explanation = json.loads(row.get("explanation") or "{}")
@@ -272,53 +312,31 @@ def metrics_from_rows(rows: list[dict[str, Any]], content_hash: str) -> dict[str
     return out
 
 
-def score_submissions(ws: Workspace, submission_ids: list[int], embedder: str, device: str,
-                      profile: str, cancel: CancelToken) -> Job[dict[int, dict[str, Any]]]:
-    """Score each submission's head revision against its task reference and store the scores.
+# --- VLM probe results ----------------------------------------------------------------------
 
-    Pairs whose text does not parse are skipped (reported in the result as ``error``).
-    """
-    from cluestudio.core.clue import ClueScorer
-    from cluestudio.core.workspace import ops
 
-    pairs, keys, out = [], [], {}
-    references: dict[str, Any] = {}
-    for done, sid in enumerate(submission_ids):
-        cancel.raise_if_cancelled()
-        submission = ws.submission(sid)
-        head = ws.head_revision(sid)
-        if submission is None or head is None:
-            continue
-        try:
-            if submission.task_id not in references:
-                task = ws.task(submission.task_id)
-                references[submission.task_id] = parse(task.reference_puml if task else "").diagram
-            candidate = parse(head.puml).diagram
-        except ClueStudioError as error:
-            out[sid] = {"error": str(error)}
-            continue
-        pairs.append((references[submission.task_id], candidate))
-        keys.append((sid, text_hash(head.puml)))
-        yield Progress(done + 1, len(submission_ids), "parsing")
-    scorer = ClueScorer(embedder, device=device, profile=profile)
+def probe_rows(ws: Workspace, submission_id: int) -> list[dict[str, Any]]:
+    """The submission's rows of ``probe_results``, oldest first."""
+    return ws.probe_results(submission_id)
+
+
+def probe_for_panel(row: dict[str, Any]) -> dict[str, Any]:
+    """One probe_results row in the metric panel's ``probe`` shape (flag + reasons)."""
+    import json
+
     try:
-        results = yield from scorer.score_pairs(pairs, cancel)
-    finally:
-        scorer.close()
-    for (sid, digest), result in zip(keys, results, strict=True):
-        data = result.to_dict()
-        settings = data["settings"]
+        result = json.loads(row.get("result") or "{}")
+    except ValueError:
+        result = {}
+    reasons = [r for r in result.get("reasons") or [] if isinstance(r, dict)]
+    return {"em": row.get("em"), "rel_acc": row.get("rel_acc"), "model": row.get("model", ""),
+            "probe": row.get("probe", ""), "created_at": row.get("created_at", ""),
+            "flagged": bool(result.get("flagged")),
+            "reasons": [{"kind": str(r.get("kind", "")), "detail": str(r.get("detail", ""))}
+                        for r in reasons]}
 
-        def store(conn: Any, sid: int = sid, digest: str = digest,
-                  data: dict[str, Any] = data, settings: dict[str, Any] = settings) -> None:
-            for metric, value in data["scores"].items():
-                ops.put_score(conn, sid, digest, metric, value,
-                              embedder=settings.get("embedder", ""),
-                              weights_hash=str(settings.get("weights_fingerprint", "")),
-                              explanation=data["explanation"] if metric == "clue" else None)
 
-        ws.write(store)
-        panel = {_SUB[k]: v for k, v in data["scores"].items() if k in _SUB}
-        panel["explanation"] = explanation_for_panel(data["explanation"])
-        out[sid] = panel
-    return out
+def latest_probe(ws: Workspace, submission_id: int) -> dict[str, Any] | None:
+    """The newest probe result of the submission for the panel, or None when never probed."""
+    found = probe_rows(ws, submission_id)
+    return probe_for_panel(found[-1]) if found else None

@@ -68,7 +68,7 @@ class SettingsDialog(QDialog):
         form.addRow("Embedder / model", self.embedder)
         form.addRow("Device", self.device)
         form.addRow("Weight profile", self.weights)
-        llm = QGroupBox("VLM / LLM endpoint (OpenAI-compatible)")
+        llm = QGroupBox("Model endpoint (OpenAI-compatible VLM / LLM)")
         form = QFormLayout(llm)
         form.addRow("Base URL", self.base_url)
         form.addRow("Model", self.model)

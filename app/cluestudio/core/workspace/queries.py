@@ -127,6 +127,13 @@ class WorkspaceQueries:
             sql, params = sql + " WHERE submission_id = ?", (submission_id,)
         return rows(self._reader(), sql + " ORDER BY submission_id, metric", params)
 
+    def probe_results(self, submission_id: int | None = None) -> list[dict[str, Any]]:
+        """VLM probe rows (seed 003), oldest first; ``result`` is the probe's JSON text."""
+        sql, params = "SELECT * FROM probe_results", tuple[int, ...]()
+        if submission_id is not None:
+            sql, params = sql + " WHERE submission_id = ?", (submission_id,)
+        return rows(self._reader(), sql + " ORDER BY created_at, id", params)
+
     def audit_log(self, limit: int = 100) -> list[dict[str, Any]]:
         return rows(self._reader(), "SELECT * FROM audit_log ORDER BY id DESC LIMIT ?", (limit,))
 

@@ -154,10 +154,11 @@ class DiagramImageView(QGraphicsView):
         return float(self.transform().m11())
 
     def fit_zoom(self) -> float:
+        """Shrink a big diagram to the view; never blow a small one up (it only blurs)."""
         if self.image is None:
             return 1.0
         view = self.viewport().rect()
-        return max(MIN_ZOOM, min(view.width() / max(1, self.image.width()),
+        return max(MIN_ZOOM, min(1.0, view.width() / max(1, self.image.width()),
                                  view.height() / max(1, self.image.height())))
 
     def relative_zoom(self) -> float:

@@ -10,6 +10,7 @@ grader's judgement.
 from __future__ import annotations
 
 import math
+from html import escape
 from typing import Any
 
 from cluestudio.gui.qt import (
@@ -32,8 +33,12 @@ SUB_SCORES = (("clue_class", "Class"), ("clue_attribute", "Attribute"),
 EXAMPLE: dict[str, Any] = {
     "clue": 0.81, "clue_class": 0.9, "clue_attribute": 0.7, "clue_method": 0.6,
     "clue_relation": 0.5,
-    "baselines": {"bleu": 0.42, "rouge-l": 0.55},
-    "probe": {"em": 1.0, "rel_acc": 0.67, "flags": ["relation Loan→Book disagrees"]},
+    "baselines": {"bleu": 0.42, "rouge-l": 0.55, "rouge-l-precision": 0.6,
+                  "rouge-l-recall": 0.5},
+    "probe": {"em": 1.0, "rel_acc": 0.67, "model": "qwen2.5-vl", "flagged": True,
+              "reasons": [{"kind": "relation-mismatch",
+                           "detail": "association Loan → Book: PlantUML says True, "
+                                     "the VLM reads False"}]},
     "explanation": {
         "classes": [{"reference": "Book", "candidate": "Book", "similarity": 0.98,
                      "reference_line": 3, "candidate_line": 2}],
@@ -44,6 +49,12 @@ EXAMPLE: dict[str, Any] = {
 }
 
 _RED = QColor("#d32f2f")
+# Names as the papers print them; other metrics show their plugin name.
+_TITLES = {"bleu": "BLEU", "rouge-l": "ROUGE-L", "codebertscore": "CodeBERTScore",
+           "syntactic-validity": "Syntactic validity"}
+# Probe disagreements that raise the flag (core FlagPolicy's default); others are notes.
+FLAG_KINDS = frozenset({"missing-class", "extra-class", "unreadable-class-list",
+                        "relation-mismatch"})
 
 
 def _number(value: Any) -> float | None:
@@ -57,6 +68,45 @@ def _number(value: Any) -> float | None:
 def _text(value: Any) -> str:
     number = _number(value)
     return "—" if number is None else f"{number:.3f}"
+
+
+def baselines_html(baselines: dict[str, Any]) -> str:
+    """Baseline metrics as table rows; ``name-precision``/``name-recall`` join ``name``'s row."""
+    if not baselines:
+        return ""
+    mains = sorted(k for k in baselines
+                   if not any(k.startswith(other + "-") for other in baselines if other != k))
+    rows = []
+    for name in mains:
+        subs = sorted(k for k in baselines if k.startswith(name + "-"))
+        detail = ", ".join(f"{k[len(name) + 1:]} {_text(baselines[k])}" for k in subs)
+        rows.append(f"<tr><td>{escape(_TITLES.get(name, name))}</td>"
+                    f"<td align='right'><b>{_text(baselines[name])}</b></td>"
+                    f"<td><small>{escape(detail)}</small></td></tr>")
+    return ("<b>Baselines</b><table cellspacing='0' cellpadding='1'>" + "".join(rows)
+            + "</table>")
+
+
+def probe_html(probe: dict[str, Any]) -> str:
+    """The VLM probe's verdict on image A: EM, RelAcc, the flag and every reason given."""
+    em = _number(probe.get("em"))
+    rel = _number(probe.get("rel_acc"))
+    model = f" ({escape(str(probe['model']))})" if probe.get("model") else ""
+    head = (f"<b>VLM probe</b>{model}: EM {'—' if em is None else ('yes' if em else 'no')}, "
+            f"RelAcc {'n/a' if rel is None else f'{100 * rel:.0f}%'}")
+    reasons = list(probe.get("reasons") or [])
+    reasons += [{"kind": "flag", "detail": str(f)} for f in probe.get("flags") or ()]
+    flagged = bool(probe.get("flagged")) or bool(probe.get("flags"))
+    if flagged:
+        head += f" — <span style='color:{_RED.name()}'><b>⚑ flagged</b></span>"
+    elif probe:
+        head += " — agrees with the PlantUML"
+    items = []
+    for reason in reasons:
+        kind, detail = str(reason.get("kind", "")), str(reason.get("detail", ""))
+        style = f"color:{_RED.name()}" if kind in FLAG_KINDS or kind == "flag" else "color:gray"
+        items.append(f"<li style='{style}'>{escape(detail)} <small>({escape(kind)})</small></li>")
+    return f"<p>{head}</p>" + (f"<ul style='margin:0'>{''.join(items)}</ul>" if items else "")
 
 
 class MetricPanel(QWidget):
@@ -152,11 +202,24 @@ class MetricPanel(QWidget):
         self._fill_tree(self._data.get("explanation") or {})
         self._refresh_page()
 
+    def set_probe(self, probe: dict[str, Any] | None) -> None:
+        """Show a new VLM probe result beside whatever scores are shown."""
+        if not self._data:
+            self.set_metrics({"probe": probe} if probe else None)
+            return
+        self._data["probe"] = probe
+        self.extra_label.setText(self._extra_html())
+        self._refresh_page()
+
     def unmatched_items(self) -> list[QTreeWidgetItem]:
-        return [self.tree.topLevelItem(i).child(j)
-                for i in range(self.tree.topLevelItemCount())
-                for j in range(self.tree.topLevelItem(i).childCount())
-                if self.tree.topLevelItem(i).child(j).data(0, Qt.ItemDataRole.UserRole) is None]
+        found = []
+        for i in range(self.tree.topLevelItemCount()):
+            group = self.tree.topLevelItem(i)
+            for j in range(group.childCount() if group is not None else 0):
+                child = group.child(j) if group is not None else None
+                if child is not None and child.data(0, Qt.ItemDataRole.UserRole) is None:
+                    found.append(child)
+        return found
 
     # --- building -----------------------------------------------------------------------
 
@@ -169,18 +232,11 @@ class MetricPanel(QWidget):
             self.stack.setCurrentIndex(0)
 
     def _extra_html(self) -> str:
-        parts = []
-        baselines = self._data.get("baselines") or {}
-        if baselines:
-            parts.append("Baselines: " + ", ".join(
-                f"{name} {_text(value)}" for name, value in sorted(baselines.items())))
-        probe = self._data.get("probe") or {}
+        parts = [baselines_html(self._data.get("baselines") or {})]
+        probe = self._data.get("probe")
         if probe:
-            parts.append(f"VLM probe: EM {_text(probe.get('em'))}, "
-                         f"RelAcc {_text(probe.get('rel_acc'))}")
-            for flag in probe.get("flags") or ():
-                parts.append(f"<span style='color:{_RED.name()}'>⚑ {flag}</span>")
-        return "<br>".join(parts)
+            parts.append(probe_html(probe))
+        return "".join(p for p in parts if p)
 
     def _fill_tree(self, explanation: dict[str, Any]) -> None:
         self.tree.clear()

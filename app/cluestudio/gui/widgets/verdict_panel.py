@@ -52,7 +52,7 @@ class VerdictPanel(QWidget):
         for column, (verdict, text, key) in enumerate(VERDICTS):
             button = QRadioButton(f"[{key}] {text}")
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-            button.toggled.connect(lambda on: on and self.changed.emit())
+            button.toggled.connect(lambda on: self.changed.emit() if on else None)
             self.verdict_group.addButton(button)
             self.verdict_buttons[verdict] = button
             row.addWidget(button, 0, column)
