@@ -9,7 +9,7 @@ PIP    := $(PY) -m pip
 # never resolves a multi-GB CUDA wheel. GPU users: see README, "GPU".
 TORCH_SPEC ?= torch==2.13.0
 
-.PHONY: run test install install-test lint typecheck bench installer clean
+.PHONY: run test install install-test lint typecheck bench installer installer-test installer-tarball clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -33,15 +33,30 @@ run: install
 test: install-test
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -n 2 --dist loadgroup $(PYTEST_ARGS)
 	$(VENV)/bin/lint-imports
-	$(VENV)/bin/ruff check app plugins tests benchmarks
+	$(VENV)/bin/ruff check app plugins tests benchmarks scripts packaging
 	$(VENV)/bin/mypy
 
 bench: install-test
 	$(PY) benchmarks/run_all.py
 
+# Desktop bundle (docs/installer.md): one folder with Python, Qt, JRE, PlantUML, CPU torch and
+# MiniLM. Not part of `make test`: a separate CI job (docs/installer.md, "CI").
+INSTALLER_DIR := dist/ClueStudio
+
 installer: install
 	$(PIP) install --quiet -e ".[installer]"
 	$(VENV)/bin/pyinstaller --noconfirm build_installer.spec
+
+$(INSTALLER_DIR)/ClueStudio:
+	$(MAKE) installer
+
+# Runs the existing bundle (builds it only if there is none): `make installer installer-test`
+# for a fresh one. STARTUP_RUNS=5 also times five window start-ups.
+installer-test: $(INSTALLER_DIR)/ClueStudio
+	scripts/installer_smoke.sh $(INSTALLER_DIR)
+
+installer-tarball: $(INSTALLER_DIR)/ClueStudio
+	scripts/make_tarball.sh $(INSTALLER_DIR) dist
 
 clean:
 	rm -rf build dist .pytest_cache .mypy_cache .ruff_cache

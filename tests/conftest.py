@@ -25,7 +25,13 @@ def _isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     monkeypatch.setenv("CLUESTUDIO_DATA_DIR", str(home / "data"))
     monkeypatch.setenv("CLUESTUDIO_CACHE_DIR", str(home / "cache"))
     monkeypatch.setenv("CLUESTUDIO_CONFIG_DIR", str(home / "config"))
+    monkeypatch.setenv("CLUESTUDIO_LOG_DIR", str(home / "log"))
     yield home
+    # `cluestudio` run in-process installs a log file handler on the root logger; drop it so
+    # the next test logs into its own folder.
+    from cluestudio.logging_setup import teardown_logging
+
+    teardown_logging()
 
 
 # Threads that libraries start once per process and keep on purpose.

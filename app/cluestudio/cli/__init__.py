@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import pkgutil
 import sys
 from collections.abc import Sequence
@@ -47,9 +48,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "_run", None):
         parser.print_help()
         return 1
+    from cluestudio.logging_setup import setup_logging
+
+    setup_logging()
+    log = logging.getLogger("cluestudio")
+    log.info("cluestudio %s %s (frozen: %s)", __version__, args.command,
+             bool(getattr(sys, "frozen", False)))
     try:
         return int(args._run(args) or 0)
     except ClueStudioError as error:
+        # INFO, not WARNING: the user sees the error once, below; the log file keeps it too.
+        log.info("%s failed: %s", args.command, error)
         print(f"error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -27,9 +27,44 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="open the bundled sample course workspace")
     parser.add_argument("--course", type=Path, metavar="FOLDER",
                         help="browse a course folder (tasks/<id>/...) in the simple viewer")
+    # Hidden: smoke tests and start-up timing (scripts/installer_smoke.sh). Closes the
+    # windows SECONDS after the first one has been painted, as a user would, and quits.
+    parser.add_argument("--quit-after", type=float, metavar="SECONDS", help=argparse.SUPPRESS)
+
+
+def _quit_after_first_paint(seconds: float) -> None:
+    """Quit the (about to be created) application ``seconds`` after a window first paints."""
+    import logging
+    import sys
+    import time
+
+    from cluestudio.gui.qt import QApplication, QEvent, QObject, QTimer
+
+    started = time.perf_counter()
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+
+    def quit_like_a_user() -> None:
+        app.closeAllWindows()  # closeEvent: save geometry, cancel jobs, close the workspace
+        app.quit()
+
+    class FirstPaint(QObject):
+        def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+            if (event.type() == QEvent.Type.Paint and watched.isWidgetType()
+                    and watched.isWindow()):  # type: ignore[attr-defined]
+                app.removeEventFilter(self)
+                # The epoch time lets a caller measure from exec (installer_smoke.sh).
+                logging.getLogger("cluestudio").info(
+                    "window shown %.2f s after the gui command started (at %.3f)",
+                    time.perf_counter() - started, time.time())
+                QTimer.singleShot(max(0, int(seconds * 1000)), quit_like_a_user)
+            return False
+
+    app.installEventFilter(FirstPaint(app))
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.quit_after is not None:
+        _quit_after_first_paint(args.quit_after)
     if args.course is not None:
         from cluestudio.gui.app import run_app
 
