@@ -12,7 +12,7 @@ from pathlib import Path
 
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.settings import Settings, save_settings, updated
-from cluestudio.core.workspace import Changes, Workspace, open_workspace
+from cluestudio.core.workspace import Changes, Workspace
 from cluestudio.gui.analysis_view import AnalysisView
 from cluestudio.gui.grading_mode import GradingMode
 from cluestudio.gui.menus import GRADING, REVIEW, build_menus
@@ -22,11 +22,11 @@ from cluestudio.gui.operations import Workbench
 from cluestudio.gui.qt import (
     QApplication,
     QDockWidget,
-    QFileDialog,
     QLabel,
     QMainWindow,
     QMessageBox,
     QSettings,
+    QSplitter,
     Qt,
     QTabWidget,
     QtCore,
@@ -37,11 +37,22 @@ from cluestudio.gui.qt import (
 from cluestudio.gui.review_mode import ReviewMode
 from cluestudio.gui.widgets.job_panel import ErrorPanel, JobStatus
 from cluestudio.gui.worker import JobRunner
+from cluestudio.gui.workspace_actions import WorkspaceActions
 
 
 def _qsettings() -> QSettings:
-    # Window geometry only (ADR 0007); everything a user would edit lives in settings.toml.
-    return QSettings("ClueStudio", "ClueStudio")
+    # Window layout only (ADR 0007); everything a user would edit lives in settings.toml.
+    # An INI file beside it, so CLUESTUDIO_CONFIG_DIR (tests, portable installs) moves both.
+    from cluestudio.core.settings import config_dir
+
+    return QSettings(str(config_dir() / "window-layout.ini"), QSettings.Format.IniFormat)
+
+
+def _splitter_keys(window: QMainWindow) -> list[tuple[str, QSplitter]]:
+    """A stable key per splitter: creation order plus shape, so a changed layout after an
+    upgrade finds no saved state instead of a wrong one."""
+    return [(f"splitters/{i}-{s.orientation().name}-{s.count()}", s)
+            for i, s in enumerate(window.findChildren(QSplitter))]
 
 
 class MainWindow(QMainWindow):
@@ -59,7 +70,6 @@ class MainWindow(QMainWindow):
         self.ask_before_discard = True  # tests turn the modal question off
         self._drafts: dict[int, str] = {}  # unsaved editor text per submission
         self._shown: dict[int, int | None] = {REVIEW: None, GRADING: None}
-        self._imports: set[int] = set()  # import jobs whose end refreshes the list
 
         self.review = ReviewMode(self.bench)
         self.grading = GradingMode(self.bench)
@@ -87,6 +97,7 @@ class MainWindow(QMainWindow):
                                         Qt.DockWidgetArea.BottomDockWidgetArea)
         self.analysis_dock.hide()
         self.analysis.open_submission.connect(self.open_in_grading)
+        self.files = WorkspaceActions(self)
         self.undo_action, self.redo_action, self.blind_action = build_menus(self)
 
         self.navigator.current_changed.connect(self._show_current)
@@ -94,20 +105,17 @@ class MainWindow(QMainWindow):
         self.bench.changed.connect(self._on_changed)
         self.bench.scores_ready.connect(self._on_scores)
         self.bench.workspace_opened.connect(self._on_workspace_opened)
-        self.job_status.error_reported.connect(self._on_job_error)
-        self.bench.plugin_failed.connect(lambda name, text: self._on_job_error(f"metric {name}",
+        self.job_status.error_reported.connect(self.report_error)
+        self.bench.plugin_failed.connect(lambda name, text: self.report_error(f"metric {name}",
                                                                                text))
         self.model_actions.job_started.connect(self.job_status.track)
-        self.model_actions.failed.connect(self._on_job_error)
+        self.model_actions.failed.connect(self.report_error)
         self.model_actions.outcome.connect(self._on_model_outcome)
         for mode in (self.review, self.grading):
             mode.status.connect(lambda text: self.statusBar().showMessage(text, 6000))
-        self.grading.rating_saved.connect(lambda _sid: self._refresh_rows())
-        runner.finished.connect(self._on_job_finished)
+        self.grading.rating_saved.connect(lambda _sid: self.refresh_rows())
         self.resize(1600, 960)
-        geometry = _qsettings().value("main/geometry")
-        if geometry is not None:
-            self.restoreGeometry(geometry)
+        self._restore_layout()
 
     # --- assembly -----------------------------------------------------------------------
 
@@ -131,9 +139,9 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"ClueStudio — {ws.path.name}")
         self.workspace_label.setText(f"Workspace: {ws.path}")
         self.workspace_label.setToolTip(f"This workspace is the file {ws.path}")
-        self._refresh_rows()
+        self.refresh_rows()
 
-    def _refresh_rows(self) -> None:
+    def refresh_rows(self) -> None:
         if self.bench.ws is None:
             return
         totals, clue = self.bench.totals(), self.bench.clue_scores()
@@ -163,7 +171,7 @@ class MainWindow(QMainWindow):
     def _on_changed(self, changes: Changes) -> None:
         touched = changes.ratings | changes.revisions | changes.reviews
         if changes.revisions or changes.reviews or changes.ratings:
-            self._refresh_rows()
+            self.refresh_rows()
         mode = self.review if self.modes.currentIndex() == REVIEW else self.grading
         if mode.view is not None and mode.view.submission.id in touched:
             if mode is self.review:
@@ -189,7 +197,7 @@ class MainWindow(QMainWindow):
         try:
             save_settings(self.bench.settings)
         except ClueStudioError as error:
-            self._on_job_error("settings", str(error))
+            self.report_error("settings", str(error))
 
     # --- actions ------------------------------------------------------------------------
 
@@ -225,8 +233,8 @@ class MainWindow(QMainWindow):
         self.grading.set_scores(scores)
         for value in scores.values():
             if isinstance(value, dict) and "error" in value:
-                self._on_job_error("score", value["error"])
-        self._refresh_rows()
+                self.report_error("score", value["error"])
+        self.refresh_rows()
 
     def show_analysis(self) -> None:
         self.analysis_dock.show()
@@ -245,7 +253,7 @@ class MainWindow(QMainWindow):
             self.grading.set_probe(sid, probe)
         self.statusBar().showMessage(getattr(outcome, "summary", ""), 10000)
 
-    def _on_job_error(self, label: str, message: str) -> None:
+    def report_error(self, label: str, message: str) -> None:
         self.errors.add_error(label, message)
         if not self.error_dock.isVisible():
             self.error_dock.show()
@@ -282,43 +290,6 @@ class MainWindow(QMainWindow):
                 self.toggle_theme()
             self._save_settings()
 
-    def new_workspace(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "New workspace", "", "Workspace (*.sqlite)")
-        if path:
-            self._guarded(lambda: self.open(open_workspace(Path(path))))
-
-    def open_workspace_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open workspace", "", "Workspace (*.sqlite)")
-        if path:
-            self._guarded(lambda: self.open(open_workspace(Path(path), create=False)))
-
-    def import_dialog(self) -> None:
-        from cluestudio.core.workspace import import_path
-
-        path = QFileDialog.getExistingDirectory(self, "Import course folder")
-        if not path:
-            path, _ = QFileDialog.getOpenFileName(self, "Import JSONL", "", "JSONL (*.jsonl)")
-        if path and self.bench.ws is not None:
-            ws = self.bench.ws
-            handle = self.runner.submit(lambda cancel: import_path(ws, Path(path), cancel),
-                                        f"import {Path(path).name}")
-            self.job_status.track(handle)
-            self._imports.add(handle.id)
-
-    def _on_job_finished(self, job_id: int) -> None:
-        if job_id in self._imports:
-            self._imports.discard(job_id)
-            self._refresh_rows()
-
-    def export_dialog(self) -> None:
-        from cluestudio.core.workspace.export import export_tables
-
-        path = QFileDialog.getExistingDirectory(self, "Export tables to folder")
-        if path and self.bench.ws is not None:
-            ws = self.bench.ws
-            self.job_status.track(self.runner.submit(
-                lambda cancel: export_tables(ws, Path(path)), "export tables"))
-
     def open_log_folder(self) -> None:
         from cluestudio.logging_setup import log_dir
 
@@ -336,6 +307,26 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"{what}: {folder}" if opened
                                      else f"{what}: {folder} (no file manager to open it)", 15000)
 
+    def _restore_layout(self) -> None:
+        """Window size, docks and splitters as the user left them (the app's defaults first
+        time, or when the saved layout no longer fits: Qt then ignores it)."""
+        stored = _qsettings()
+        if (geometry := stored.value("main/geometry")) is not None:
+            self.restoreGeometry(geometry)
+        if (state := stored.value("main/state")) is not None:
+            self.restoreState(state)
+        for key, splitter in _splitter_keys(self):
+            if (sizes := stored.value(key)) is not None:
+                splitter.restoreState(sizes)
+
+    def _save_layout(self) -> None:
+        stored = _qsettings()
+        stored.setValue("main/geometry", self.saveGeometry())
+        stored.setValue("main/state", self.saveState())
+        for key, splitter in _splitter_keys(self):
+            stored.setValue(key, splitter.saveState())
+        stored.sync()
+
     # --- lifetime -----------------------------------------------------------------------
 
     def closeEvent(self, event) -> None:
@@ -345,7 +336,7 @@ class MainWindow(QMainWindow):
             if answer != QMessageBox.StandardButton.Yes:
                 event.ignore()
                 return
-        _qsettings().setValue("main/geometry", self.saveGeometry())
+        self._save_layout()
         self.review.preview.cancel()
         self.bench.close()
         super().closeEvent(event)

@@ -1,0 +1,137 @@
+"""File-menu work on whole workspaces: new, open, import, merge packs, export.
+
+Each action takes an optional path so that tests (and scripts) can run it without the file
+dialog; with none it asks. Slow work (import, merge, export) runs on the batch lane; the
+submission list refreshes when an import or merge ends, and a failure lands in the error
+panel with the file and line, the open workspace untouched (imports are all or nothing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cluestudio.core.errors import ClueStudioError
+from cluestudio.gui.qt import QFileDialog, QObject
+
+if TYPE_CHECKING:
+    from cluestudio.gui.main_window import MainWindow
+
+WORKSPACE_FILTER = "Workspace (*.sqlite)"
+
+
+class WorkspaceActions(QObject):
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self._refresh_after: set[int] = set()  # jobs whose end changes the submission list
+        window.runner.finished.connect(self._on_job_finished)
+
+    # --- whole workspaces (quick: on the UI thread) -------------------------------------
+
+    def new_workspace(self, path: Path | None = None) -> None:
+        if path is None:
+            chosen, _ = QFileDialog.getSaveFileName(self.window, "New workspace", "",
+                                                    WORKSPACE_FILTER)
+            if not chosen:
+                return
+            path = Path(chosen)
+        if path.suffix == "":
+            path = path.with_suffix(".sqlite")
+        self._open(path, create=True)
+
+    def open_workspace(self, path: Path | None = None) -> None:
+        if path is None:
+            chosen, _ = QFileDialog.getOpenFileName(self.window, "Open workspace", "",
+                                                    WORKSPACE_FILTER)
+            if not chosen:
+                return
+            path = Path(chosen)
+        self._open(path, create=False)
+
+    def _open(self, path: Path, *, create: bool) -> None:
+        from cluestudio.core.workspace import open_workspace
+
+        try:
+            ws = open_workspace(path, create=create)
+        except ClueStudioError as error:  # the workspace on screen stays open
+            self.window.report_error("open workspace", str(error))
+            return
+        self.window.open(ws)
+
+    # --- work on the open workspace (slow: on the batch lane) ---------------------------
+
+    def import_course_folder(self, folder: Path | None = None) -> None:
+        if folder is None:
+            folder = self._ask_folder("Import course folder")
+        if folder is not None:
+            self._import(folder)
+
+    def import_jsonl(self, path: Path | None = None) -> None:
+        if path is None:
+            chosen, _ = QFileDialog.getOpenFileName(self.window, "Import JSONL", "",
+                                                    "JSONL (*.jsonl *.ndjson)")
+            path = Path(chosen) if chosen else None
+        if path is not None:
+            self._import(path)
+
+    def _import(self, path: Path) -> None:
+        from cluestudio.core.workspace import import_path
+
+        self._submit(lambda ws, cancel: import_path(ws, path, cancel), f"import {path.name}",
+                     refresh=True)
+
+    def merge_packs(self, paths: list[Path] | None = None) -> None:
+        from cluestudio.core.workspace.pack import merge_packs
+
+        if paths is None:
+            chosen, _ = QFileDialog.getOpenFileNames(self.window, "Merge graders' packs", "",
+                                                     "Pack (*.zip)")
+            paths = [Path(p) for p in chosen]
+        if paths:
+            chosen_paths = list(paths)
+            self._submit(lambda ws, cancel: merge_packs(ws, chosen_paths),
+                         f"merge {len(chosen_paths)} pack(s)", refresh=True)
+
+    def export_tables(self, folder: Path | None = None) -> None:
+        from cluestudio.core.workspace.export import export_tables
+
+        if folder is None:
+            folder = self._ask_folder("Export tables to folder")
+        if folder is not None:
+            out = folder
+            self._submit(lambda ws, cancel: export_tables(ws, out), "export tables")
+
+    def export_pack(self, path: Path | None = None) -> None:
+        from cluestudio.core.workspace.pack import export_pack
+
+        if path is None:
+            chosen, _ = QFileDialog.getSaveFileName(self.window, "Export pack", "",
+                                                    "Pack (*.zip)")
+            path = Path(chosen) if chosen else None
+        if path is not None:
+            out = path
+            self._submit(lambda ws, cancel: export_pack(ws, out), f"export {out.name}")
+
+    # --- plumbing -----------------------------------------------------------------------
+
+    def _ask_folder(self, title: str) -> Path | None:
+        chosen = QFileDialog.getExistingDirectory(self.window, title)
+        return Path(chosen) if chosen else None
+
+    def _submit(self, work: Callable[[Any, Any], object], label: str, *,
+                refresh: bool = False) -> None:
+        ws = self.window.bench.ws
+        if ws is None:
+            self.window.statusBar().showMessage("Open or create a workspace first", 8000)
+            return
+        handle = self.window.runner.submit(lambda cancel: work(ws, cancel), label)
+        self.window.job_status.track(handle)
+        if refresh:
+            self._refresh_after.add(handle.id)
+
+    def _on_job_finished(self, job_id: int) -> None:
+        if job_id in self._refresh_after:
+            self._refresh_after.discard(job_id)
+            self.window.refresh_rows()
