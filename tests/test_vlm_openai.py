@@ -173,9 +173,40 @@ def test_conversion_of_many_images_can_be_cancelled(stub) -> None:
 @pytest.mark.skipif(not hasattr(importlib.import_module("cluestudio.core.plantuml"),
                                 "parse_plantuml"), reason="PlantUML parser not there yet")
 def test_conversion_with_our_parser_as_checker(stub) -> None:
+    from cluestudio.core.vlm.conversion import parser_checker
+
     stub.script("@startuml\n@enduml", GOOD)
-    result = run_job(convert_image(_png(), _backend(stub)))  # default: parser_checker
+    result = run_job(convert_image(_png(), _backend(stub), check=parser_checker))
     assert result.ok and "no classes" in (result.attempts[0].error or "")
+
+
+# Our tolerant parser reads this (a warning for line 4, "not a class-diagram statement we
+# know; ignored"), but PlantUML rejects it: "Syntax Error?" on line 4.
+EXTENDS = "@startuml\nclass Animal\nclass Dog\nDog extends Animal\nAnimal <|-- Dog\n@enduml"
+
+
+def test_the_plantuml_check_falls_back_to_the_parser_without_plantuml(stub, caplog,
+                                                                        monkeypatch) -> None:
+    import cluestudio.core.vlm.conversion as conversion
+    from cluestudio.core.errors import RendererUnavailable
+
+    calls: list[str] = []
+
+    def no_java(text: str) -> bytes:
+        calls.append(text)
+        raise RendererUnavailable("cannot start Java: [Errno 2] No such file")
+
+    monkeypatch.setattr(conversion, "default_renderer", no_java)
+    stub.script("@startuml\n@enduml", EXTENDS)
+    with caplog.at_level(logging.WARNING, logger="cluestudio.vlm"):
+        result = run_job(convert_image(_png(), _backend(stub)))  # default check, no render
+    # The parser still caught the empty diagram; PlantUML's absence is a warning, not an error.
+    assert result.ok and len(result.attempts) == 2 and result.puml == EXTENDS
+    assert "no classes" in (result.attempts[0].error or "")
+    assert calls == [EXTENDS] and "checked with our parser only" in caplog.text
+    check = conversion.PlantUMLCheck(no_java)
+    assert check(GOOD) is None and check(GOOD) is None and check.available is False
+    assert len(calls) == 2  # tried once, then not again
 
 
 # --- probes --------------------------------------------------------------------------------
@@ -280,6 +311,58 @@ def test_attempts_and_probes_are_stored_in_the_workspace(stub, tmp_path) -> None
 
 @pytest.mark.java
 @pytest.mark.xdist_group("java")
+def test_default_check_feeds_plantumls_error_back_for_text_our_parser_accepts(stub) -> None:
+    from cluestudio.core.plantuml import parse_plantuml
+    from cluestudio.core.vlm.conversion import default_renderer, parser_checker
+
+    parsed = parse_plantuml(EXTENDS)
+    assert parser_checker(EXTENDS) is None and [w.line for w in parsed.warnings] == [4]
+    rendered: list[str] = []
+
+    def render(text: str) -> bytes:
+        rendered.append(text)
+        return default_renderer(text)
+
+    stub.script(f"```plantuml\n{EXTENDS}\n```", GOOD)
+    result = run_job(convert_image(_png(), _backend(stub), render=render))  # default check
+    assert result.ok and len(result.attempts) == 2 and result.puml == GOOD
+    error = result.attempts[0].error or ""
+    assert error.startswith("PlantUML rejects line 4") and "Syntax Error?" in error
+    assert "Dog extends Animal" in error
+    repair = stub.requests[1]["messages"]
+    assert [m["role"] for m in repair] == ["system", "user", "assistant", "user"]
+    assert "Syntax Error?" in repair[-1]["content"] and "line 4" in repair[-1]["content"]
+    # Image B is the PNG PlantUML drew while checking the final answer: no second render.
+    assert result.image_b is not None and result.image_b.startswith(b"\x89PNG")
+    assert rendered == [EXTENDS, GOOD]
+
+
+@pytest.mark.java
+@pytest.mark.xdist_group("java")
+def test_cli_convert_checks_with_plantuml_by_default(stub, tmp_path, capsys) -> None:
+    from cluestudio.cli import main
+
+    image = tmp_path / "a.png"
+    image.write_bytes(_png().data)
+    stub.script(EXTENDS, GOOD)
+    out = tmp_path / "out"
+    assert main(["convert", str(image), "--out", str(out), "--model", "m",
+                 "--base-url", stub.url, "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)[0]
+    assert summary["ok"] and summary["attempts"] == 2 and len(stub.requests) == 2
+    attempts = json.loads((out / "a.attempts.json").read_text())["attempts"]
+    assert "Syntax Error?" in attempts[0]["error"] and attempts[1]["error"] is None
+    assert (out / "a.puml").read_text(encoding="utf-8").strip() == GOOD
+    assert (out / "a.b.png").read_bytes().startswith(b"\x89PNG")
+    # The old opt-in flag is still accepted (and now the default).
+    stub.script(EXTENDS, GOOD)
+    assert main(["convert", str(image), "--out", str(out), "--model", "m", "--no-render",
+                 "--base-url", stub.url, "--plantuml-check", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["attempts"] == 2
+
+
+@pytest.mark.java
+@pytest.mark.xdist_group("java")
 def test_plantuml_checker_feeds_the_jar_error_back(stub) -> None:
     from cluestudio.core.vlm.conversion import combined_checker, parser_checker, plantuml_checker
 
@@ -297,11 +380,16 @@ def test_cli_convert_and_probe(stub, tmp_path, capsys) -> None:
     image.write_bytes(_png().data)
     stub.script(GOOD)
     out = tmp_path / "out"
+    # --no-plantuml-check: our parser only (machines without Java), so no JVM starts here.
     assert main(["convert", str(image), "--out", str(out), "--no-render", "--model", "m",
-                 "--base-url", stub.url, "--json"]) == 0
+                 "--base-url", stub.url, "--no-plantuml-check", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)[0]["ok"] is True
     puml = out / "a.puml"
     assert puml.read_text(encoding="utf-8").strip() == GOOD
+    stub.script(EXTENDS)  # what PlantUML rejects passes our tolerant parser alone
+    assert main(["convert", str(image), "--out", str(tmp_path / "lax"), "--no-render",
+                 "--model", "m", "--base-url", stub.url, "--no-plantuml-check", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["attempts"] == 1
     assert json.loads((out / "a.attempts.json").read_text())["attempts"][0]["error"] is None
     stub.handler = _answers('["Animal", "Dog"]', {("Dog", "Animal"): "True",
                                                   ("Animal", "Dog"): "True"})

@@ -63,6 +63,33 @@ def test_migration_v2_from_a_v1_database(tmp_path: Path) -> None:
         assert ws.tasks()[0].diagram_kind == "class"
 
 
+def test_migration_v3_from_a_v2_database_keeps_data(tmp_path: Path) -> None:
+    path = tmp_path / "v2.sqlite"
+    conn = sqlite3.connect(path, isolation_level=None)
+    assert schema.migrate(conn, target=2) == [1, 2]
+    conn.execute("INSERT INTO tasks(id, title, created_at, diagram_kind)"
+                 " VALUES ('t', 'T', 'now', 'class')")
+    conn.execute("INSERT INTO submissions(task_id, source_id, origin, created_at)"
+                 " VALUES ('t', 's1', 'student', 'now')")
+    conn.execute("INSERT INTO conversions(uid, submission_id, puml, content_hash, author,"
+                 " author_kind, created_at) VALUES ('u', 1, '@startuml\nclass A\n@enduml',"
+                 " 'h', 'alice', 'human', 'now')")
+    conn.close()
+    assert SCHEMA_VERSION == 3
+    with open_workspace(path) as ws:
+        assert schema.user_version(ws._reader()) == 3
+        assert [t.id for t in ws.tasks()] == ["t"]
+        assert ws.head_revision(1).puml == "@startuml\nclass A\n@enduml"  # type: ignore[union-attr]
+        assert ws.counts()["audit_results"] == 0
+        record = {"model": "m", "prompt_version": "p@1", "seed": 0, "instance_id": "i1",
+                  "condition": "prior-conform", "relation": "inheritance", "scale": 1.5,
+                  "em": True, "correct": False}
+        ws.write(lambda c: ops.put_audit_result(c, record))
+        ws.write(lambda c: ops.put_audit_result(c, {**record, "correct": True}))  # replaces
+        assert ws.audit_results(model="m") == [{**record, "correct": True}]
+        assert ws.audit_results(model="other") == []
+
+
 def test_newer_workspace_is_refused_and_left_untouched(tmp_path: Path) -> None:
     path = tmp_path / "new.sqlite"
     conn = sqlite3.connect(path)

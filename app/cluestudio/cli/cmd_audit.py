@@ -1,12 +1,17 @@
 """``cluestudio audit``: the seed-003 prior-bias audit of a VLM, resumable, with reports.
 
-Writes ``results.jsonl`` (every answer; re-running resumes from it), ``summary.csv``,
-``summary.json`` and ``relacc.svg`` into ``--out``.
+Every answer is stored as it arrives, in ``OUT/results.jsonl`` (or ``--cache``) or, with
+``--workspace FILE.sqlite``, in that workspace's ``audit_results`` table; re-running with the
+same settings asks only what is missing. Writes ``summary.csv``, ``summary.json`` and
+``relacc.svg`` into ``--out``; ``--report-only`` rebuilds them from the stored answers
+without asking the model.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import sys
 from pathlib import Path
 
 NAME = "audit"
@@ -19,7 +24,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
     parser.add_argument("--out", type=Path, default=Path("audit"), help="output folder")
     parser.add_argument("--cache", type=Path, default=None,
-                        help="answers file to resume from (default: OUT/results.jsonl)")
+                        help="answers file to resume from (default: OUT/results.jsonl); "
+                             "with --workspace, its answers are first copied into the "
+                             "workspace")
+    parser.add_argument("--workspace", type=Path, default=None, metavar="FILE.sqlite",
+                        help="store answers in this workspace (created if missing) instead "
+                             "of a JSONL file; resumes from the answers it holds")
+    parser.add_argument("--report-only", action="store_true",
+                        help="ask nothing: rebuild the reports from the stored answers "
+                             "(model from --model or settings.toml)")
     parser.add_argument("--conditions", nargs="+", choices=CONDITIONS, default=list(CONDITIONS))
     parser.add_argument("--relations", nargs="+", choices=RELATIONS, default=list(RELATIONS))
     parser.add_argument("--scales", nargs="+", type=float, default=list(SCALES))
@@ -40,8 +53,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from cluestudio.cli.output import print_json, stderr_progress
     from cluestudio.core.jobs import CancelToken, run_job
-    from cluestudio.core.vlm.audit import AuditConfig, run_audit
-    from cluestudio.core.vlm.cache import ResultCache
+    from cluestudio.core.vlm.audit import AuditConfig, run_audit, stored_audit
+    from cluestudio.core.vlm.cache import AnswerStore, ResultCache
     from cluestudio.core.vlm.conditions import generate
     from cluestudio.core.vlm.conversion import default_renderer
     from cluestudio.core.vlm.report import summarize, to_csv, to_json, to_svg
@@ -60,12 +73,31 @@ def run(args: argparse.Namespace) -> int:
             (folder / name).write_text(instance.plantuml(), encoding="utf-8")
         print(f"{len(instances)} diagrams × {len(config.scales)} scales written to {folder}")
         return 0
-    from cluestudio.cli.cmd_convert import backend_from_args
+    with contextlib.ExitStack() as stack:
+        store: AnswerStore
+        if args.workspace is not None:
+            from cluestudio.core.vlm.workspace_adapter import WorkspaceAnswerStore
+            from cluestudio.core.workspace import open_workspace
 
-    backend = backend_from_args(args)
-    cache = ResultCache(args.cache or args.out / "results.jsonl")
-    result = run_job(run_audit(backend, config, cache, default_renderer, CancelToken()),
-                     on_progress=stderr_progress)
+            ws = stack.enter_context(open_workspace(args.workspace))
+            store = WorkspaceAnswerStore(ws, seed=config.seed)
+            if args.cache is not None and args.cache.exists():
+                copied = store.import_records(ResultCache(args.cache).records())
+                print(f"{copied} answer(s) copied from {args.cache} into {args.workspace}",
+                      file=sys.stderr)
+        else:
+            store = ResultCache(args.cache or args.out / "results.jsonl")
+        if args.report_only:
+            from cluestudio.core.settings import load_settings
+
+            model = args.model or load_settings()[0].llm.model
+            result = stored_audit(config, model, store)
+        else:
+            from cluestudio.cli.cmd_convert import backend_from_args
+
+            backend = backend_from_args(args)
+            result = run_job(run_audit(backend, config, store, default_renderer,
+                                       CancelToken()), on_progress=stderr_progress)
     cells = summarize(result.records)
     meta = {"model": result.model, "prompt_version": result.prompt_version,
             "config": config.to_dict(), "records": len(result.records),

@@ -60,8 +60,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="folder for <name>.puml, <name>.b.png, <name>.attempts.json")
     parser.add_argument("--max-repairs", type=int, default=2,
                         help="times a syntax error is fed back to the model (default 2)")
-    parser.add_argument("--plantuml-check", action="store_true",
-                        help="also check with the PlantUML jar (slower, needs Java)")
+    parser.add_argument("--plantuml-check", action=argparse.BooleanOptionalAction,
+                        default=True,
+                        help="check each answer with PlantUML itself (the warm renderer) "
+                             "after our parser, and feed its error back (default); "
+                             "--no-plantuml-check: our parser only, for machines without "
+                             "Java. Without a working PlantUML the check falls back to the "
+                             "parser with a warning")
     parser.add_argument("--no-render", action="store_true", help="do not render image B")
     parser.add_argument("--prompt-version", default="v1")
     parser.add_argument("--json", action="store_true", help="print results as JSON")
@@ -73,18 +78,16 @@ def run(args: argparse.Namespace) -> int:
     from cluestudio.core.jobs import CancelToken, run_job
     from cluestudio.core.vlm.backend import ImageInput
     from cluestudio.core.vlm.conversion import (
-        combined_checker,
         convert_images,
         default_renderer,
         parser_checker,
-        plantuml_checker,
     )
     from cluestudio.core.vlm.prompts import load_convert_prompts
 
     backend = backend_from_args(args)
     items = [(path.name, ImageInput.from_bytes(path.read_bytes())) for path in args.images]
-    check = combined_checker(parser_checker, plantuml_checker) if args.plantuml_check \
-        else parser_checker
+    # check=None: our parser, then PlantUML via the warm renderer (image B reuses its PNG).
+    check = None if args.plantuml_check else parser_checker
     results = run_job(convert_images(
         items, backend, CancelToken(), max_repairs=args.max_repairs, check=check,
         render=None if args.no_render else default_renderer,

@@ -34,5 +34,10 @@ class RenderError(SourceError):
     """PlantUML refused or failed to render a diagram (message and line from PlantUML)."""
 
 
+class RendererUnavailable(RenderError):
+    """No PlantUML could run at all (no Java, no jar, the JVM did not start): not the diagram's
+    fault, so callers that only *check* diagrams may fall back instead of failing."""
+
+
 class RenderTimeout(RenderError):
     """A diagram took longer than the per-diagram time limit to render."""

@@ -56,15 +56,21 @@ def _image_a(ws: Workspace, submission_id: int) -> Any:
     return ImageInput.from_bytes(data)
 
 
-def convert(ws: Workspace, submission_id: int, backend: Any, cancel: CancelToken
-            ) -> Job[ModelOutcome]:
-    """Ask the VLM for PlantUML of image A (with repairs) and store each attempt as a revision."""
-    from cluestudio.core.vlm.conversion import convert_image
+def convert(ws: Workspace, submission_id: int, backend: Any, cancel: CancelToken, *,
+            plantuml_check: bool = True) -> Job[ModelOutcome]:
+    """Ask the VLM for PlantUML of image A (with repairs) and store each attempt as a revision.
+
+    Each answer is checked by our parser and then by PlantUML through the shared renderer
+    (whose cache then serves image B); ``plantuml_check=False`` or a machine where PlantUML
+    cannot run leaves the parser's verdict alone (the latter with a logged warning).
+    """
+    from cluestudio.core.vlm.conversion import convert_image, parser_checker
     from cluestudio.core.vlm.workspace_adapter import store_conversion
 
     image = _image_a(ws, submission_id)
     head = ws.head_revision(submission_id)
     result = yield from convert_image(image, backend, cancel, source=f"submission {submission_id}",
+                                      check=None if plantuml_check else parser_checker,
                                       render=services.render_png)
     cancel.raise_if_cancelled()
     yield Progress(1, 1, "saving the conversion")

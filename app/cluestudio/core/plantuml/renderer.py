@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Literal
 
-from cluestudio.core.errors import RenderError, RenderTimeout
+from cluestudio.core.errors import RenderError, RendererUnavailable, RenderTimeout
 from cluestudio.core.plantuml import runtime
 from cluestudio.core.plantuml._pipe import PipeDied, PipeReply, PipeTimeout, PlantUMLPipe
+from cluestudio.core.plantuml.runtime import RuntimeMissing
 
 Format = Literal["png", "svg"]
 FORMATS: tuple[Format, ...] = ("png", "svg")
@@ -208,9 +209,11 @@ class PlantUMLRenderer:
             # One small diagram pays for JVM start and class loading under the startup
             # allowance, so the caller's diagram gets the whole per-diagram timeout.
             pipe.request(f"@@@format {fmt}\n{_WARMUP}".encode(), self.startup_timeout)
+        except RuntimeMissing as error:
+            raise RendererUnavailable(str(error), source=source) from None
         except (PipeDied, PipeTimeout) as error:
-            raise RenderError(f"PlantUML did not start: {error or 'timed out'}",
-                              source=source) from None
+            raise RendererUnavailable(f"PlantUML did not start: {error or 'timed out'}",
+                                      source=source) from None
         self._pipe = pipe
         return pipe
 
@@ -267,6 +270,6 @@ def render_once(text: str, fmt: Format = "png", *, source: str | None = None,
         raise RenderTimeout(f"rendering took longer than {timeout:g} s; PlantUML was stopped",
                             source=source) from None
     except OSError as error:
-        raise RenderError(f"cannot start Java: {error}", source=source) from None
+        raise RendererUnavailable(f"cannot start Java: {error}", source=source) from None
     reply = PipeReply(done.stdout, done.stderr.decode("utf-8", "replace"))
     return _image_or_error(reply, fmt, prepared, source)

@@ -1,8 +1,9 @@
 """The prior-bias audit (seed 003): render each condition's diagrams, ask the VLM, cache.
 
 For each generated instance and scale the backend answers stage 1 (class names) and stage 2
-(the instance's one relation question). Answers are appended to a :class:`ResultCache` as
-they arrive, so an interrupted audit, re-run with the same settings, only asks what is left.
+(the instance's one relation question). Answers go to an :class:`AnswerStore` (a JSONL
+:class:`ResultCache`, or the workspace) as they arrive, each durable before the next, so an
+interrupted audit, re-run with the same settings, only asks what is left.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.jobs import CancelToken, Job, Progress
 from cluestudio.core.vlm.answers import exact_match, parse_class_list, parse_truth
 from cluestudio.core.vlm.backend import ImageInput, VLMBackend
-from cluestudio.core.vlm.cache import Key, ResultCache
+from cluestudio.core.vlm.cache import AnswerStore, Key
 from cluestudio.core.vlm.conditions import CONDITIONS, SCALES, AuditInstance, generate
 from cluestudio.core.vlm.probe import RelationQuestion, stage1_request, stage2_request
 from cluestudio.core.vlm.prompts import RELATIONS, ProbePrompts, load_probe_prompts
@@ -117,10 +118,31 @@ def ask_instance(backend: VLMBackend, prompts: ProbePrompts, instance: AuditInst
     }
 
 
+def audit_keys(config: AuditConfig, model: str, prompt_version: str) -> list[Key]:
+    """The store keys of every (instance, scale) the audit ``config`` asks, in order."""
+    instances = generate(config.conditions, config.relations, config.per_cell, config.seed)
+    return [(i.id, i.condition, i.relation, float(s), config.seed, model, prompt_version)
+            for i in instances for s in config.scales]
+
+
+def stored_audit(config: AuditConfig, model: str, store: AnswerStore) -> AuditRun:
+    """The audit as far as ``store`` holds it, asking nothing (reports from a workspace).
+
+    ``failures`` lists how many items are still unanswered, so a partial table is visible.
+    """
+    prompts = load_probe_prompts(config.prompt_version)
+    keys = audit_keys(config, model, prompts.version)
+    records = tuple(r for k in keys if (r := store.get(k)) is not None)
+    missing = len(keys) - len(records)
+    failures = (f"{missing} of {len(keys)} item(s) not answered yet",) if missing else ()
+    return AuditRun(config=config, model=model, prompt_version=prompts.version,
+                    records=records, asked=0, failures=failures)
+
+
 def run_audit(
     backend: VLMBackend,
     config: AuditConfig,
-    cache: ResultCache,
+    cache: AnswerStore,
     render: Renderer,
     cancel: CancelToken | None = None,
 ) -> Job[AuditRun]:

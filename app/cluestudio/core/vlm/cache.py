@@ -13,7 +13,7 @@ import logging
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 log = logging.getLogger("cluestudio.vlm")
 
@@ -27,6 +27,22 @@ def record_key(record: Mapping[str, Any]) -> Key:
     return (str(record["instance_id"]), str(record["condition"]), str(record["relation"]),
             float(record["scale"]), int(record["seed"]), str(record["model"]),
             str(record["prompt_version"]))
+
+
+class AnswerStore(Protocol):
+    """Where the audit keeps its answers: :class:`ResultCache` (a JSONL file) or the
+    workspace (:class:`~cluestudio.core.vlm.workspace_adapter.WorkspaceAnswerStore`).
+    ``add`` must have made the record durable when it returns."""
+
+    def __contains__(self, key: object) -> bool: ...
+
+    def __len__(self) -> int: ...
+
+    def get(self, key: Key) -> dict[str, Any] | None: ...
+
+    def records(self) -> Iterator[dict[str, Any]]: ...
+
+    def add(self, record: dict[str, Any]) -> None: ...
 
 
 class ResultCache:

@@ -83,6 +83,72 @@ def plantuml_checker(text: str) -> str | None:
     return None
 
 
+class PlantUMLCheck:
+    """PlantUML's own verdict through the warm renderer: a text passes when PlantUML draws it.
+
+    One long-lived JVM serves every check (the ``-syntax`` check of :func:`plantuml_checker`
+    starts a JVM per call), and the PNG of the last text that passed is kept, so rendering
+    image B from the final attempt costs nothing more (:meth:`render`). PlantUML's error
+    message and line go back to the model. When no PlantUML can run at all (no Java or jar,
+    the JVM does not start) the check logs a warning once and passes everything from then
+    on, leaving the parser's verdict; a render timeout skips the check for that text only.
+    """
+
+    def __init__(self, render: Renderer | None = None) -> None:
+        self._render = render
+        self.available: bool | None = None  # None: not tried yet; False: fell back
+        self.skipped = 0  # texts not checked (renderer missing or too slow)
+        self._last: tuple[str, bytes] | None = None
+
+    def _renderer(self) -> Renderer:
+        return self._render or default_renderer  # looked up late, so tests can swap it
+
+    def __call__(self, text: str) -> str | None:
+        from cluestudio.core.errors import RenderError, RendererUnavailable, RenderTimeout
+
+        if self.available is False:
+            self.skipped += 1
+            return None
+        try:
+            png = self._renderer()(text)
+        except RendererUnavailable as error:
+            self._fall_back(str(error))
+            return None
+        except RenderTimeout as error:
+            self.skipped += 1
+            log.warning("PlantUML check skipped for this answer (%s); only our parser "
+                        "checked it", error.message)
+            return None
+        except RenderError as error:
+            self.available = True
+            where = f" line {error.line}" if error.line is not None else ""
+            quoted = f" ({error.text.strip()!r})" if error.text.strip() else ""
+            return f"PlantUML rejects{where}{quoted}: {error.message}"
+        except ClueStudioError as error:  # RuntimeMissing: no Java or no jar
+            self._fall_back(str(error))
+            return None
+        self.available = True
+        self._last = (text, png)
+        return None
+
+    def _fall_back(self, reason: str) -> None:
+        self.available = False
+        self.skipped += 1
+        log.warning("PlantUML is not available (%s); conversions are checked with our "
+                    "parser only", reason)
+
+    def render(self, text: str) -> bytes:
+        """Image B: the PNG the check already drew for ``text``, else a fresh render."""
+        if self._last is not None and self._last[0] == text:
+            return self._last[1]
+        return self._renderer()(text)
+
+
+def default_checker(render: Renderer | None = None) -> SyntaxChecker:
+    """Our parser, then PlantUML itself (:class:`PlantUMLCheck`): the conversion default."""
+    return combined_checker(parser_checker, PlantUMLCheck(render))
+
+
 def combined_checker(*checkers: SyntaxChecker) -> SyntaxChecker:
     def check(text: str) -> str | None:
         for checker in checkers:
@@ -177,11 +243,21 @@ def convert_image(
     source: str = "",
     max_repairs: int = 2,
     prompts: ConvertPrompts | None = None,
-    check: SyntaxChecker = parser_checker,
+    check: SyntaxChecker | None = None,
     render: Renderer | None = None,
 ) -> Job[ConversionResult]:
-    """Ask for PlantUML, check it, feed errors back up to ``max_repairs`` times, render B."""
+    """Ask for PlantUML, check it, feed errors back up to ``max_repairs`` times, render B.
+
+    ``check=None`` (the default) checks with our parser and then with PlantUML itself
+    (:func:`default_checker`; parser only, with a warning, where PlantUML cannot run); pass
+    :func:`parser_checker` to skip PlantUML. ``render`` draws image B (none when ``None``);
+    the default check draws with it too, so B is the image PlantUML accepted.
+    """
     cancel = cancel or CancelToken()
+    if check is None:
+        plantuml = PlantUMLCheck(render)
+        check = combined_checker(parser_checker, plantuml)
+        render = plantuml.render if render is not None else None
     prompts = prompts or load_convert_prompts()
     total = max_repairs + 2  # answers + render
     history: list[tuple[str, str]] = []

@@ -10,8 +10,10 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+from collections.abc import Iterable, Iterator
 from typing import Any
 
+from cluestudio.core.vlm.cache import Key, record_key
 from cluestudio.core.vlm.conversion import ConversionResult
 from cluestudio.core.vlm.probe import ProbeResult
 
@@ -59,3 +61,51 @@ def store_probe(workspace: Any, submission_id: int, result: ProbeResult) -> None
                              rel_acc=result.rel_acc, result=result.to_dict())
 
     workspace.write(write)
+
+
+class WorkspaceAnswerStore:
+    """The audit's :class:`~cluestudio.core.vlm.cache.AnswerStore` in a workspace.
+
+    Each :meth:`add` is one transaction on the workspace's writer (WAL): once it returns, the
+    answer survives a crash or ``kill -9``, so an interrupted audit loses at most the items
+    in flight. ``model`` / ``prompt_version`` / ``seed`` limit what is loaded to one audit.
+    """
+
+    def __init__(self, workspace: Any, *, model: str | None = None,
+                 prompt_version: str | None = None, seed: int | None = None) -> None:
+        self.workspace = workspace
+        self._records: dict[Key, dict[str, Any]] = {
+            record_key(r): r for r in workspace.audit_results(model, prompt_version, seed)}
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._records
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def get(self, key: Key) -> dict[str, Any] | None:
+        return self._records.get(key)
+
+    def records(self) -> Iterator[dict[str, Any]]:
+        return iter(self._records.values())
+
+    def add(self, record: dict[str, Any]) -> None:
+        from cluestudio.core.workspace import ops
+
+        self.workspace.write(lambda conn: ops.put_audit_result(conn, record))
+        self._records[record_key(record)] = record
+
+    def import_records(self, records: Iterable[dict[str, Any]]) -> int:
+        """Copy answers this store lacks (e.g. from a JSONL cache) in one transaction."""
+        from cluestudio.core.workspace import ops
+
+        new = [r for r in records if record_key(r) not in self._records]
+
+        def write(conn: sqlite3.Connection) -> None:
+            for record in new:
+                ops.put_audit_result(conn, record)
+
+        if new:
+            self.workspace.write(write)
+            self._records.update((record_key(r), r) for r in new)
+        return len(new)

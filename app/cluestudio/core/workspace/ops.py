@@ -105,13 +105,21 @@ def add_revision(conn: sqlite3.Connection, submission_id: int, puml: str, author
                   (submission_id, digest))
         if old is not None:
             return int(old["id"]), False
-    ok, error = parse_status(puml)
+    ok, error = parse_status(puml) if _class_task(conn, submission_id) else (None, None)
     cursor = conn.execute(
         "INSERT INTO conversions(uid, submission_id, parent_id, puml, content_hash, author,"
         " author_kind, parse_ok, parse_error, created_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
         (uid or uuid.uuid4().hex, submission_id, parent_id, puml, digest, author, author_kind,
          None if ok is None else int(ok), error, created_at or now_iso()))
     return int(cursor.lastrowid or 0), True
+
+
+def _class_task(conn: sqlite3.Connection, submission_id: int) -> bool:
+    """Whether the submission's task is a class diagram: only those get the class parser's
+    verdict; a component or SysML text is not a broken class diagram (parse_ok stays NULL)."""
+    found = row(conn, "SELECT t.diagram_kind FROM submissions s JOIN tasks t ON t.id = s.task_id"
+                      " WHERE s.id = ?", (submission_id,))
+    return found is None or found["diagram_kind"] == "class"
 
 
 RATING_COLUMNS = ("uid", "submission_id", "grader", "rubric_id", "scores", "total", "comment",
@@ -189,6 +197,27 @@ def put_probe_result(conn: sqlite3.Connection, submission_id: int, probe: str, m
         " input_hash) DO UPDATE SET em=excluded.em, rel_acc=excluded.rel_acc,"
         " result=excluded.result, created_at=excluded.created_at",
         (submission_id, probe, model, input_hash, em, rel_acc, json.dumps(result), now_iso()))
+
+
+def put_audit_result(conn: sqlite3.Connection, record: dict[str, Any]) -> None:
+    """Store one prior-bias audit answer (a record of ``cluestudio.core.vlm.audit``).
+
+    The key is (model, prompt version, seed, instance, condition, relation, scale); asking
+    the same item again replaces the earlier answer.
+    """
+    em, correct = record.get("em"), record.get("correct")
+    conn.execute(
+        "INSERT INTO audit_results(model, prompt_version, seed, instance_id, condition,"
+        " relation, scale, em, correct, record, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)"
+        " ON CONFLICT(model, prompt_version, seed, instance_id, condition, relation, scale)"
+        " DO UPDATE SET em=excluded.em, correct=excluded.correct, record=excluded.record,"
+        " created_at=excluded.created_at",
+        (str(record["model"]), str(record["prompt_version"]), int(record["seed"]),
+         str(record["instance_id"]), str(record["condition"]), str(record["relation"]),
+         float(record["scale"]), None if em is None else int(bool(em)),
+         None if correct is None else int(bool(correct)),
+         json.dumps(record, ensure_ascii=False, sort_keys=True),
+         str(record.get("created_at") or now_iso())))
 
 
 def audit(conn: sqlite3.Connection, actor: str, action: str, entity: str, entity_id: object,

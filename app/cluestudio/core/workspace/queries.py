@@ -134,6 +134,22 @@ class WorkspaceQueries:
             sql, params = sql + " WHERE submission_id = ?", (submission_id,)
         return rows(self._reader(), sql + " ORDER BY created_at, id", params)
 
+    def audit_results(self, model: str | None = None, prompt_version: str | None = None,
+                      seed: int | None = None) -> list[dict[str, Any]]:
+        """Prior-bias audit answers as their records (dicts), in the order they were stored;
+        ``model``, ``prompt_version`` and ``seed`` narrow them to one audit."""
+        clauses: list[str] = []
+        params: list[Any] = []
+        for column, value in (("model", model), ("prompt_version", prompt_version),
+                              ("seed", seed)):
+            if value is not None:
+                clauses.append(f"{column} = ?")
+                params.append(value)
+        where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
+        cursor = self._reader().execute(
+            f"SELECT record FROM audit_results{where} ORDER BY id", params)
+        return [json.loads(r[0]) for r in cursor.fetchall()]
+
     def audit_log(self, limit: int = 100) -> list[dict[str, Any]]:
         return rows(self._reader(), "SELECT * FROM audit_log ORDER BY id DESC LIMIT ?", (limit,))
 
@@ -141,4 +157,5 @@ class WorkspaceQueries:
         conn = self._reader()
         return {table: int(conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
                 for table in ("tasks", "submissions", "blobs", "conversions", "reviews",
-                              "ratings", "scores", "probe_results", "jobs", "audit_log")}
+                              "ratings", "scores", "probe_results", "jobs", "audit_log",
+                              "audit_results")}

@@ -136,7 +136,37 @@ def _v2_diagram_kind(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX scores_by_submission ON scores(submission_id, metric)")
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1_initial, _v2_diagram_kind)
+def _v3_audit_results(conn: sqlite3.Connection) -> None:
+    # The prior-bias audit (``cluestudio audit --workspace``): one row per answered
+    # (instance, scale), keyed like the JSONL cache, so a re-run skips what is done and an
+    # interrupted run resumes. ``record`` is the whole answer record (JSON); the key columns
+    # and em/correct are copies for queries.
+    _script(
+        conn,
+        """
+        CREATE TABLE audit_results (
+            id INTEGER PRIMARY KEY,
+            model TEXT NOT NULL,
+            prompt_version TEXT NOT NULL,
+            seed INTEGER NOT NULL,
+            instance_id TEXT NOT NULL,
+            condition TEXT NOT NULL,
+            relation TEXT NOT NULL,
+            scale REAL NOT NULL,
+            em INTEGER,
+            correct INTEGER,
+            record TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            UNIQUE (model, prompt_version, seed, instance_id, condition, relation, scale)
+        );
+        CREATE INDEX audit_results_by_cell ON audit_results(model, prompt_version, condition,
+                                                             relation, scale)
+        """,
+    )
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
+    _v1_initial, _v2_diagram_kind, _v3_audit_results)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
