@@ -2,6 +2,13 @@
 
     cluestudio score REF.puml CAND.puml [--explain] [--json]
     cluestudio score --pairs pairs.csv [-o scores.csv] [--json]
+    cluestudio score REF CAND --kind component|deployment|package|sysml|code [--json]
+
+``--kind class`` (the default) is CLUE on class diagrams. Any other kind runs the metric
+plugins that apply to it (``cluestudio plugins`` lists them): R2ABench for component,
+deployment and package diagrams, SysMEval for SysML v2 text, code similarity for Python.
+LLM metrics use the ``[llm]`` endpoint of settings.toml and are skipped (with a note on
+stderr) when none is configured.
 
 A pairs list is CSV (columns ``reference,candidate``, optional ``id``) or JSON (a list of
 objects with those keys); paths are relative to the list file.
@@ -18,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 NAME = "score"
-HELP = "score candidate class diagrams against a reference with CLUE"
+HELP = "score a candidate against a reference: CLUE, or the plugin metrics of a diagram kind"
+KINDS = ("class", "component", "deployment", "package", "sysml", "code")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -26,6 +34,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("candidate", nargs="?", type=Path, help="candidate PlantUML file")
     parser.add_argument("--pairs", type=Path, metavar="FILE",
                         help="CSV or JSON list of reference,candidate paths (batch mode)")
+    parser.add_argument("--kind", default="class", choices=KINDS,
+                        help="diagram kind: class (CLUE, default) or another kind, scored by "
+                             "the metric plugins that apply to it")
     parser.add_argument("--embedder", default="minilm",
                         help="exact | minilm (default) | Hugging Face model name or folder")
     parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
@@ -49,6 +60,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.pairs is None and (args.reference is None or args.candidate is None):
         raise ClueStudioError("give REF.puml CAND.puml, or --pairs FILE")
+    if args.kind != "class":
+        from cluestudio.cli.kind_score import run_kind
+
+        return run_kind(args)
     weights = ClueWeights.load(args.weights) if args.weights else None
     scorer = ClueScorer(args.embedder, profile=args.profile,
                         normalization=args.normalization, weights=weights, device=args.device)

@@ -9,6 +9,7 @@ hidden until the rating is saved.
 from __future__ import annotations
 
 from cluestudio.core.errors import ClueStudioError
+from cluestudio.core.workspace import kinds
 from cluestudio.gui import services
 from cluestudio.gui.operations import Workbench
 from cluestudio.gui.qt import (
@@ -103,6 +104,9 @@ class GradingMode(QWidget):
     def show_submission(self, view: services.SubmissionView) -> None:
         """Show from what is cached at once; render what is missing on the worker."""
         self.view = view
+        kind = view.task.diagram_kind
+        drawable = kinds.renders_with_plantuml(kind)
+        self.metrics.set_kind(kind)
         self.requirement.setMarkdown(view.task.requirement)
         self.reference_text.set_text(view.task.reference_puml)
         self.candidate_text.set_text(view.head_puml)
@@ -111,7 +115,10 @@ class GradingMode(QWidget):
             self.candidate_tabs.setCurrentWidget(self.image_a)
         else:
             self.image_a.show_message("No image A (a PlantUML-only submission)")
-            self.candidate_tabs.setCurrentWidget(self.image_b)
+            self.candidate_tabs.setCurrentWidget(self.image_b if drawable
+                                                 else self.candidate_text)
+        self.reference_tabs.setCurrentWidget(self.reference_image if drawable
+                                             else self.reference_text)
         rating = view.rating
         self.rubric.load(rating.scores if rating else None, rating.comment if rating else "",
                          rating.seconds if rating else None)
@@ -125,8 +132,10 @@ class GradingMode(QWidget):
         missing = []
         for text, target in ((view.task.reference_puml, self.reference_image),
                              (view.head_puml, self.image_b)):
-            png = services.cached_png(text) if text else None
-            if png is not None:
+            png = services.cached_png(text) if text and drawable else None
+            if text and not drawable:
+                target.show_message(kinds.no_rendering_note(kind))  # SysML v2 text, code
+            elif png is not None:
                 target.set_image(png)
             elif text:
                 target.show_message("Rendering…")
@@ -181,6 +190,8 @@ class GradingMode(QWidget):
 
     def highlight_pair(self, pair: dict) -> None:
         """Mark the picked pair's lines in the reference and candidate PlantUML."""
+        if pair.get("kind") not in ("classes", "relations"):
+            return  # a plugin explanation row (claims, alignments): nothing to mark
         ref_line, cand_line = pair.get("reference_line"), pair.get("candidate_line")
         self.reference_text.highlight_lines([ref_line] if ref_line else [])
         self.candidate_text.highlight_lines([cand_line] if cand_line else [])

@@ -103,9 +103,12 @@ class Workbench(QObject):
         if self.ws is None or not submission_ids:
             return
         views = [self.view(sid) for sid in submission_ids]  # SQLite reads: milliseconds
+        from cluestudio.core.workspace import kinds
+
         texts = []
-        for view in views:
-            texts += [view.head_puml, view.task.reference_puml]
+        for view in views:  # SysML v2 and code texts are not PlantUML: nothing to render
+            if kinds.renders_with_plantuml(view.task.diagram_kind):
+                texts += [view.head_puml, view.task.reference_puml]
         texts = [t for t in dict.fromkeys(texts) if t and services.cached_png(t) is None]
         if not texts:
             return
@@ -178,7 +181,7 @@ class Workbench(QObject):
         self._score_job = self.runner.submit(
             lambda cancel: scoring.score_submissions(ws, submission_ids, options.embedder,
                                                      options.device, options.weight_profile,
-                                                     cancel),
+                                                     cancel, settings=self.settings),
             f"score {len(submission_ids)} submission(s)")
         return self._score_job
 

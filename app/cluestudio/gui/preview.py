@@ -3,7 +3,9 @@
 The editor's debounce decides *when*; this controller owns the one render job of the view
 (STYLE practice 7), on the runner's interactive lane so it never waits for a scoring batch:
 a newer text cancels the older job and a result that is not for the latest request is
-dropped, so a slow render never overwrites a newer picture.
+dropped, so a slow render never overwrites a newer picture. ``kind`` is the diagram kind of
+the task on screen: for anything but ``class`` the preview function is called with it as a
+third argument (no class parse; SysML v2 and code are not rendered at all).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from cluestudio.gui import services
 from cluestudio.gui.qt import QElapsedTimer, QObject, Signal
 from cluestudio.gui.worker import INTERACTIVE, JobHandle, JobRunner
 
-PreviewFunction = Callable[[str, CancelToken], Any]
+PreviewFunction = Callable[..., Any]  # (text, cancel[, kind]) -> PreviewResult
 
 
 class LivePreview(QObject):
@@ -31,6 +33,7 @@ class LivePreview(QObject):
         self._runner = runner
         self._preview = preview
         self._current: JobHandle | None = None
+        self.kind = "class"  # the diagram kind of the text being edited
         self.requests = 0  # for tests and the benchmark: how many jobs were submitted
         self.last_latency_ms = -1.0
         self._clock = QElapsedTimer()
@@ -40,11 +43,14 @@ class LivePreview(QObject):
     def request(self, text: str) -> JobHandle:
         if self._current is not None:
             self._current.cancel()
-        preview = self._preview
+        preview, kind = self._preview, self.kind
         self.requests += 1
         self._clock.restart()
-        self._current = self._runner.submit(lambda cancel: preview(text, cancel), "preview",
-                                            lane=INTERACTIVE)
+
+        def job(cancel: CancelToken) -> Any:
+            return preview(text, cancel) if kind == "class" else preview(text, cancel, kind)
+
+        self._current = self._runner.submit(job, "preview", lane=INTERACTIVE)
         return self._current
 
     def cancel(self) -> None:

@@ -11,6 +11,7 @@ from html import escape
 from typing import Any
 
 from cluestudio.core.errors import ClueStudioError
+from cluestudio.core.workspace import kinds
 from cluestudio.gui import services
 from cluestudio.gui.operations import Workbench
 from cluestudio.gui.preview import LivePreview
@@ -161,6 +162,11 @@ class ReviewMode(QWidget):
 
     def show_submission(self, view: services.SubmissionView) -> None:
         self.view = view
+        kind = view.task.diagram_kind
+        self.preview.kind = kind
+        self.compare_button.setEnabled(kinds.renders_with_plantuml(kind))
+        if not kinds.renders_with_plantuml(kind):
+            self.set_compare(False)
         self.requirement.setMarkdown(view.task.requirement)
         if view.image_a:
             self.image_a.set_image(view.image_a, "Image A could not be read")
@@ -174,13 +180,17 @@ class ReviewMode(QWidget):
         for revision in view.revisions:
             self.history.addItem(f"#{revision.id}  {revision.created_at[:19]}  "
                                  f"{revision.author} ({revision.author_kind})"
-                                 + ("" if revision.parse_ok is not False else "  ⚠ parse"))
+                                 + ("" if revision.parse_ok is not False
+                                    or not kinds.uses_class_parser(kind) else "  ⚠ parse"))
         self.history.blockSignals(False)
         self._update_diff()
         self.set_probe(view.submission.id, view.scores.get("probe"))
         self.b_error.hide()
         cached = services.cached_png(view.head_puml)
-        if cached is not None:
+        if not kinds.renders_with_plantuml(kind):
+            self._last_b = None
+            self.image_b.show_message(kinds.no_rendering_note(kind))
+        elif cached is not None:
             self._show_b(cached)
         else:
             self.image_b.show_message("Rendering…")
@@ -249,10 +259,16 @@ class ReviewMode(QWidget):
                 self.editor.clear_error(source)
             else:
                 self.editor.set_error(source, error[0], error[1])
-        self.summary.setHtml(summary_html(result.summary, result.warnings,
-                                          result.parse_error))
+        if result.note and result.summary is None and result.parse_error is None:
+            self.summary.setHtml(f"<i>{escape(result.note)}</i>")
+        else:
+            self.summary.setHtml(summary_html(result.summary, result.warnings,
+                                              result.parse_error))
         self.b_error.hide()
-        if result.png is not None:
+        if result.png is None and result.render_error is None and result.note:
+            self._last_b = None
+            self.image_b.show_message(result.note)  # SysML v2 / code: nothing to render
+        elif result.png is not None:
             self._show_b(result.png)
         elif result.render_error is not None:
             line, message = result.render_error

@@ -1,9 +1,12 @@
 """Scoring for the GUI: CLUE plus the baseline metric plugins that fit the task's diagram kind.
 
 No Qt here; :func:`score_submissions` is a core-style job the workbench runs on the batch
-lane. CLUE comes from the scoring engine; the baselines (BLEU, ROUGE-L, …) from the plugin
-registry, whose failures are caught, collected per plugin and handed back as
-``plugin_errors`` so the window can list them instead of crashing.
+lane. Class-diagram tasks get CLUE from the scoring engine and the baselines (BLEU, ROUGE-L,
+…) from the plugin registry. Tasks of other kinds (component, deployment, package, SysML,
+code) are never parsed as class diagrams and get no CLUE: they get the registry's metrics
+for their kind (:mod:`cluestudio.core.kind_metrics`: R2ABench, SysMEval, …), LLM metrics only
+when an ``[llm]`` endpoint is configured. Plugin failures are caught, collected per plugin
+and handed back as ``plugin_errors`` so the window can list them instead of crashing.
 """
 
 from __future__ import annotations
@@ -14,12 +17,13 @@ from typing import Any
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.jobs import CancelToken, Job, Progress
 from cluestudio.core.workspace import Workspace
-from cluestudio.gui.services import SUB_SCORES, explanation_for_panel, parse, text_hash
-
-# Inputs the GUI can give a metric: the PlantUML text and its parsed diagram.
-_GIVEN_INPUTS = frozenset({"plantuml", "diagram"})
-# Metrics that load neural models; with the "exact" embedder the user chose to run none.
-_NEURAL = frozenset({"torch", "transformers"})
+from cluestudio.gui.services import (
+    SUB_SCORES,
+    explanation_for_panel,
+    parse,
+    stored_plugin_explanation,
+    text_hash,
+)
 
 
 @dataclass
@@ -36,18 +40,14 @@ class _Pair:
 
 def baseline_metrics(diagram_kind: str, embedder: str, registry: Any = None) -> list[Any]:
     """Manifests of the registry's metrics to run beside CLUE for a task of ``diagram_kind``."""
+    from cluestudio.core.kind_metrics import select_metrics
+
     if registry is None:
         from cluestudio.core.plugins import get_registry
 
         registry = get_registry()
-    chosen = []
-    for manifest in registry.manifests("metric", diagram_kind):
-        if manifest.name == "clue" or not set(manifest.inputs) <= _GIVEN_INPUTS:
-            continue  # CLUE has its own engine; "llm"/"source" inputs need more than a pair
-        if embedder == "exact" and _NEURAL & set(manifest.optional_dependencies):
-            continue
-        chosen.append(manifest)
-    return chosen
+    # CLUE has its own engine; "llm"/"source" inputs need more than a class-diagram pair.
+    return select_metrics(diagram_kind, registry, llm=False, embedder=embedder)[0]
 
 
 def warm_baselines(registry: Any = None) -> list[str]:
@@ -83,23 +83,37 @@ def run_baselines(pair: _Pair, manifests: list[Any], registry: Any,
     return values
 
 
+@dataclass
+class _KindPair:
+    """A pair of a non-class task: texts only (no class parse, no CLUE)."""
+
+    submission_id: int
+    digest: str
+    reference_text: str
+    candidate_text: str
+    diagram_kind: str
+
+
 def score_submissions(ws: Workspace, submission_ids: list[int], embedder: str, device: str,
-                      profile: str, cancel: CancelToken, registry: Any = None
+                      profile: str, cancel: CancelToken, registry: Any = None, *,
+                      settings: Any = None, llm_backend: Any = None
                       ) -> Job[dict[int, dict[str, Any]]]:
     """Score each submission's head revision against its task reference and store the scores.
 
     The result maps submission id → metric-panel dict; a pair whose text does not parse gets
-    ``{"error": ...}``. Baseline plugin failures come back under the key ``"plugin_errors"``
-    (plugin name → message), once per plugin however many pairs it failed on.
+    ``{"error": ...}``. Plugin failures come back under the key ``"plugin_errors"``
+    (plugin name → message), once per plugin however many pairs it failed on. LLM metrics
+    (SysMEval, the R2A judge) use ``llm_backend``, else the ``[llm]`` endpoint of
+    ``settings``; with neither they are skipped and the panel says so.
     """
-    from cluestudio.core.clue import ClueScorer
-    from cluestudio.core.workspace import ops
+    from cluestudio.core.workspace import kinds
 
     if registry is None:
         from cluestudio.core.plugins import get_registry
 
         registry = get_registry()
     pairs: list[_Pair] = []
+    others: list[_KindPair] = []
     out: dict[Any, Any] = {}
     tasks: dict[str, tuple[str, str, Any]] = {}  # id → (kind, reference text, diagram)
     for done, sid in enumerate(submission_ids):
@@ -112,9 +126,15 @@ def score_submissions(ws: Workspace, submission_ids: list[int], embedder: str, d
             if submission.task_id not in tasks:
                 task = ws.task(submission.task_id)
                 text = task.reference_puml if task else ""
-                tasks[submission.task_id] = (task.diagram_kind if task else "class", text,
-                                             parse(text).diagram)
+                kind = task.diagram_kind if task else "class"
+                tasks[submission.task_id] = (kind, text, parse(text).diagram
+                                             if kinds.uses_class_parser(kind) else None)
             kind, reference_text, reference = tasks[submission.task_id]
+            if not kinds.uses_class_parser(kind):
+                others.append(_KindPair(sid, text_hash(head.puml), reference_text, head.puml,
+                                        kind))
+                yield Progress(done + 1, len(submission_ids), "reading")
+                continue
             candidate = parse(head.puml).diagram
         except ClueStudioError as error:
             out[sid] = {"error": str(error)}
@@ -123,6 +143,28 @@ def score_submissions(ws: Workspace, submission_ids: list[int], embedder: str, d
                            candidate, kind))
         yield Progress(done + 1, len(submission_ids), "parsing")
     errors: dict[str, str] = {}
+    if others:
+        if llm_backend is None and settings is not None:
+            from cluestudio.core.kind_metrics import configured_backend
+
+            llm_backend = configured_backend(settings)
+        yield from _score_other_kinds(ws, others, embedder, registry, llm_backend, cancel, out,
+                                      errors)
+    if pairs:
+        yield from _score_class_pairs(ws, pairs, embedder, device, profile, registry, cancel,
+                                      out, errors)
+    if errors:
+        out["plugin_errors"] = errors
+    return out
+
+
+def _score_class_pairs(ws: Workspace, pairs: list[_Pair], embedder: str, device: str,
+                       profile: str, registry: Any, cancel: CancelToken,
+                       out: dict[Any, Any], errors: dict[str, str]) -> Job[None]:
+    """CLUE and the baselines of class-diagram pairs, stored and put into ``out``."""
+    from cluestudio.core.clue import ClueScorer
+    from cluestudio.core.workspace import ops
+
     by_kind: dict[str, list[Any]] = {}
     for number, pair in enumerate(pairs):
         cancel.raise_if_cancelled()
@@ -159,9 +201,48 @@ def score_submissions(ws: Workspace, submission_ids: list[int], embedder: str, d
         if pair.baselines:
             panel["baselines"] = dict(pair.baselines)
         out[pair.submission_id] = panel
-    if errors:
-        out["plugin_errors"] = errors
-    return out
+
+
+def _score_other_kinds(ws: Workspace, pairs: list[_KindPair], embedder: str, registry: Any,
+                       backend: Any, cancel: CancelToken, out: dict[Any, Any],
+                       errors: dict[str, str]) -> Job[None]:
+    """The kind's plugin metrics on each pair; every value stored with its metric's version,
+    the explanation (SysMEval's claims and verdicts, R2A's alignment) on its first value."""
+    from cluestudio.core.kind_metrics import MetricRunner, select_metrics
+    from cluestudio.core.metrics import MetricInput
+    from cluestudio.core.workspace import ops
+
+    runner = MetricRunner(registry, backend)
+    chosen: dict[str, tuple[list[Any], list[str]]] = {}
+    for number, pair in enumerate(pairs):
+        cancel.raise_if_cancelled()
+        kind = pair.diagram_kind
+        if kind not in chosen:
+            chosen[kind] = select_metrics(kind, registry, llm=backend is not None,
+                                          embedder=embedder)
+        manifests, notes = chosen[kind]
+        runs = runner.run(manifests, MetricInput(pair.reference_text, None, "reference"),
+                          MetricInput(pair.candidate_text, None, "candidate"))
+
+        def store(conn: Any, pair: _KindPair = pair, runs: list[Any] = runs) -> None:
+            for run in runs:
+                for index, (key, value) in enumerate(run.values.items()):
+                    ops.put_score(conn, pair.submission_id, pair.digest, key, value,
+                                  metric_version=run.version,
+                                  explanation=stored_plugin_explanation(run) if index == 0
+                                  else None)
+
+        ws.write(store)
+        panel: dict[str, Any] = {"diagram_kind": kind, "metrics": {
+            k: v for run in runs for k, v in run.values.items()}}
+        panel["plugin_explanations"] = {run.name: run.explanation for run in runs
+                                        if run.explanation is not None}
+        if notes or not manifests:
+            panel["notes"] = list(notes) or [f"no metric plugin applies to {kind} diagrams"]
+        out[pair.submission_id] = panel
+        yield Progress(number + 1, len(pairs), f"{kind} metrics")
+    for name, message in runner.errors.items():
+        errors.setdefault(name, message)
 
 
 def _version_of(value_key: str, versions: dict[str, str]) -> str:

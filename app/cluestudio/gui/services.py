@@ -66,7 +66,7 @@ def load_submission(ws: Workspace, submission_id: int, grader: str, rubric_id: s
     reviews = [r for r in ws.reviews(submission_id) if r.reviewer == grader]
     rating = ws.rating(submission_id, grader, rubric_id)
     head = revisions[-1].puml if revisions else ""
-    scores = metrics_from_rows(ws.scores(submission_id), text_hash(head))
+    scores = metrics_from_rows(ws.scores(submission_id), text_hash(head), task.diagram_kind)
     probe = latest_probe(ws, submission_id)
     if probe is not None:
         scores["probe"] = probe
@@ -114,6 +114,7 @@ class PreviewResult:
     parse_error: tuple[int | None, str] | None
     render_error: tuple[int | None, str] | None
     warnings: tuple[tuple[int | None, str], ...] = ()
+    note: str = ""  # for texts that are not class diagrams: what the views show instead
 
 
 def parse(text: str) -> Any:
@@ -177,8 +178,26 @@ def _where(error: BaseException) -> tuple[int | None, str]:
     return None, str(error)
 
 
-def preview(text: str, cancel: CancelToken) -> PreviewResult:
-    """Parse then render ``text`` (a job): errors become data, so the editor can mark them."""
+def preview(text: str, cancel: CancelToken, kind: str = "class") -> PreviewResult:
+    """Parse then render ``text`` (a job): errors become data, so the editor can mark them.
+
+    Only class diagrams are parsed (a component diagram is rendered, never flagged by the
+    class parser); a SysML v2 or code text is neither parsed nor rendered, and ``note`` says so.
+    """
+    from cluestudio.core.workspace import kinds
+
+    if not kinds.uses_class_parser(kind):
+        if not kinds.renders_with_plantuml(kind):
+            return PreviewResult(text, None, None, None, None, (),
+                                 kinds.no_rendering_note(kind))
+        png, render_error = None, None
+        try:
+            png = render_png(text)
+        except ClueStudioError as error:
+            render_error = _where(error)
+        return PreviewResult(text, png, None, None, render_error, (),
+                             f"{kind.capitalize()} diagram: rendered by PlantUML; the "
+                             "class-diagram checks do not apply.")
     summary = parse_error = render_error = None
     warnings: tuple[tuple[int | None, str], ...] = ()
     try:
@@ -287,28 +306,47 @@ def explanation_for_panel(explanation: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def metrics_from_rows(rows: list[dict[str, Any]], content_hash: str) -> dict[str, Any]:
-    """The metric panel dict from workspace score rows of the current revision's text."""
+def stored_plugin_explanation(run: Any) -> dict[str, Any]:
+    """What a plugin metric's score row keeps as its explanation (read by metrics_from_rows)."""
+    return {"plugin": run.name, "explanation": run.explanation, "details": run.details}
+
+
+def metrics_from_rows(rows: list[dict[str, Any]], content_hash: str,
+                      diagram_kind: str = "class") -> dict[str, Any]:
+    """The metric panel dict from workspace score rows of the current revision's text.
+
+    Class tasks: CLUE, its sub-scores and explanation, and ``baselines``. Other kinds:
+    ``metrics`` (every plugin value) and ``plugin_explanations`` (plugin name → explanation).
+    """
     import json
 
     out: dict[str, Any] = {}
-    baselines: dict[str, Any] = {}
+    values: dict[str, Any] = {}
+    explanations: dict[str, Any] = {}
     for row in rows:
         if row.get("content_hash") != content_hash:
             continue  # a score of an older revision: stale, do not show it as current
         metric = row["metric"]
+        try:
+            explanation = json.loads(row.get("explanation") or "{}")
+        except ValueError:
+            explanation = {}
         if metric in SUB_SCORES:
             out[SUB_SCORES[metric]] = row["value"]
             if metric == "clue":
-                try:
-                    explanation = json.loads(row.get("explanation") or "{}")
-                except ValueError:
-                    explanation = {}
                 out["explanation"] = explanation_for_panel(explanation)
-        else:
-            baselines[metric] = row["value"]
-    if baselines:
-        out["baselines"] = baselines
+            continue
+        values[metric] = row["value"]
+        if (isinstance(explanation, dict) and explanation.get("plugin")
+                and explanation.get("explanation") is not None):
+            explanations[str(explanation["plugin"])] = explanation["explanation"]
+    if diagram_kind != "class":
+        if values:
+            out.update(diagram_kind=diagram_kind, metrics=values)
+        if explanations:
+            out["plugin_explanations"] = explanations
+    elif values:
+        out["baselines"] = values
     return out
 
 

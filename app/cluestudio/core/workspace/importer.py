@@ -6,12 +6,21 @@ are keyed (task id, submission id, grader) so importing the same data again chan
 
 Course folder::
 
-    course.toml                      optional: origin = "student" | "llm" | "synthetic"
+    course.toml                      optional: origin = "student" | "llm" | "synthetic",
+                                     diagram_kind = the default kind of every task
     ratings.csv                      optional: task_id, source_id, grader, <item ids> | total, ...
+    tasks/<task id>/task.toml        optional: diagram_kind = "component" (overrides course.toml)
     tasks/<task id>/requirement.md   first "# " line is the title
-    tasks/<task id>/reference.puml   (or reference.png / .jpg)
-    tasks/<task id>/submissions/<id>.{png,jpg,jpeg,puml}   same stem = same submission
+    tasks/<task id>/reference.puml   (or reference.sysml for SysML v2 text, or .png / .jpg)
+    tasks/<task id>/submissions/<id>.{png,jpg,jpeg,puml,sysml}   same stem = same submission
     tasks/<task id>/submissions/<id>.json                  optional: origin, ground truth
+
+Diagram kind of a task (``class`` | ``component`` | ``deployment`` | ``package`` | ``sysml`` |
+``code``, see :mod:`.kinds`): ``task.toml``, else ``course.toml``, else a ``reference.sysml``
+file means ``sysml``, else an obvious reference text (a SysML v2 model without
+``@startuml``; PlantUML with components/nodes and no classes) is detected, else ``class``.
+An unknown kind is an error naming the file. Only class-diagram texts are checked with the
+class parser; other kinds are kept as they are.
 """
 
 from __future__ import annotations
@@ -24,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from cluestudio.core.jobs import CancelToken, Job, Progress
-from cluestudio.core.workspace import ops
+from cluestudio.core.workspace import kinds, ops
 from cluestudio.core.workspace.images import CheckedImage, ImageError, check_image
 from cluestudio.core.workspace.ratings_csv import PlannedRating, read_ratings_csv
 from cluestudio.core.workspace.records import ORIGINS, Task
@@ -32,6 +41,7 @@ from cluestudio.core.workspace.report import ImportFailed, Report
 from cluestudio.core.workspace.store import Workspace
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
+TEXT_SUFFIXES = (".puml", ".sysml")
 
 
 @dataclass
@@ -75,7 +85,9 @@ def _read_image(path: Path, report: Report) -> CheckedImage | None:
     return None
 
 
-def _check_puml(puml: str, source: str, report: Report) -> None:
+def _check_puml(puml: str, source: str, report: Report, kind: str = "class") -> None:
+    if not kinds.uses_class_parser(kind):
+        return  # a component or SysML text is not a broken class diagram
     ok, error = ops.parse_status(puml)
     if ok is False:
         report.warning(source, f"PlantUML does not parse, kept as text and flagged: {error}")
@@ -88,29 +100,54 @@ def _title(requirement: str, fallback: str) -> str:
     return fallback
 
 
-def _plan_task(folder: Path, origin: str, plan: ImportPlan) -> None:
+def _read_kind(path: Path, report: Report) -> str | None:
+    """``diagram_kind`` of a ``task.toml`` or ``course.toml``; None if absent or wrong."""
+    if not path.exists():
+        return None
+    text = _read_text(path, report)
+    try:
+        kind = tomllib.loads(text or "").get("diagram_kind")
+    except tomllib.TOMLDecodeError as error:
+        report.error(str(path), f"not valid TOML: {error}")
+        return None
+    if kind is not None and not kinds.is_known(kind):
+        report.error(str(path), kinds.kind_error(kind))
+        return None
+    return kind
+
+
+def _plan_task(folder: Path, origin: str, plan: ImportPlan, course_kind: str | None = None
+               ) -> None:
     report, task_id = plan.report, folder.name
     requirement_path = folder / "requirement.md"
     requirement = _read_text(requirement_path, report) if requirement_path.exists() else None
     if requirement is None and not requirement_path.exists():
         report.error(str(requirement_path), "missing requirement")
+    kind = _read_kind(folder / "task.toml", report) or course_kind
     reference, ref_image = "", None
-    if (folder / "reference.puml").exists():
-        reference = _read_text(folder / "reference.puml", report) or ""
-        _check_puml(reference, str(folder / "reference.puml"), report)
+    texts = [folder / f"reference{s}" for s in TEXT_SUFFIXES if
+             (folder / f"reference{s}").exists()]
+    if texts:
+        reference = _read_text(texts[0], report) or ""
+        if kind is None:
+            kind = "sysml" if texts[0].suffix == ".sysml" else kinds.detect_kind(reference)
+        _check_puml(reference, str(texts[0]), report, kind or kinds.DEFAULT_KIND)
     else:
         images = [folder / f"reference{s}" for s in IMAGE_SUFFIXES if
                   (folder / f"reference{s}").exists()]
         if not images:
-            report.error(str(folder), "missing reference (reference.puml or reference.png/.jpg)")
+            report.error(str(folder), "missing reference (reference.puml, reference.sysml or "
+                                      "reference.png/.jpg)")
         else:
             ref_image = _read_image(images[0], report)
+    kind = kind or kinds.DEFAULT_KIND
     plan.tasks.append((Task(task_id, _title(requirement or "", task_id), requirement or "",
-                            reference, ref_image.hash if ref_image else None), ref_image))
-    _plan_submissions(folder / "submissions", task_id, origin, plan)
+                            reference, ref_image.hash if ref_image else None, kind), ref_image))
+    _plan_submissions(folder / "submissions", task_id, origin, plan, kind)
 
 
-def _plan_submissions(folder: Path, task_id: str, origin: str, plan: ImportPlan) -> None:
+def _plan_submissions(folder: Path, task_id: str, origin: str, plan: ImportPlan,
+                      kind: str = "class") -> None:
     report = plan.report
     if not folder.is_dir():
         return
@@ -121,7 +158,7 @@ def _plan_submissions(folder: Path, task_id: str, origin: str, plan: ImportPlan)
             report.warning(str(path), "skipped: not a regular file")
             continue
         suffix, stem = path.suffix.lower(), path.stem
-        if suffix not in (*IMAGE_SUFFIXES, ".puml", ".json"):
+        if suffix not in (*IMAGE_SUFFIXES, *TEXT_SUFFIXES, ".json"):
             report.warning(str(path), f"skipped: unknown file type {suffix!r}")
             continue
         sub = by_stem.setdefault(stem, PlannedSubmission(task_id, stem, origin, str(path)))
@@ -131,10 +168,13 @@ def _plan_submissions(folder: Path, task_id: str, origin: str, plan: ImportPlan)
                 continue
             with_image.add(stem)
             sub.image = _read_image(path, report)
-        elif suffix == ".puml":
+        elif suffix in TEXT_SUFFIXES:
+            if sub.puml is not None:
+                report.error(str(path), f"duplicate id: a second text for submission {stem!r}")
+                continue
             sub.puml = _read_text(path, report)
             if sub.puml is not None:
-                _check_puml(sub.puml, str(path), report)
+                _check_puml(sub.puml, str(path), report, kind)
         else:
             _apply_sidecar(path, sub, report)
     for sub in by_stem.values():
@@ -164,20 +204,22 @@ def plan_course_folder(root: Path, cancel: CancelToken | None = None) -> Job[Imp
     """Read and check a course folder; the plan's report lists every problem found."""
     cancel = cancel or CancelToken()
     plan = ImportPlan(str(root))
-    origin = "student"
+    origin, course_kind = "student", None
     if (root / "course.toml").exists():
         text = _read_text(root / "course.toml", plan.report) or ""
         try:
             origin = tomllib.loads(text).get("origin", "student")
         except tomllib.TOMLDecodeError as error:
             plan.report.error(str(root / "course.toml"), f"not valid TOML: {error}")
+        else:
+            course_kind = _read_kind(root / "course.toml", plan.report)
     tasks_dir = root / "tasks"
     folders = sorted(p for p in tasks_dir.iterdir() if p.is_dir()) if tasks_dir.is_dir() else []
     if not folders:
         plan.report.error(str(tasks_dir), "no task folders (expected tasks/<task id>/)")
     for i, folder in enumerate(folders):
         cancel.raise_if_cancelled()
-        _plan_task(folder, origin, plan)
+        _plan_task(folder, origin, plan, course_kind)
         yield Progress(i + 1, len(folders), folder.name)
     if (root / "ratings.csv").exists():
         plan.ratings = read_ratings_csv(root / "ratings.csv", plan.report)

@@ -3,17 +3,23 @@
 Fields: ``task_id`` (required), ``requirement``, ``reference`` (PlantUML), ``title``,
 ``candidate`` (PlantUML) and/or ``image`` (path, relative to the JSONL file),
 ``source_id`` (default: a hash of the candidate), ``origin`` (student|llm|synthetic, default
-student), ``rating`` (a 0–100 total, or an object of rubric item scores), ``grader``.
+student), ``rating`` (a 0–100 total, or an object of rubric item scores), ``grader``,
+``diagram_kind`` (class | component | deployment | package | sysml | code; when absent, an
+obvious reference is detected as in course folders, else ``class``). A task's fields must be
+the same in every record that names it; a record without ``diagram_kind`` takes the kind
+its task already has.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from cluestudio.core.jobs import CancelToken, Job, Progress
+from cluestudio.core.workspace import kinds
 from cluestudio.core.workspace.importer import (
     ImportPlan,
     PlannedSubmission,
@@ -28,16 +34,24 @@ def _task_from(record: dict[str, Any], source: str, line: int, plan: ImportPlan,
                known: dict[str, Task]) -> None:
     task_id = str(record["task_id"])
     reference = record.get("reference") or record.get("reference_puml") or ""
+    kind = record.get("diagram_kind")
+    if kind is not None and not kinds.is_known(kind):
+        plan.report.error(source, kinds.kind_error(kind), line)
+        return
     task = Task(task_id, str(record.get("title") or task_id), str(record.get("requirement", "")),
-                str(reference))
+                str(reference), diagram_kind=kind or kinds.DEFAULT_KIND)
     if task_id in known:
+        if kind is None:  # not restated: the kind the task already has
+            task = replace(task, diagram_kind=known[task_id].diagram_kind)
         if known[task_id] != task:
             plan.report.error(source, f"task {task_id!r} differs from its first definition", line)
         return
+    if kind is None:
+        task = replace(task, diagram_kind=kinds.detect_kind(str(reference)) or kinds.DEFAULT_KIND)
     if not reference:
         plan.report.error(source, f"missing reference for task {task_id!r}", line)
     else:
-        _check_puml(str(reference), f"{source}:{line}", plan.report)
+        _check_puml(str(reference), f"{source}:{line}", plan.report, task.diagram_kind)
     known[task_id] = task
     plan.tasks.append((task, None))
 
@@ -69,7 +83,7 @@ def plan_jsonl(path: Path, cancel: CancelToken | None = None) -> Job[ImportPlan]
             report.error(source, "record is not an object with a task_id", number)
             continue
         _task_from(record, source, number, plan, tasks)
-        _submission_from(record, path, number, plan, seen)
+        _submission_from(record, path, number, plan, seen, tasks)
         if number % 100 == 0:
             yield Progress(number, len(lines), f"line {number}")
     yield Progress(len(lines), len(lines), "checked")
@@ -77,7 +91,7 @@ def plan_jsonl(path: Path, cancel: CancelToken | None = None) -> Job[ImportPlan]
 
 
 def _submission_from(record: dict[str, Any], path: Path, line: int, plan: ImportPlan,
-                     seen: set[tuple[str, str]]) -> None:
+                     seen: set[tuple[str, str]], tasks: dict[str, Task]) -> None:
     source, report = str(path), plan.report
     candidate = record.get("candidate") or record.get("candidate_puml")
     image_path = record.get("image")
@@ -97,7 +111,9 @@ def _submission_from(record: dict[str, Any], path: Path, line: int, plan: Import
     sub = PlannedSubmission(task_id, source_id, origin, f"{source}:{line}")
     if candidate is not None:
         sub.puml = str(candidate)
-        _check_puml(sub.puml, f"{source}:{line}", report)
+        task = tasks.get(task_id)
+        _check_puml(sub.puml, f"{source}:{line}", report,
+                    task.diagram_kind if task else kinds.DEFAULT_KIND)
     if image_path is not None:
         image_file = (path.parent / str(image_path))
         if not image_file.is_file():

@@ -17,7 +17,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from cluestudio.core.workspace import ops
+from cluestudio.core.workspace import kinds, ops
 from cluestudio.core.workspace.images import ImageError, check_image
 from cluestudio.core.workspace.records import Task, now_iso
 from cluestudio.core.workspace.report import ImportFailed, Report
@@ -122,6 +122,7 @@ def read_pack(path: Path, report: Report) -> tuple[dict[str, Any], dict[str, Any
             report.error(source, f"not a supported pack (format {manifest.get('format')!r}, "
                                  f"version {manifest.get('version')!r})")
             return {}, {}
+        _check_kinds(data, source, report)
         images = {}
         for info in zf.infolist():
             match = _IMAGE_NAME.match(info.filename)
@@ -135,6 +136,15 @@ def read_pack(path: Path, report: Report) -> tuple[dict[str, Any], dict[str, Any
                     report.error(source, f"{info.filename}: content does not match its hash")
                 images[image.hash] = image
     return data, images
+
+
+def _check_kinds(data: Any, source: str, report: Report) -> None:
+    """Every task's diagram kind is one we know (packs from before kinds say none: class)."""
+    tasks = data.get("tasks") if isinstance(data, dict) else None
+    for task in tasks if isinstance(tasks, list) else []:
+        kind = task.get("diagram_kind", kinds.DEFAULT_KIND) if isinstance(task, dict) else None
+        if kind is not None and not kinds.is_known(kind):
+            report.error(source, f"task {task.get('id')!r}: {kinds.kind_error(kind)}")
 
 
 def merge_packs(ws: Workspace, paths: list[Path]) -> Report:

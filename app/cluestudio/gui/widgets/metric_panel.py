@@ -1,5 +1,11 @@
 """The metric panel: CLUE and its sub-scores, baselines, probe flags and the explanation.
 
+It shows the metrics that apply to the task's diagram kind (:meth:`MetricPanel.set_kind`, or
+``"diagram_kind"`` in the data): class diagrams get CLUE's bars, the baselines, the VLM probe
+and the matching tree; other kinds (component, SysML, …) get a "Metrics" list of their plugin
+values (R2ABench, SysMEval, …), notes on metrics that were skipped, and each plugin's
+explanation in the tree (SysMEval's claims and verdicts, R2A's node alignment).
+
 It takes a plain dict (see :data:`EXAMPLE`) so it does not depend on the scoring engine's
 classes; ``gui.services`` turns engine results into this shape. Clicking a matched pair emits
 ``pair_selected`` so the views can highlight both elements. In blind grading the numbers stay
@@ -26,6 +32,7 @@ from cluestudio.gui.qt import (
     QWidget,
     Signal,
 )
+from cluestudio.gui.widgets.plugin_explanations import explanation_groups, metrics_html
 
 SUB_SCORES = (("clue_class", "Class"), ("clue_attribute", "Attribute"),
               ("clue_method", "Method"), ("clue_relation", "Relation"))
@@ -120,6 +127,7 @@ class MetricPanel(QWidget):
         self._blind = False
         self._revealed = True
         self._data: dict[str, Any] = {}
+        self._kind = "class"
 
         self.clue_label = QLabel()
         self.clue_label.setObjectName("clueScore")
@@ -186,11 +194,27 @@ class MetricPanel(QWidget):
         self.empty_label.setText(text)
         self._refresh_page()
 
+    def set_kind(self, kind: str) -> None:
+        """The diagram kind of the task on screen (decides which metrics are shown)."""
+        self._kind = kind or "class"
+
+    def kind(self) -> str:
+        return str(self._data.get("diagram_kind") or self._kind)
+
     def set_metrics(self, data: dict[str, Any] | None) -> None:
         """Show ``data`` (shape of :data:`EXAMPLE`; any key may be missing or NaN)."""
         self._data = dict(data or {})
         if not self._data:
             self.empty_label.setText("No scores yet.")
+        is_class = self.kind() == "class"
+        self.clue_label.setVisible(is_class)
+        for bar in self.bars.values():
+            bar.setVisible(is_class)
+        if not is_class:
+            self.extra_label.setText(self._extra_html())
+            self._fill_plugin_tree(self._data.get("plugin_explanations") or {})
+            self._refresh_page()
+            return
         clue = _number(self._data.get("clue"))
         self.clue_label.setText(f"<span style='font-size:20pt'><b>CLUE {_text(clue)}</b></span>")
         for key, bar in self.bars.items():
@@ -203,7 +227,10 @@ class MetricPanel(QWidget):
         self._refresh_page()
 
     def set_probe(self, probe: dict[str, Any] | None) -> None:
-        """Show a new VLM probe result beside whatever scores are shown."""
+        """Show a new VLM probe result beside whatever scores are shown (class tasks only:
+        the probe compares image A with a class model)."""
+        if self.kind() != "class":
+            return
         if not self._data:
             self.set_metrics({"probe": probe} if probe else None)
             return
@@ -232,14 +259,50 @@ class MetricPanel(QWidget):
             self.stack.setCurrentIndex(0)
 
     def _extra_html(self) -> str:
+        if self.kind() != "class":  # no CLUE, no baselines block, no VLM probe of image A
+            values = dict(self._data.get("metrics") or self._data.get("baselines") or {})
+            title = f"<p><b>{escape(self.kind().capitalize())} diagram</b></p>"
+            return title + metrics_html(values, list(self._data.get("notes") or ()))
         parts = [baselines_html(self._data.get("baselines") or {})]
         probe = self._data.get("probe")
         if probe:
             parts.append(probe_html(probe))
         return "".join(p for p in parts if p)
 
+    def _fill_plugin_tree(self, explanations: dict[str, Any]) -> None:
+        self.tree.clear()
+        self.tree.setHeaderLabels(["Explanation", "Verdict / value"])
+        for title, rows in explanation_groups(explanations):
+            group = QTreeWidgetItem([title, ""])
+            for row in rows:
+                child = QTreeWidgetItem([row.text, row.value])
+                child.setToolTip(0, row.tooltip or row.text)
+                if row.tooltip:
+                    child.setToolTip(1, row.tooltip)
+                if row.bad:
+                    child.setForeground(0, QBrush(_RED))
+                    child.setForeground(1, QBrush(_RED))
+                group.addChild(child)
+            self.tree.addTopLevelItem(group)
+            group.setExpanded(True)
+
+    def tree_texts(self) -> list[str]:
+        """Every row of the explanation tree as "text | value" (for tests and copy)."""
+        found = []
+        for i in range(self.tree.topLevelItemCount()):
+            group = self.tree.topLevelItem(i)
+            if group is None:
+                continue
+            found.append(group.text(0))
+            for j in range(group.childCount()):
+                child = group.child(j)
+                if child is not None:
+                    found.append(f"{child.text(0)} | {child.text(1)}")
+        return found
+
     def _fill_tree(self, explanation: dict[str, Any]) -> None:
         self.tree.clear()
+        self.tree.setHeaderLabels(["Reference ↔ candidate", "Similarity"])
         groups = (("classes", "Matched classes"), ("relations", "Matched relations"))
         for key, title in groups:
             pairs = explanation.get(key) or []
