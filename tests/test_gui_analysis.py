@@ -55,6 +55,24 @@ def test_gather_ranks_the_planted_disagreements(tmp_path) -> None:
     assert "clue" in data.correlations and data.figures["scatter"][:4] == b"\x89PNG"
 
 
+def test_probe_scores_are_correlated_too(tmp_path) -> None:
+    from cluestudio.core.workspace import ops
+    from cluestudio.gui.analysis_data import gather
+
+    ws, ids = _course(tmp_path)
+    try:
+        for number, sid in enumerate(ids[:4]):
+            ws.write(lambda conn, sid=sid, number=number: ops.put_probe_result(
+                conn, sid, "vlm-seed003", "m", "h", em=float(number % 2),
+                rel_acc=number / 4, result={}))
+        data = run_job(gather(ws, "class-diagram", CancelToken(), resamples=20,
+                              figures=False))
+    finally:
+        ws.close()
+    assert {"clue", "probe-em[m]", "probe-rel-acc[m]"} <= set(data.metric_queues)
+    assert "probe-rel-acc[m]" in data.correlations
+
+
 def test_too_few_ratings_say_so(tmp_path) -> None:
     from cluestudio.core.workspace import import_path, open_workspace
     from cluestudio.gui.analysis_data import gather

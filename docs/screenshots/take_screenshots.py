@@ -9,7 +9,8 @@ local OpenAI-compatible test stub (tests/support/openai_stub.py) over HTTP on 12
 
 Writes review-mode.png (B rendered), review-error.png (a syntax error marked),
 review-compare.png, grading-mode.png (reference and B rendered, baselines, probe flag) and
-analysis.png (disagreement queue and figures); a theme argument ("dark") adds a suffix.
+analysis.png (disagreement queue), analysis-agreement.png (inter-rater agreement) and
+analysis-figures.png; a theme argument ("dark") adds a suffix.
 """
 
 from __future__ import annotations
@@ -154,7 +155,10 @@ def main() -> int:
     analysis.metric_queue.setCurrentItem(analysis.metric_queue.topLevelItem(0))
     settle(800)
     shoot(window.analysis_dock, "analysis")
-    analysis.tabs.setCurrentIndex(3)
+    analysis.tabs.setCurrentWidget(analysis.agreement_page)
+    settle(500)
+    shoot(window.analysis_dock, "analysis-agreement")
+    analysis.tabs.setCurrentWidget(analysis.figures_page)
     settle(500)
     shoot(window.analysis_dock, "analysis-figures")
     window.analysis_dock.setFloating(False)

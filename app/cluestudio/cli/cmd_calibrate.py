@@ -8,6 +8,13 @@ PAIRS is the pairs list of ``cluestudio score --pairs`` (CSV or JSON: ``referenc
 ``candidate`` paths and an ``id``). Ratings are the workspace's ``ratings.csv`` (id
 ``task_id/source_id`` or ``source_id``) or a plain ``id,total`` CSV; several graders of one
 submission are averaged. The pairs sharing a reference file form one task in the report.
+
+The report correlates every metric with the human totals on the same split: the CLUE suite
+with the fitted weights (``clue``, …) and with the starting profile (``clue@shipped``, …),
+plus, from a workspace, the stored baseline/plugin scores of the calibrated revisions and
+the VLM probes' EM and RelAcc; from a pairs file, any other numeric column (``bleu``, …;
+an empty cell is a missing value). A metric missing for some pairs is correlated on the
+pairs that have it (its ``n``).
 """
 
 from __future__ import annotations
@@ -58,14 +65,15 @@ def run(args: argparse.Namespace) -> int:
     from cluestudio.core.calibrate import calibrate, write_report
     from cluestudio.core.calibrate.leafcache import LeafCache
     from cluestudio.core.calibrate.ratings_io import human_totals, read_ratings
-    from cluestudio.core.clue import METRIC_NAMES, ClueScorer, ClueWeights
+    from cluestudio.core.clue import ClueScorer, ClueWeights
     from cluestudio.core.errors import ClueStudioError
     from cluestudio.core.jobs import run_job
 
     if args.trials < 1:
         raise ClueStudioError("--trials must be at least 1")
     if args.pairs.suffix in {".sqlite", ".db"}:
-        ids, tasks, human, pairs = _from_workspace(args.pairs)
+        ids, tasks, human, pairs, extra = _from_workspace(args.pairs)
+        extra_source = "workspace"
     else:
         if args.ratings is None:
             raise ClueStudioError("--ratings CSV is required unless PAIRS is a workspace")
@@ -74,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
         tasks = [str(r["reference"]) for r in rows]
         human = human_totals(read_ratings(args.ratings), ids)
         pairs = _parse_pairs(rows)
+        extra = _metric_columns(args.pairs, len(rows))
+        extra_source = "pairs file"
     if len(pairs) < 10:
         raise ClueStudioError(f"{len(pairs)} rated pairs are too few to calibrate (need 10+)")
     start = ClueWeights.load(args.start) if args.start else ClueWeights.default()
@@ -98,13 +108,14 @@ def run(args: argparse.Namespace) -> int:
         result.save_profile(args.output, name=args.name)
         out["profile_file"] = str(args.output)
     if args.report is not None:
-        scores = cache.scores(result.weights)
-        metrics = {name: scores[:, i] for i, name in enumerate(METRIC_NAMES)}
+        metrics, sources, plotted = _report_metrics(cache, result, start, extra, extra_source,
+                                                    shipped=args.start is None)
         report = write_report(args.report, metrics, human, ids=ids, split=result.split,
                               tasks=tasks, calibration=result,
                               resamples=args.resamples, seed=args.seed,
-                              plots=not args.no_plots)
-        out["report"] = {"folder": str(args.report), "files": report["files"]}
+                              plots=not args.no_plots, plotted=plotted, sources=sources)
+        out["report"] = {"folder": str(args.report), "files": report["files"],
+                         "metrics": report["metrics"]}
     if args.json:
         print_json(out)
     else:
@@ -112,18 +123,100 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _from_workspace(path: Path) -> tuple[list[str], list[str], Any, list[tuple[Any, Any]]]:
-    from cluestudio.core.calibrate.workspace_data import calibration_data
+# Sub-scores crowd the figures; they stay in the correlation table.
+_SUB_SCORE_SUFFIXES = ("-precision", "-recall")
+
+
+def _report_metrics(cache: Any, result: Any, start: Any, extra: dict[str, Any],
+                    extra_source: str, *, shipped: bool
+                    ) -> tuple[dict[str, Any], dict[str, str], list[str]]:
+    """The report's metrics (fitted CLUE, starting CLUE, others), their sources, the plotted."""
+    from cluestudio.core.clue import METRIC_NAMES
+
+    label = "shipped" if shipped else start.name
+    fitted, before = cache.scores(result.weights), cache.scores(start)
+    metrics: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    for i, name in enumerate(METRIC_NAMES):
+        metrics[name], sources[name] = fitted[:, i], "CLUE, fitted weights"
+    for i, name in enumerate(METRIC_NAMES):
+        key = f"{name}@{label}"
+        metrics[key], sources[key] = before[:, i], f"CLUE, {start.name} weights"
+    for name, values in extra.items():
+        if name not in metrics:  # the weight-independent metrics appear once
+            metrics[name], sources[name] = values, extra_source
+    plotted = [*METRIC_NAMES, *(k for k in extra if k in metrics and sources[k] == extra_source
+                                and not k.endswith(_SUB_SCORE_SUFFIXES))]
+    return metrics, sources, plotted
+
+
+def _metric_columns(path: Path, count: int) -> dict[str, Any]:
+    """Numeric columns of the pairs file besides id/reference/candidate, NaN where empty.
+
+    A column with a cell that is not a number is not a metric (a task name, a note) and is
+    left out with a warning when it also holds numbers. CLUE's own names are left out:
+    the fit recomputes them.
+    """
+    import csv
+    import io
+    import json
+    import math
+
+    import numpy as np
+
+    from cluestudio.core.clue import METRIC_NAMES
+
+    text = path.read_text(encoding="utf-8")
+    if path.suffix.lower() == ".json":
+        entries = [e if isinstance(e, dict) else {} for e in json.loads(text)]
+    else:
+        entries = list(csv.DictReader(io.StringIO(text)))
+    if len(entries) != count:
+        return {}
+    names: dict[str, None] = {}
+    for entry in entries:
+        names.update(dict.fromkeys(str(k) for k in entry))
+    out: dict[str, Any] = {}
+    for name in names:
+        if name in {"id", "reference", "candidate", *METRIC_NAMES} or not name:
+            continue
+        values = np.full(count, math.nan)
+        numeric, bad = 0, None
+        for row, entry in enumerate(entries):
+            cell = entry.get(name)
+            if cell is None or (isinstance(cell, str) and not cell.strip()):
+                continue
+            try:
+                values[row] = float(cell)
+                numeric += 1
+            except (TypeError, ValueError):
+                bad = row + 1
+                break
+        if bad is not None:
+            if numeric:
+                print(f"warning: column {name!r} of {path} is not numeric (pair {bad}); "
+                      "not reported as a metric", file=sys.stderr)
+            continue
+        if numeric:
+            out[name] = values
+    return out
+
+
+def _from_workspace(path: Path) -> tuple[list[str], list[str], Any, list[tuple[Any, Any]],
+                                         dict[str, Any]]:
+    from cluestudio.core.calibrate.workspace_data import calibration_data, stored_metrics
+    from cluestudio.core.clue import METRIC_NAMES
     from cluestudio.core.errors import ClueStudioError
     from cluestudio.core.workspace import open_workspace
 
     with open_workspace(path, create=False, readonly=True) as ws:
         data = calibration_data(ws)
+        extra = stored_metrics(ws, data, exclude=METRIC_NAMES)
     for reason in data.skipped:
         print(f"skipped {reason}", file=sys.stderr)
     if not data.ids:
         raise ClueStudioError(f"{path}: no rated submission with parsable PlantUML")
-    return data.ids, data.task_ids, data.human_totals(), data.pairs
+    return data.ids, data.task_ids, data.human_totals(), data.pairs, extra
 
 
 def _parse_pairs(rows: list[dict[str, Any]]) -> list[tuple[Any, Any]]:
@@ -157,4 +250,4 @@ def _print_summary(result: Any, args: argparse.Namespace) -> None:
     if args.output is not None:
         print(f"profile -> {args.output}")
     if args.report is not None:
-        print(f"report  -> {args.report}/")
+        print(f"report  -> {args.report}/ (every metric: correlations.txt)")

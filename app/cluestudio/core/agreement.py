@@ -213,6 +213,44 @@ def pairwise_kappas(ratings: Ratings) -> list[PairKappa]:
     return out
 
 
+@dataclass(frozen=True)
+class PairAgreement:
+    """Two graders on the items both rated: α (interval), ICC(2,k = 2) and weighted κ."""
+
+    first: str
+    second: str
+    n: int  # items both rated
+    alpha_interval: float
+    icc2k: float
+    kappa_linear: float
+    kappa_quadratic: float
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def pairwise_agreement(ratings: Ratings, *, categories: Sequence[float] | None = None
+                       ) -> list[PairAgreement]:
+    """Every pair of graders with shared items, in grader order.
+
+    ``categories`` are the κ categories (e.g. a rubric item's scale steps); by default
+    those of :func:`weighted_kappa`. α and ICC use only the items both graders rated.
+    """
+    out = []
+    for i, j in itertools.combinations(range(len(ratings.graders)), 2):
+        a, b = ratings.values[:, i], ratings.values[:, j]
+        both = np.isfinite(a) & np.isfinite(b)
+        if not both.any():
+            continue
+        table = np.column_stack([a[both], b[both]])
+        out.append(PairAgreement(
+            ratings.graders[i], ratings.graders[j], int(both.sum()),
+            krippendorff_alpha_interval(table), icc(table).icc2k,
+            weighted_kappa(a, b, weights="linear", categories=categories),
+            weighted_kappa(a, b, weights="quadratic", categories=categories)))
+    return out
+
+
 # -- per-item and per-grader views -----------------------------------------------------------
 @dataclass(frozen=True)
 class ItemAgreement:

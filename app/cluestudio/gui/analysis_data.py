@@ -1,20 +1,26 @@
 """What the Analysis view shows, gathered from the workspace by a job (no Qt here).
 
 Human totals (mean over graders of the current rubric) against each stored metric of the
-submission's current PlantUML, through core's calibration code: the metric-vs-human
-disagreement queue, the grader disagreement queue, the correlation table and its figures.
+submission's current PlantUML and the VLM probes' EM / RelAcc, through core's calibration
+code: the metric-vs-human disagreement queue, the grader disagreement queue, the correlation
+table and its figures; and the inter-rater agreement of the graders (core.agreement) on the
+total and on each rubric item, overall, per grader pair and per grader.
 """
 
 from __future__ import annotations
 
 import io
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from cluestudio.core.jobs import CancelToken, Job, Progress
-from cluestudio.core.workspace import Workspace
+from cluestudio.core.rubric import Rubric, RubricError, get_rubric
+from cluestudio.core.workspace import Rating, Workspace
 from cluestudio.gui.services import text_hash
+
+TOTAL = "total"  # the agreement scope of the rubric total
 
 # Sub-scores (clue-class, rouge-l-recall, …) would crowd the queue; the headline values do.
 _SKIP_SUFFIXES = ("-class", "-attribute", "-method", "-relation", "-precision", "-recall")
@@ -28,10 +34,81 @@ class AnalysisData:
     correlations: str  # the correlation table as text
     figures: dict[str, bytes] = field(default_factory=dict)  # name → PNG
     note: str = ""  # why something is missing (too few ratings, no scores)
+    agreement: list[AgreementScope] = field(default_factory=list)  # total, then items
+    agreement_note: str = ""  # why there is no agreement to show
+
+
+@dataclass(frozen=True)
+class AgreementScope:
+    """Inter-rater agreement on one score: the rubric total or one rubric item.
+
+    ``report`` is core's :class:`~cluestudio.core.agreement.AgreementReport` over all
+    graders (items are submission ids); ``pairs`` the α / ICC(2,k) / weighted κ of each
+    grader pair; ``kappa_by_grader`` the mean quadratic κ of each grader's pairs.
+    """
+
+    key: str  # TOTAL or a rubric item id
+    label: str
+    report: Any
+    pairs: list[Any]  # PairAgreement list
+    kappa_by_grader: dict[str, float]
+    pairable: int  # submissions rated by two or more graders
+
+
+def agreement_scopes(ratings: Sequence[Rating], rubric: Rubric | None
+                     ) -> tuple[list[AgreementScope], str]:
+    """Agreement on the total and on each rubric item, or a note saying why there is none."""
+    import numpy as np
+
+    from cluestudio.core.agreement import Ratings, agreement_report, pairwise_agreement
+
+    graders = sorted({r.grader for r in ratings})
+    if len(graders) < 2:
+        return [], (f"Agreement needs two or more graders; {len(graders)} rated with this "
+                    "rubric.")
+    scopes: list[tuple[str, str, list[tuple[str, str, float]], Sequence[float] | None]] = [
+        (TOTAL, "Total", [(str(r.submission_id), r.grader, float(r.total)) for r in ratings
+                          if r.total is not None], None)]
+    for item in rubric.items if rubric is not None else ():
+        scale = item.scale
+        steps = round((scale.max - scale.min) / scale.step) if scale.step > 0 else 0
+        on_scale = [round(scale.min + k * scale.step, 9) for k in range(steps + 1)]
+        records = [(str(r.submission_id), r.grader, float(r.scores[item.id]))
+                   for r in ratings if isinstance(r.scores.get(item.id), int | float)]
+        # κ counts distance in scale steps; a value off the scale (an older rubric version)
+        # falls back to the distinct values as categories.
+        fits = {v for _, _, v in records} <= set(on_scale)
+        scopes.append((item.id, item.label, records, on_scale if fits else None))
+    out = []
+    for key, label, records, categories in scopes:
+        if not records:
+            continue
+        table = Ratings.from_records(records)
+        pairs = pairwise_agreement(table, categories=categories)
+        kappas: dict[str, list[float]] = {}
+        for pair in pairs:
+            for grader in (pair.first, pair.second):
+                kappas.setdefault(grader, []).append(pair.kappa_quadratic)
+        pairable = int((np.isfinite(table.values).sum(axis=1) >= 2).sum())
+        out.append(AgreementScope(
+            key, label, agreement_report(table), pairs,
+            {g: float(np.nanmean(v)) if np.isfinite(v).any() else math.nan
+             for g, v in kappas.items()}, pairable))
+    if not out or out[0].pairable == 0:
+        return out, "No submission has been rated by two graders yet."
+    return out, ""
+
+
+def _rubric(rubric_id: str) -> Rubric | None:
+    try:
+        return get_rubric(rubric_id)
+    except (KeyError, RubricError):
+        return None  # ratings under an unknown rubric: agreement on their totals only
 
 
 def gather(ws: Workspace, rubric_id: str, cancel: CancelToken, *, top: int = 50,
-           resamples: int = 500, figures: bool = True) -> Job[AnalysisData]:
+           resamples: int = 500, figures: bool = True,
+           rubric: Rubric | None = None) -> Job[AnalysisData]:
     import numpy as np
 
     from cluestudio.core.agreement import Ratings
@@ -41,7 +118,7 @@ def gather(ws: Workspace, rubric_id: str, cancel: CancelToken, *, top: int = 50,
         metric_disagreements,
     )
 
-    yield Progress(0, 4, "reading ratings and scores")
+    yield Progress(0, 5, "reading ratings and scores")
     summaries = ws.list_submissions()
     labels = {s.id: f"{s.task_id} · {s.source_id}" for s in summaries}
     tasks_of = {s.id: s.task_id for s in summaries}
@@ -64,6 +141,11 @@ def gather(ws: Workspace, rubric_id: str, cancel: CancelToken, *, top: int = 50,
         if row["metric"].endswith(_SKIP_SUFFIXES):
             continue
         values.setdefault(row["metric"], {})[sid] = float(row["value"])
+    for probe in ws.probe_results():  # oldest first: the newest answer per model wins
+        sid = int(probe["submission_id"])
+        for column, stem in (("em", "probe-em"), ("rel_acc", "probe-rel-acc")):
+            if sid in human and probe[column] is not None:
+                values.setdefault(f"{stem}[{probe['model']}]", {})[sid] = float(probe[column])
     grader_queue = grader_disagreements(
         Ratings.from_records((str(r.submission_id), r.grader, float(r.total or 0.0))
                              for r in ratings), top=top) if ratings else []
@@ -79,17 +161,17 @@ def gather(ws: Workspace, rubric_id: str, cancel: CancelToken, *, top: int = 50,
     elif not usable:
         note = "Fewer than 3 rated submissions are scored: Jobs → Score all listed."
     cancel.raise_if_cancelled()
-    yield Progress(1, 4, "disagreement queues")
+    yield Progress(1, 5, "disagreement queues")
     queues = {name: metric_disagreements([str(i) for i in ids], x, y, metric=name, top=top)
               for name, x in usable.items()}
     table = ""
     if usable:
-        yield Progress(2, 4, "correlations")
+        yield Progress(2, 5, "correlations")
         table = correlation_report(usable, y, resamples=resamples).to_text()
     pictures: dict[str, bytes] = {}
     if figures and usable:
         cancel.raise_if_cancelled()
-        yield Progress(3, 4, "figures")
+        yield Progress(3, 5, "figures")
         from cluestudio.core.calibrate.plots import report_figures
 
         for name, figure in report_figures(usable, y, tasks=[tasks_of[i] for i in ids]).items():
@@ -97,5 +179,11 @@ def gather(ws: Workspace, rubric_id: str, cancel: CancelToken, *, top: int = 50,
             figure.savefig(buffer, format="png", dpi=80)
             figure.clear()
             pictures[name] = buffer.getvalue()
-    yield Progress(4, 4, "done")
-    return AnalysisData(labels, queues, grader_queue, table, pictures, note)
+    cancel.raise_if_cancelled()
+    yield Progress(4, 5, "inter-rater agreement")
+    if rubric is None or rubric.id != rubric_id:
+        rubric = _rubric(rubric_id)
+    scopes, agreement_note = agreement_scopes(ratings, rubric)
+    yield Progress(5, 5, "done")
+    return AnalysisData(labels, queues, grader_queue, table, pictures, note, scopes,
+                        agreement_note)

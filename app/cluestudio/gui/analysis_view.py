@@ -1,11 +1,16 @@
-"""Analysis: where metrics and graders disagree, the correlation table and the report figures.
+"""Analysis: where metrics and graders disagree, inter-rater agreement, the correlation table
+and the report figures.
 
 A dock beside the two modes. Refresh runs :func:`cluestudio.gui.analysis_data.gather` on the
 batch lane (one job at a time, STYLE 7); double-clicking (or Return on) a queue row asks the
-window to open that submission in grading mode.
+window to open that submission in grading mode. The Agreement tab shows Krippendorff's α,
+ICC and weighted κ of the graders on the total and on each rubric item (overview), per
+grader pair and per grader for the chosen score.
 """
 
 from __future__ import annotations
+
+import math
 
 from cluestudio.gui import analysis_data
 from cluestudio.gui.operations import Workbench
@@ -29,6 +34,24 @@ from cluestudio.gui.worker import BATCH, JobHandle
 
 _METRIC_COLUMNS = ["#", "Submission", "Value", "Human", "Predicted", "Residual", "z"]
 _GRADER_COLUMNS = ["#", "Submission", "Graders", "Mean", "SD", "Range", "Ratings"]
+_SCOPE_COLUMNS = ["Score", "Submissions", "Graders", "Ratings", "α (interval)", "ICC(2,k)",
+                  "ICC(2,1)", "mean κw"]
+_PAIR_COLUMNS = ["Grader pair", "n", "α (interval)", "ICC(2,k)", "κ linear", "κ quadratic"]
+_RATER_COLUMNS = ["Grader", "n", "Mean", "SD", "Shared", "Bias", "MAE", "r vs others",
+                  "α without", "mean κw"]
+
+
+def _num(value: float, digits: int = 3) -> str:
+    return f"{value:.{digits}f}" if math.isfinite(value) else "–"
+
+
+def _table(columns: list[str], first: int = 120) -> QTreeWidget:
+    tree = QTreeWidget()
+    tree.setHeaderLabels(columns)
+    tree.setRootIsDecorated(False)
+    tree.setAlternatingRowColors(True)
+    tree.setColumnWidth(0, first)
+    return tree
 
 
 def _queue_tree(columns: list[str]) -> QTreeWidget:
@@ -71,6 +94,8 @@ class AnalysisView(QWidget):
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.figures)
+        self.figures_page = scroll
+        self.agreement_page = self._agreement_page()
 
         metric_page = QWidget()
         column = QVBoxLayout(metric_page)
@@ -85,6 +110,7 @@ class AnalysisView(QWidget):
         self.tabs = QTabWidget()
         self.tabs.addTab(metric_page, "Metric vs human")
         self.tabs.addTab(self.grader_queue, "Grader disagreement")
+        self.tabs.addTab(self.agreement_page, "Agreement")
         self.tabs.addTab(self.correlations, "Correlations")
         self.tabs.addTab(scroll, "Figures")
         head = QHBoxLayout()
@@ -101,16 +127,51 @@ class AnalysisView(QWidget):
         bench.runner.result.connect(self._on_result)
         bench.runner.error.connect(self._on_error)
 
+    def _agreement_page(self) -> QWidget:
+        page = QWidget()
+        column = QVBoxLayout(page)
+        column.setContentsMargins(2, 2, 2, 2)
+        self.agreement_note = QLabel("")
+        self.agreement_note.setWordWrap(True)
+        self.agreement_scope = QComboBox()
+        self.agreement_scope.currentIndexChanged.connect(self._fill_agreement)
+        self.agreement_overview = _table(_SCOPE_COLUMNS)
+        self.agreement_overview.setToolTip(
+            "Krippendorff's α (interval metric, missing ratings allowed); ICC(2,k): "
+            "reliability of the mean of the k graders, ICC(2,1): of one grader (Shrout & "
+            "Fleiss 1979; complete rows only); mean κw: quadratic weighted κ averaged over "
+            "grader pairs.")
+        self.agreement_overview.currentItemChanged.connect(self._on_scope_row)
+        self.agreement_pairs = _table(_PAIR_COLUMNS, 160)
+        self.agreement_graders = _table(_RATER_COLUMNS)
+        self.agreement_graders.setToolTip(
+            "Bias and MAE: this grader minus the mean of the other graders on shared "
+            "submissions; r: correlation with that mean; α without: the others' α, so a "
+            "grader whose removal raises α stands out; mean κw: quadratic κ over this "
+            "grader's pairs.")
+        column.addWidget(self.agreement_note)
+        column.addWidget(self.agreement_overview, 1)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Per grader pair and per grader, on:"))
+        row.addWidget(self.agreement_scope)
+        row.addStretch(1)
+        column.addLayout(row)
+        column.addWidget(self.agreement_pairs, 2)
+        column.addWidget(QLabel("Each grader against the mean of the others:"))
+        column.addWidget(self.agreement_graders, 2)
+        return page
+
     def refresh(self) -> JobHandle | None:
         """Gather the analysis again in the background (cancels a refresh still running)."""
         if self.bench.ws is None:
             return None
         if self._job is not None:
             self._job.cancel()
-        ws, rubric = self.bench.ws, self.bench.rubric.id
+        ws, rubric = self.bench.ws, self.bench.rubric
         self.note.setText("Computing…")
         self._job = self.bench.runner.submit(
-            lambda cancel: analysis_data.gather(ws, rubric, cancel), "analysis", lane=BATCH)
+            lambda cancel: analysis_data.gather(ws, rubric.id, cancel, rubric=rubric),
+            "analysis", lane=BATCH)
         return self._job
 
     def busy(self) -> bool:
@@ -149,8 +210,67 @@ class AnalysisView(QWidget):
                       [str(entry.rank), self._label(entry.id), str(entry.n),
                        f"{entry.mean:.2f}", f"{entry.sd:.2f}", f"{entry.range:.2f}", ratings])
         self.correlations.setPlainText(data.correlations or data.note)
+        self._show_agreement(data)
         self._show_figures(data.figures)
         self.shown.emit()
+
+    def _show_agreement(self, data: analysis_data.AnalysisData) -> None:
+        self.agreement_note.setText(data.agreement_note or (
+            "Graders on the same submissions: overall per score (select a row), then per "
+            "grader pair and per grader."))
+        current = self.agreement_scope.currentData()
+        self.agreement_overview.blockSignals(True)
+        self.agreement_scope.blockSignals(True)
+        self.agreement_overview.clear()
+        self.agreement_scope.clear()
+        for scope in data.agreement:
+            report, icc = scope.report, scope.report.icc
+            mean_kappa = _mean([p.kappa_quadratic for p in scope.pairs])
+            item = QTreeWidgetItem([scope.label, str(scope.pairable), str(len(report.graders)),
+                                    str(report.ratings), _num(report.alpha_interval),
+                                    _num(icc.icc2k), _num(icc.icc21), _num(mean_kappa)])
+            item.setData(0, Qt.ItemDataRole.UserRole, scope.key)
+            self.agreement_overview.addTopLevelItem(item)
+            self.agreement_scope.addItem(scope.label, scope.key)
+        index = max(0, self.agreement_scope.findData(current))
+        self.agreement_scope.setCurrentIndex(index if data.agreement else -1)
+        self.agreement_overview.blockSignals(False)
+        self.agreement_scope.blockSignals(False)
+        self._fill_agreement(self.agreement_scope.currentIndex())
+
+    def _scope(self) -> analysis_data.AgreementScope | None:
+        if self.data is None:
+            return None
+        key = self.agreement_scope.currentData()
+        return next((s for s in self.data.agreement if s.key == key), None)
+
+    def _on_scope_row(self, item: QTreeWidgetItem | None, _previous: object = None) -> None:
+        if item is not None:
+            index = self.agreement_scope.findData(item.data(0, Qt.ItemDataRole.UserRole))
+            if index >= 0:
+                self.agreement_scope.setCurrentIndex(index)
+
+    def _fill_agreement(self, _index: int = 0) -> None:
+        self.agreement_pairs.clear()
+        self.agreement_graders.clear()
+        scope = self._scope()
+        if scope is None:
+            return
+        row = self.agreement_overview.topLevelItem(self.agreement_scope.currentIndex())
+        if row is not None and self.agreement_overview.currentItem() is not row:
+            self.agreement_overview.blockSignals(True)
+            self.agreement_overview.setCurrentItem(row)
+            self.agreement_overview.blockSignals(False)
+        for pair in scope.pairs:
+            self.agreement_pairs.addTopLevelItem(QTreeWidgetItem(
+                [f"{pair.first} / {pair.second}", str(pair.n), _num(pair.alpha_interval),
+                 _num(pair.icc2k), _num(pair.kappa_linear), _num(pair.kappa_quadratic)]))
+        for grader in scope.report.per_grader:
+            self.agreement_graders.addTopLevelItem(QTreeWidgetItem(
+                [grader.grader, str(grader.n), _num(grader.mean, 2), _num(grader.sd, 2),
+                 str(grader.shared), _num(grader.bias, 2), _num(grader.mae, 2),
+                 _num(grader.pearson), _num(grader.alpha_without),
+                 _num(scope.kappa_by_grader.get(grader.grader, math.nan))]))
 
     def _label(self, sid: str) -> str:
         assert self.data is not None
@@ -196,3 +316,8 @@ class AnalysisView(QWidget):
         sid = item.data(0, Qt.ItemDataRole.UserRole)
         if sid is not None:
             self.open_submission.emit(int(sid))
+
+
+def _mean(values: list[float]) -> float:
+    good = [v for v in values if math.isfinite(v)]
+    return sum(good) / len(good) if good else math.nan

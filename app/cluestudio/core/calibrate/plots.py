@@ -42,6 +42,12 @@ def _subsets(n: int, split: Split | None) -> list[tuple[str, np.ndarray, str]]:
     return [("train", split.train, _TRAIN), ("test", split.test, _TEST)]
 
 
+def _r(x: np.ndarray, y: np.ndarray) -> float:
+    """Pearson on the pairs where both are known (a metric may miss some submissions)."""
+    ok = np.isfinite(x) & np.isfinite(y)
+    return pearson(x[ok], y[ok])
+
+
 def _line(x: np.ndarray, y: np.ndarray) -> tuple[float, float] | None:
     ok = np.isfinite(x) & np.isfinite(y)
     if ok.sum() < 2 or np.ptp(x[ok]) == 0:
@@ -59,9 +65,11 @@ def scatter_figure(metrics: Mapping[str, Sequence[float] | np.ndarray],
     for ax, (name, values) in zip(axes, metrics.items(), strict=True):
         x = np.asarray(values, dtype=float)
         labels = []
+        missing = int((~np.isfinite(x)).sum())
         for subset, rows, colour in _subsets(len(y), split):
             ax.scatter(x[rows], y[rows], s=9, alpha=0.6, color=colour, label=subset)
-            labels.append(f"{subset} r={pearson(x[rows], y[rows]):.3f}")
+            count = f" n={int(np.isfinite(x[rows]).sum())}" if missing else ""
+            labels.append(f"{subset} r={_r(x[rows], y[rows]):.3f}{count}")
         fit = _line(x, y)
         if fit is not None:
             grid = np.linspace(np.nanmin(x), np.nanmax(x), 50)
@@ -109,7 +117,7 @@ def task_figure(metrics: Mapping[str, Sequence[float] | np.ndarray],
     width = 0.8 / max(1, len(metrics))
     for m, (name, values) in enumerate(metrics.items()):
         x = np.asarray(values, dtype=float)
-        r = [pearson(x[task_arr == t], y[task_arr == t]) for t in labels]
+        r = [_r(x[task_arr == t], y[task_arr == t]) for t in labels]
         ax.bar(np.arange(len(labels)) + m * width, np.nan_to_num(r), width, label=name)
     ax.set_xticks(np.arange(len(labels)) + 0.4 - width / 2, labels, rotation=45, ha="right",
                   fontsize=8)

@@ -31,8 +31,15 @@ def write_report(folder: str | Path, metrics: Mapping[str, Sequence[float] | np.
                  split: Split | None = None, tasks: Sequence[str] | None = None,
                  calibration: CalibrationResult | None = None, resamples: int = 2000,
                  seed: int = 0, top: int = 25, formats: Sequence[str] = ("png", "svg"),
-                 plots: bool = True) -> dict[str, Any]:
-    """Write the report into ``folder`` and return its summary (also ``report.json``)."""
+                 plots: bool = True, plotted: Sequence[str] | None = None,
+                 sources: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Write the report into ``folder`` and return its summary (also ``report.json``).
+
+    Metrics may have NaN for submissions they were not computed on: each is correlated on
+    the submissions that have it (its ``n`` per subset), and ``metrics`` in the summary
+    gives its coverage and, from ``sources``, where it came from. ``plotted`` picks the
+    metrics drawn in the figures (default: all).
+    """
     from cluestudio.core.calibrate.plots import report_figures, save_figures
 
     folder = Path(folder)
@@ -43,17 +50,23 @@ def write_report(folder: str | Path, metrics: Mapping[str, Sequence[float] | np.
     queue = {name: [e.to_dict() for e in metric_disagreements(ids, values, y, metric=name,
                                                                top=top)]
              for name, values in metrics.items()}
-    summary: dict[str, Any] = {"pairs": len(y), "correlations": table.to_dict(),
-                               "disagreements": queue}
+    coverage = {name: {"n": int(np.isfinite(np.asarray(values, dtype=float)).sum()),
+                       "source": (sources or {}).get(name, "")}
+                for name, values in metrics.items()}
+    summary: dict[str, Any] = {"pairs": len(y), "metrics": coverage,
+                               "correlations": table.to_dict(), "disagreements": queue}
     if split is not None:
-        summary["split"] = split.to_dict()
+        summary["split"] = {**split.to_dict(),
+                            "train_ids": [str(ids[i]) for i in split.train],
+                            "test_ids": [str(ids[i]) for i in split.test]}
     if calibration is not None:
         summary["calibration"] = calibration.to_dict()
     (folder / "correlations.txt").write_text(table.to_text() + "\n", encoding="utf-8")
     _write_json(folder / "report.json", summary)
     files = ["correlations.txt", "report.json"]
     if plots:
-        figures = report_figures(metrics, y, split=split, tasks=tasks)
+        shown = metrics if plotted is None else {k: metrics[k] for k in plotted}
+        figures = report_figures(shown, y, split=split, tasks=tasks)
         files += [p.name for p in save_figures(figures, folder, formats)]
         for fig in figures.values():
             fig.clear()

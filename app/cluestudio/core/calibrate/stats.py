@@ -58,12 +58,14 @@ class CorrelationReport:
     def to_text(self) -> str:
         """A fixed-width table for the terminal and the report folder."""
         pct = round(self.confidence * 100)
-        head = (f"{'metric':<22}{'set':<7}{'n':>5}  {'Pearson':>8} {'p':>9}  "
+        width = max([22, *(len(r.metric) + 2 for r in self.rows)])
+        head = (f"{'metric':<{width}}{'set':<7}{'n':>5}  {'Pearson':>8} {'p':>9}  "
                 f"{f'{pct}% CI':>15}  {'Spearman':>8} {'p':>9}  {f'{pct}% CI':>15}")
         lines = [head, "-" * len(head)]
         for r in self.rows:
             lines.append(
-                f"{r.metric:<22}{r.subset:<7}{r.n:>5}  {r.pearson:>8.4f} {r.pearson_p:>9.2e}  "
+                f"{r.metric:<{width}}{r.subset:<7}{r.n:>5}  {r.pearson:>8.4f} "
+                f"{r.pearson_p:>9.2e}  "
                 f"{_ci(r.pearson_ci):>15}  {r.spearman:>8.4f} {r.spearman_p:>9.2e}  "
                 f"{_ci(r.spearman_ci):>15}")
         return "\n".join(lines)

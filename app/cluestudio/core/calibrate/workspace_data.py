@@ -3,10 +3,16 @@
 A submission takes part when its task has a reference that parses, its newest PlantUML
 revision parses, and at least one grader rated it. Everything left out is listed with the
 reason, so a user can see why fewer pairs were used than submissions exist.
+
+:func:`stored_metrics` adds what else the workspace knows about the same submissions (the
+baselines and plugin metrics stored by scoring, the VLM probes' EM and RelAcc), so the report
+compares every metric on the same pairs and the same split.
 """
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -27,6 +33,8 @@ class CalibrationData:
     pairs: list[tuple[ClassDiagram, ClassDiagram]] = field(default_factory=list)
     ratings: list[HumanRating] = field(default_factory=list)  # every grader's total
     skipped: list[str] = field(default_factory=list)  # "task/source: why"
+    submission_ids: list[int] = field(default_factory=list)  # workspace ids, as ``ids``
+    content_hashes: list[str] = field(default_factory=list)  # sha256 of the PlantUML used
 
     def human_totals(self) -> np.ndarray:
         """Mean total over graders, in the order of ``ids``."""
@@ -34,6 +42,11 @@ class CalibrationData:
         for rating in self.ratings:
             totals.setdefault(rating.id, []).append(rating.total)
         return np.array([float(np.mean(totals[i])) for i in self.ids])
+
+
+def _text_hash(text: str) -> str:
+    """The key scores are stored under: sha256 of the revision text (as scoring writes it)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _parse(text: str) -> ClassDiagram:
@@ -73,8 +86,53 @@ def calibration_data(ws: Workspace, *, include_synthetic: bool = True) -> Calibr
         data.ids.append(key)
         data.task_ids.append(summary.task_id)
         data.pairs.append((reference, candidate))
+        data.submission_ids.append(summary.id)
+        data.content_hashes.append(_text_hash(head.puml))
         data.ratings.extend(
             HumanRating(key, r.grader, float(r.total), summary.source_id)
             for r in ratings if r.total is not None
         )
     return data
+
+
+def stored_metrics(ws: Workspace, data: CalibrationData, *,
+                   exclude: Collection[str] = ()) -> dict[str, np.ndarray]:
+    """Every other metric the workspace holds for ``data``'s submissions, NaN where missing.
+
+    - Scores (baselines, plugin metrics) count only when stored for the very PlantUML text
+      that was calibrated (its sha256), so a score of an older revision never pairs with
+      the new one; of several rows (other metric versions or embedders) the newest wins.
+      Names in ``exclude`` (the CLUE suite, which the fit recomputes) are left out.
+    - Probe rows give ``probe-em[MODEL]`` and ``probe-rel-acc[MODEL]`` (``[PROBE/MODEL]``
+      when the workspace holds more than one kind of probe); they rate the image, not a
+      revision, so the newest row per submission and model counts.
+
+    Names are sorted; a metric with no value for any of the submissions is not returned.
+    """
+    index = {sid: i for i, sid in enumerate(data.submission_ids)}
+    wanted = dict(zip(data.submission_ids, data.content_hashes, strict=True))
+    newest: dict[tuple[str, int], tuple[str, float]] = {}  # (metric, row) → (created, value)
+
+    def keep(metric: str, row: int, created: str, value: float) -> None:
+        old = newest.get((metric, row))
+        if old is None or created >= old[0]:
+            newest[(metric, row)] = (created, value)
+
+    for score in ws.scores():
+        sid = int(score["submission_id"])
+        if (sid not in index or score["value"] is None or score["metric"] in exclude
+                or score["content_hash"] != wanted[sid]):
+            continue
+        keep(str(score["metric"]), index[sid], str(score["created_at"]), float(score["value"]))
+    probes = [p for p in ws.probe_results() if int(p["submission_id"]) in index]
+    several = len({p["probe"] for p in probes}) > 1
+    for probe in probes:
+        label = f"{probe['probe']}/{probe['model']}" if several else str(probe["model"])
+        for column, stem in (("em", "probe-em"), ("rel_acc", "probe-rel-acc")):
+            if probe[column] is not None:
+                keep(f"{stem}[{label}]", index[int(probe["submission_id"])],
+                     str(probe["created_at"]), float(probe[column]))
+    out: dict[str, np.ndarray] = {}
+    for (metric, row), (_, value) in sorted(newest.items()):
+        out.setdefault(metric, np.full(len(data.ids), np.nan))[row] = value
+    return out
