@@ -35,7 +35,7 @@ def _isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
 
 
 # Threads that libraries start once per process and keep on purpose.
-_ALLOWED_THREAD_PREFIXES = ("pydevd", "ThreadPoolExecutor", "QDBus", "asyncio", "Thread-")
+_ALLOWED_THREAD_PREFIXES = ("pydevd", "ThreadPoolExecutor", "QDBus", "asyncio")
 
 
 @pytest.fixture(autouse=True)
