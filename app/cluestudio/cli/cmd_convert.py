@@ -1,7 +1,10 @@
 """``cluestudio convert``: student diagram images (A) → PlantUML with a VLM, plus image B.
 
+Two modes: image files to a folder, or ``--workspace COURSE.sqlite`` (every submission with
+an image A and no model conversion yet, each attempt stored as a revision; resumable).
 Also home of the backend flags that ``probe`` and ``audit`` share (defaults: [llm] in
-settings.toml), so the three commands take the same options.
+settings.toml), and of the workspace-batch flags ``probe`` shares, so the commands take the
+same options.
 """
 
 from __future__ import annotations
@@ -54,10 +57,64 @@ def backend_from_args(args: argparse.Namespace) -> Any:
         seed=args.seed, device=args.device, dtype=args.dtype, batch_size=args.batch_size))
 
 
+def add_workspace_arguments(parser: argparse.ArgumentParser, verb: str, done: str) -> None:
+    group = parser.add_argument_group("whole workspace")
+    group.add_argument("--workspace", type=Path, default=None, metavar="COURSE.sqlite",
+                       help=f"{verb} every submission of this workspace instead of files; "
+                            "results are stored there, one transaction per submission, so "
+                            f"a rerun after an interruption skips what is {done}")
+    group.add_argument("--task", action="append", default=[], metavar="ID",
+                       help="with --workspace: only this task (repeatable)")
+    group.add_argument("--redo", action="store_true",
+                       help=f"with --workspace: {verb} again what is already {done}")
+
+
+def check_mode(args: argparse.Namespace, files: list[Path], what: str) -> bool:
+    """True for ``--workspace`` mode; a ClueStudioError unless exactly one mode is given."""
+    from cluestudio.core.errors import ClueStudioError
+
+    if args.workspace is not None and files:
+        raise ClueStudioError(f"give {what} or --workspace COURSE.sqlite, not both")
+    if args.workspace is None and not files:
+        raise ClueStudioError(f"give {what}, or --workspace COURSE.sqlite for a whole "
+                              "workspace")
+    if args.workspace is None and (args.task or args.redo):
+        raise ClueStudioError("--task and --redo need --workspace COURSE.sqlite")
+    return args.workspace is not None
+
+
+def open_batch_workspace(path: Path) -> Any:
+    """The workspace a batch writes to; it must exist (a typo should not create one)."""
+    from cluestudio.core.errors import ClueStudioError
+    from cluestudio.core.workspace import open_workspace
+
+    if path.is_dir():
+        raise ClueStudioError(f"{path}: a folder, not a workspace file "
+                              "(import a course folder with `cluestudio import`)")
+    if not path.exists():
+        raise ClueStudioError(f"{path}: no such workspace")
+    return open_workspace(path, create=False)
+
+
+def print_batch_summary(summary: Any, workspace: Path) -> None:
+    """The end-of-run summary of a workspace batch, for people (``--json`` prints the dict)."""
+    from collections import Counter
+
+    counts = summary.to_dict()["counts"]
+    line = ", ".join(f"{n} {k}" for k, n in counts.items())
+    print(f"{workspace}: {line} ({summary.model}, {summary.tokens} tokens)")
+    for outcome in summary.failed:
+        print(f"  failed {outcome.label}: {outcome.reason}")
+    for reason, n in Counter(o.reason for o in summary.skipped).most_common():
+        print(f"  skipped {n}: {reason}")
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("images", nargs="+", type=Path, help="PNG/JPEG images (image A)")
-    parser.add_argument("--out", type=Path, default=Path("converted"),
-                        help="folder for <name>.puml, <name>.b.png, <name>.attempts.json")
+    parser.add_argument("images", nargs="*", type=Path,
+                        help="PNG/JPEG images (image A); or use --workspace")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="folder for <name>.puml, <name>.b.png, <name>.attempts.json "
+                             "(default: converted)")
     parser.add_argument("--max-repairs", type=int, default=2,
                         help="times a syntax error is fed back to the model (default 2)")
     parser.add_argument("--plantuml-check", action=argparse.BooleanOptionalAction,
@@ -70,10 +127,42 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-render", action="store_true", help="do not render image B")
     parser.add_argument("--prompt-version", default="v1")
     parser.add_argument("--json", action="store_true", help="print results as JSON")
+    add_workspace_arguments(parser, "convert", "converted by a model")
     add_backend_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
+    if check_mode(args, args.images, "IMAGES"):
+        if args.out is not None:
+            from cluestudio.core.errors import ClueStudioError
+
+            raise ClueStudioError("--out is for image files; with --workspace the "
+                                  "conversions are stored in the workspace")
+        return run_workspace(args)
+    return run_files(args)
+
+
+def run_workspace(args: argparse.Namespace) -> int:
+    from cluestudio.cli.output import print_json, stderr_progress
+    from cluestudio.core.jobs import CancelToken, run_job
+    from cluestudio.core.vlm.prompts import load_convert_prompts
+    from cluestudio.core.vlm.workspace_batch import convert_workspace
+
+    prompts = load_convert_prompts(args.prompt_version)
+    with open_batch_workspace(args.workspace) as ws:
+        backend = backend_from_args(args)
+        summary = run_job(convert_workspace(
+            ws, backend, CancelToken(), tasks=args.task, redo=args.redo,
+            max_repairs=args.max_repairs, plantuml_check=args.plantuml_check,
+            prompts=prompts), on_progress=stderr_progress)
+    if args.json:
+        print_json({"workspace": str(args.workspace), **summary.to_dict()})
+    else:
+        print_batch_summary(summary, args.workspace)
+    return 1 if summary.failed else 0
+
+
+def run_files(args: argparse.Namespace) -> int:
     from cluestudio.cli.output import print_json, stderr_progress
     from cluestudio.core.jobs import CancelToken, run_job
     from cluestudio.core.vlm.backend import ImageInput
@@ -92,10 +181,11 @@ def run(args: argparse.Namespace) -> int:
         items, backend, CancelToken(), max_repairs=args.max_repairs, check=check,
         render=None if args.no_render else default_renderer,
         prompts=load_convert_prompts(args.prompt_version)), on_progress=stderr_progress)
-    args.out.mkdir(parents=True, exist_ok=True)
+    out = args.out or Path("converted")
+    out.mkdir(parents=True, exist_ok=True)
     summary = []
     for path, result in zip(args.images, results, strict=True):
-        stem = args.out / path.stem
+        stem = out / path.stem
         if result.puml is not None:
             stem.with_suffix(".puml").write_text(result.puml + "\n", encoding="utf-8")
         if result.image_b is not None:

@@ -1,4 +1,8 @@
-"""``cluestudio probe``: does a VLM read image A the way the reviewed PlantUML says?"""
+"""``cluestudio probe``: does a VLM read image A the way the reviewed PlantUML says?
+
+IMAGE PUML pairs, or ``--workspace COURSE.sqlite``: each submission's image A against its
+head revision, stored in ``probe_results`` (skipped when that input was already probed).
+"""
 
 from __future__ import annotations
 
@@ -10,18 +14,61 @@ HELP = "ask a VLM about an image (class names, relation directions) and compare 
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("pairs", nargs="+", type=Path, metavar="IMAGE PUML",
-                        help="image A followed by its PlantUML file, repeated")
+    parser.add_argument("pairs", nargs="*", type=Path, metavar="IMAGE PUML",
+                        help="image A followed by its PlantUML file, repeated; "
+                             "or use --workspace")
     parser.add_argument("--prompt-version", default="v1")
     parser.add_argument("--fail-on-flag", action="store_true",
                         help="exit with status 1 when any submission is flagged")
     parser.add_argument("--json", action="store_true", help="print full results as JSON")
-    from cluestudio.cli.cmd_convert import add_backend_arguments
+    from cluestudio.cli.cmd_convert import add_backend_arguments, add_workspace_arguments
 
+    add_workspace_arguments(parser, "probe", "probed (same image, PlantUML, model, prompts)")
     add_backend_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
+    from cluestudio.cli.cmd_convert import check_mode
+
+    if check_mode(args, args.pairs, "IMAGE PUML pairs"):
+        return run_workspace(args)
+    return run_files(args)
+
+
+def run_workspace(args: argparse.Namespace) -> int:
+    from cluestudio.cli.cmd_convert import (
+        backend_from_args,
+        open_batch_workspace,
+        print_batch_summary,
+    )
+    from cluestudio.cli.output import print_json, stderr_progress
+    from cluestudio.core.jobs import CancelToken, run_job
+    from cluestudio.core.vlm.prompts import load_probe_prompts
+    from cluestudio.core.vlm.workspace_batch import probe_workspace
+
+    prompts = load_probe_prompts(args.prompt_version)
+    with open_batch_workspace(args.workspace) as ws:
+        backend = backend_from_args(args)
+        summary = run_job(probe_workspace(ws, backend, CancelToken(), tasks=args.task,
+                                          redo=args.redo, prompts=prompts),
+                          on_progress=stderr_progress)
+    if args.json:
+        print_json({"workspace": str(args.workspace), **summary.to_dict()})
+    else:
+        for outcome in summary.flagged:
+            rel = "n/a" if outcome.rel_acc is None else f"{100 * outcome.rel_acc:.0f}%"
+            stored = " (stored earlier)" if outcome.stored else ""
+            print(f"FLAGGED {outcome.label}: EM={'yes' if outcome.em else 'no'} "
+                  f"RelAcc={rel}{stored}")
+            for reason in outcome.reasons:
+                print(f"  {reason['kind']}: {reason['detail']}")
+        print_batch_summary(summary, args.workspace)
+    if args.fail_on_flag and summary.flagged:
+        return 1
+    return 1 if summary.failed else 0
+
+
+def run_files(args: argparse.Namespace) -> int:
     from cluestudio.cli.cmd_convert import backend_from_args
     from cluestudio.cli.output import print_json, stderr_progress
     from cluestudio.core.errors import ClueStudioError

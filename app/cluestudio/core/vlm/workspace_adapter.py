@@ -15,7 +15,7 @@ from typing import Any
 
 from cluestudio.core.vlm.cache import Key, record_key
 from cluestudio.core.vlm.conversion import ConversionResult
-from cluestudio.core.vlm.probe import ProbeResult
+from cluestudio.core.vlm.probe import ProbeResult, RelationQuestion
 
 PROBE_NAME = "vlm-seed003"
 
@@ -46,9 +46,17 @@ def store_conversion(workspace: Any, submission_id: int, result: ConversionResul
 
 def probe_input_hash(result: ProbeResult) -> str:
     """Image, expected names, questions and prompts: a new answer is needed if any changes."""
-    payload = json.dumps([result.image_sha256, list(result.gold_names),
-                          [[a.question.relation, a.question.a, a.question.b, a.question.gold]
-                           for a in result.answers], result.prompt_version], sort_keys=True)
+    return probe_input_hash_of(result.image_sha256, result.gold_names,
+                               [a.question for a in result.answers], result.prompt_version)
+
+
+def probe_input_hash_of(image_sha256: str, gold_names: Iterable[str],
+                        questions: Iterable[RelationQuestion], prompt_version: str) -> str:
+    """:func:`probe_input_hash` before asking: from image A's hash, the class names and
+    relation questions of the PlantUML (``relation_questions``) and the prompt version."""
+    payload = json.dumps([image_sha256, list(gold_names),
+                          [[q.relation, q.a, q.b, q.gold] for q in questions],
+                          prompt_version], sort_keys=True)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
