@@ -233,13 +233,18 @@ def test_structure_metric_on_degenerate_inputs() -> None:
 @pytest.mark.java
 @pytest.mark.xdist_group("java")
 def test_syntactic_validity_with_the_real_plantuml() -> None:
+    from cluestudio.core.plantuml.renderer import get_renderer
     from cluestudio_r2a.metric import R2AValidityMetric
 
     metric = R2AValidityMetric()
     reference = MetricInput("")
     good = metric.score(reference, MetricInput((FIXTURES / "reference.puml").read_text()))
     assert good.values == {"syntactic-validity": 1.0}
-    assert good.explanation["diagram_type"] != "CLASS"  # a component/description diagram
+    assert good.explanation["error_line"] is None
+    jvm = get_renderer().pid
     bad = metric.score(reference, MetricInput("@startuml\n[A] --> [B]\npackage {{{\n@enduml\n"))
     assert bad.values == {"syntactic-validity": 0.0}
-    assert bad.explanation["error_line"] == 3
+    assert bad.explanation["error_line"] == 3 and bad.explanation["message"]
+    for _ in range(3):  # every pair on the same warm JVM, none started per call
+        metric.score(reference, MetricInput("@startuml\n[A] --> [B]\n@enduml\n"))
+    assert get_renderer().pid == jvm is not None

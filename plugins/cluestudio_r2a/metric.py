@@ -68,14 +68,25 @@ class R2AStructureMetric:
 
 
 class R2AValidityMetric:
-    """Syntactic validity (seed 001 eq. 1) of the candidate: does the real PlantUML accept it?"""
+    """Syntactic validity (seed 001 eq. 1) of the candidate: does the real PlantUML render it?
+
+    Through the process's warm renderer (one JVM for every pair; ``-syntax`` would start a
+    JVM per call, ~1 s each, which made scoring a course of a thousand pairs take minutes).
+    A missing Java or a render timeout is not the candidate's fault: it raises, and the
+    registry reports the metric as failed instead of scoring the diagram 0.
+    """
 
     manifest: ClassVar[MetricManifest] = metric_manifest(__name__, "r2a-validity")
 
     def score(self, reference: MetricInput, candidate: MetricInput) -> MetricResult:
-        from cluestudio.core.plantuml.syntax import check_syntax
+        from cluestudio.core.errors import RenderError, RendererUnavailable, RenderTimeout
+        from cluestudio.core.plantuml.renderer import get_renderer
 
-        report = check_syntax(candidate.plantuml)
-        explanation = {"diagram_type": report.diagram_type, "message": report.message,
-                       "error_line": report.error_line}
-        return MetricResult({"syntactic-validity": 1.0 if report.ok else 0.0}, explanation)
+        try:
+            get_renderer().render(candidate.plantuml, "svg", source=candidate.source)
+        except (RendererUnavailable, RenderTimeout):
+            raise
+        except RenderError as error:
+            return MetricResult({"syntactic-validity": 0.0},
+                                {"message": error.message, "error_line": error.line})
+        return MetricResult({"syntactic-validity": 1.0}, {"message": None, "error_line": None})
