@@ -21,11 +21,14 @@ def runner(qtbot):
     job_runner.shutdown()
 
 
-def counting_job(n: int, cancel: CancelToken) -> Job[int]:
+def counting_job(n: int, cancel: CancelToken, step_s: float = 0.0) -> Job[int]:
+    import time
+
     total = 0
     for i in range(n):
         cancel.raise_if_cancelled()
         total += i
+        time.sleep(step_s)
         yield Progress(i + 1, n, f"item {i}")
     return total
 
@@ -38,12 +41,25 @@ def test_generator_job_reports_progress_then_result(qtbot, runner) -> None:
     results: list[tuple[int, object]] = []
     runner.result.connect(lambda job_id, value: results.append((job_id, value)))
     with qtbot.waitSignal(runner.finished, timeout=5000):
-        handle = runner.submit(lambda cancel: counting_job(4, cancel), "count")
+        # Steps slower than the progress throttle (50 ms): every one is reported.
+        handle = runner.submit(lambda cancel: counting_job(4, cancel, 0.08), "count")
     qtbot.waitUntil(lambda: bool(results))
     assert results == [(handle.id, 0 + 1 + 2 + 3)]
     qtbot.waitUntil(lambda: len(progress) == 4)
     assert [p[1] for p in progress] == [1, 2, 3, 4]
     assert progress[-1] == (handle.id, 4, 4, "item 3")
+
+
+def test_fast_progress_is_throttled_but_first_and_last_steps_arrive(qtbot, runner) -> None:
+    """A 1,000-pair job must not flood the UI thread with a signal per step."""
+    progress: list[tuple[int, int, int, str]] = []
+    runner.progress.connect(lambda *args: progress.append(args))
+    with qtbot.waitSignal(runner.finished, timeout=10_000):
+        handle = runner.submit(lambda cancel: counting_job(20_000, cancel), "fast")
+    qtbot.waitUntil(lambda: bool(progress) and progress[-1][1] == 20_000)
+    assert progress[0][1] == 1
+    assert progress[-1] == (handle.id, 20_000, 20_000, "item 19999")
+    assert len(progress) < 200  # ~20 a second at most; 20,000 unthrottled
 
 
 def test_job_runs_off_the_ui_thread(qtbot, runner) -> None:

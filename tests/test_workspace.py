@@ -215,6 +215,17 @@ def test_rescoring_the_same_content_replaces_the_score(ws) -> None:
     assert values == [0.1, 0.7]
 
 
+def test_metric_values_gives_the_latest_value_per_submission(ws) -> None:
+    other = ws.write(lambda c: ops.ensure_submission(c, "t1", "bob", "student", None)[0])
+    ws.write(lambda c: ops.put_score(c, ws.sid, "h1", "clue", 0.2))
+    ws.write(lambda c: ops.put_score(c, other, "h9", "clue", 0.9))
+    ws.write(lambda c: ops.put_score(c, ws.sid, "h2", "clue", 0.4))  # a newer revision
+    ws.write(lambda c: ops.put_score(c, ws.sid, "h2", "bleu", 0.1))
+    ws.write(lambda c: ops.put_score(c, other, "h10", "clue", None))  # no value: skipped
+    assert ws.metric_values("clue") == {ws.sid: 0.4, other: 0.9}
+    assert ws.metric_values("bleu") == {ws.sid: 0.1}
+
+
 def test_probe_results_are_read_back_per_submission_and_rerun_replaces(ws) -> None:
     other = ws.write(lambda c: ops.ensure_submission(c, "t1", "bob", "student", None)[0])
     for em in (0.25, 0.75):  # the same probe, model and input: the rerun replaces the row

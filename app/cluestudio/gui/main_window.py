@@ -227,7 +227,7 @@ class MainWindow(QMainWindow):
     def score_listed(self) -> None:
         ids = self.navigator.ids()
         if ids:
-            self.job_status.track(self.bench.score(ids))
+            self.job_status.track(self.bench.score(ids, focus=self.navigator.current_id()))
 
     def _on_scores(self, scores: dict) -> None:
         self.grading.set_scores(scores)

@@ -86,8 +86,7 @@ class Workbench(QObject):
                 if r.grader == self.grader and r.rubric_id == self.rubric.id}
 
     def clue_scores(self) -> dict[int, float]:
-        return {int(r["submission_id"]): float(r["value"]) for r in self.require().scores()
-                if r["metric"] == "clue" and r["value"] is not None}
+        return self.require().metric_values("clue")
 
     def view(self, submission_id: int) -> services.SubmissionView:
         """The submission's view data: from the cache when possible (next/previous is instant)."""
@@ -172,8 +171,12 @@ class Workbench(QObject):
 
     # --- background scoring -------------------------------------------------------------
 
-    def score(self, submission_ids: list[int]) -> JobHandle:
-        """Score these submissions with the configured embedder (one job; cancels the last)."""
+    def score(self, submission_ids: list[int], focus: int | None = None) -> JobHandle:
+        """Score these submissions with the configured embedder (one job; cancels the last).
+
+        With more than a few, the result carries the panel of ``focus`` (the one on screen)
+        only; the others are read back from the workspace when shown.
+        """
         ws = self.require()
         if self._score_job is not None:
             self._score_job.cancel()
@@ -181,7 +184,8 @@ class Workbench(QObject):
         self._score_job = self.runner.submit(
             lambda cancel: scoring.score_submissions(ws, submission_ids, options.embedder,
                                                      options.device, options.weight_profile,
-                                                     cancel, settings=self.settings),
+                                                     cancel, settings=self.settings,
+                                                     focus=_focus(submission_ids, focus)),
             f"score {len(submission_ids)} submission(s)")
         return self._score_job
 
@@ -193,3 +197,13 @@ class Workbench(QObject):
                     self.plugin_failed.emit(name, message)
                 self.cache.drop(set(value))
                 self.scores_ready.emit(value)
+
+
+def _focus(submission_ids: list[int], focus: int | None) -> set[int] | None:
+    """Panels to hand back: all of a small batch, else only the one on screen."""
+    if len(submission_ids) <= FULL_RESULT_LIMIT:
+        return None
+    return {focus} if focus is not None else set()
+
+
+FULL_RESULT_LIMIT = 50

@@ -11,6 +11,7 @@ and handed back as ``plugin_errors`` so the window can list them instead of cras
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +26,7 @@ from cluestudio.gui.services import (
     text_hash,
 )
 
+STORE_CHUNK = 50  # pairs written per transaction
 
 @dataclass
 class _Pair:
@@ -96,15 +98,19 @@ class _KindPair:
 
 def score_submissions(ws: Workspace, submission_ids: list[int], embedder: str, device: str,
                       profile: str, cancel: CancelToken, registry: Any = None, *,
-                      settings: Any = None, llm_backend: Any = None
+                      settings: Any = None, llm_backend: Any = None,
+                      focus: Collection[int] | None = None
                       ) -> Job[dict[int, dict[str, Any]]]:
     """Score each submission's head revision against its task reference and store the scores.
 
-    The result maps submission id → metric-panel dict; a pair whose text does not parse gets
-    ``{"error": ...}``. Plugin failures come back under the key ``"plugin_errors"``
-    (plugin name → message), once per plugin however many pairs it failed on. LLM metrics
-    (SysMEval, the R2A judge) use ``llm_backend``, else the ``[llm]`` endpoint of
-    ``settings``; with neither they are skipped and the panel says so.
+    The result maps submission id → metric-panel dict (only for the ids in ``focus`` when
+    given: the panel of any other submission is read back from the workspace when it is
+    shown, and keeping a thousand explanations alive made Python's full garbage collections
+    stall the UI thread for 100–250 ms each); a pair whose text does not parse gets
+    ``{"error": ...}`` whatever ``focus`` says. Plugin failures come back under the key
+    ``"plugin_errors"`` (plugin name → message), once per plugin however many pairs it
+    failed on. LLM metrics (SysMEval, the R2A judge) use ``llm_backend``, else the ``[llm]``
+    endpoint of ``settings``; with neither they are skipped and the panel says so.
     """
     from cluestudio.core.workspace import kinds
 
@@ -149,10 +155,10 @@ def score_submissions(ws: Workspace, submission_ids: list[int], embedder: str, d
 
             llm_backend = configured_backend(settings)
         yield from _score_other_kinds(ws, others, embedder, registry, llm_backend, cancel, out,
-                                      errors)
+                                      errors, focus)
     if pairs:
         yield from _score_class_pairs(ws, pairs, embedder, device, profile, registry, cancel,
-                                      out, errors)
+                                      out, errors, focus)
     if errors:
         out["plugin_errors"] = errors
     return out
@@ -160,10 +166,10 @@ def score_submissions(ws: Workspace, submission_ids: list[int], embedder: str, d
 
 def _score_class_pairs(ws: Workspace, pairs: list[_Pair], embedder: str, device: str,
                        profile: str, registry: Any, cancel: CancelToken,
-                       out: dict[Any, Any], errors: dict[str, str]) -> Job[None]:
+                       out: dict[Any, Any], errors: dict[str, str],
+                       focus: Collection[int] | None) -> Job[None]:
     """CLUE and the baselines of class-diagram pairs, stored and put into ``out``."""
     from cluestudio.core.clue import ClueScorer
-    from cluestudio.core.workspace import ops
 
     by_kind: dict[str, list[Any]] = {}
     for number, pair in enumerate(pairs):
@@ -179,33 +185,61 @@ def _score_class_pairs(ws: Workspace, pairs: list[_Pair], embedder: str, device:
     finally:
         scorer.close()
     versions = {m.name: m.version for kind in by_kind.values() for m in kind}
-    for pair, result in zip(pairs, results, strict=True):
-        data = result.to_dict()
-        settings = data["settings"]
+    todo: list[Any] = list(results)
+    del results
+    # What is alive now (diagrams, results) stays alive until the loop ends; Python's full
+    # collections would scan it again and again while the results are stored, stalling the
+    # UI thread 100-250 ms each time with 1,000 pairs (benchmarks/bench_gui.py). Frozen
+    # objects are skipped by the collector; nothing is leaked, they return at unfreeze.
+    import gc
 
-        def store(conn: Any, pair: _Pair = pair, data: dict[str, Any] = data,
-                  settings: dict[str, Any] = settings) -> None:
-            for metric, value in data["scores"].items():
-                ops.put_score(conn, pair.submission_id, pair.digest, metric, value,
-                              embedder=settings.get("embedder", ""),
-                              weights_hash=str(settings.get("weights_fingerprint", "")),
-                              explanation=data["explanation"] if metric == "clue" else None)
-            for metric, value in pair.baselines.items():
-                ops.put_score(conn, pair.submission_id, pair.digest, metric, value,
-                              metric_version=_version_of(metric, versions))
+    gc.freeze()
+    try:
+        for start in range(0, len(pairs), STORE_CHUNK):
+            stop = min(start + STORE_CHUNK, len(pairs))
+            chunk = [(pairs[i], todo[i].to_dict()) for i in range(start, stop)]
+            todo[start:start + STORE_CHUNK] = [None] * len(chunk)  # let each result go once stored
 
-        ws.write(store)
-        panel: dict[str, Any] = {SUB_SCORES[k]: v for k, v in data["scores"].items()
-                                 if k in SUB_SCORES}
-        panel["explanation"] = explanation_for_panel(data["explanation"])
-        if pair.baselines:
-            panel["baselines"] = dict(pair.baselines)
-        out[pair.submission_id] = panel
+            def store(conn: Any, chunk: list[tuple[_Pair, dict[str, Any]]] = chunk) -> None:
+                for pair, data in chunk:
+                    _store_class_pair(conn, pair, data, versions)
+
+            ws.write(store)  # one transaction per chunk
+            for pair, data in chunk:
+                if focus is None or pair.submission_id in focus:
+                    out[pair.submission_id] = _class_panel(pair, data)
+            yield Progress(stop, len(pairs), "storing")
+    finally:
+        gc.unfreeze()
+
+
+def _store_class_pair(conn: Any, pair: _Pair, data: dict[str, Any],
+                      versions: dict[str, str]) -> None:
+    from cluestudio.core.workspace import ops
+
+    settings = data["settings"]
+    for metric, value in data["scores"].items():
+        ops.put_score(conn, pair.submission_id, pair.digest, metric, value,
+                      embedder=settings.get("embedder", ""),
+                      weights_hash=str(settings.get("weights_fingerprint", "")),
+                      explanation=data["explanation"] if metric == "clue" else None)
+    for metric, value in pair.baselines.items():
+        ops.put_score(conn, pair.submission_id, pair.digest, metric, value,
+                      metric_version=_version_of(metric, versions))
+
+
+def _class_panel(pair: _Pair, data: dict[str, Any]) -> dict[str, Any]:
+    panel: dict[str, Any] = {SUB_SCORES[k]: v for k, v in data["scores"].items()
+                             if k in SUB_SCORES}
+    panel["explanation"] = explanation_for_panel(data["explanation"])
+    if pair.baselines:
+        panel["baselines"] = dict(pair.baselines)
+    return panel
 
 
 def _score_other_kinds(ws: Workspace, pairs: list[_KindPair], embedder: str, registry: Any,
                        backend: Any, cancel: CancelToken, out: dict[Any, Any],
-                       errors: dict[str, str]) -> Job[None]:
+                       errors: dict[str, str], focus: Collection[int] | None) -> Job[None]:
     """The kind's plugin metrics on each pair; every value stored with its metric's version,
     the explanation (SysMEval's claims and verdicts, R2A's alignment) on its first value."""
     from cluestudio.core.kind_metrics import MetricRunner, select_metrics
@@ -239,7 +273,8 @@ def _score_other_kinds(ws: Workspace, pairs: list[_KindPair], embedder: str, reg
                                         if run.explanation is not None}
         if notes or not manifests:
             panel["notes"] = list(notes) or [f"no metric plugin applies to {kind} diagrams"]
-        out[pair.submission_id] = panel
+        if focus is None or pair.submission_id in focus:
+            out[pair.submission_id] = panel
         yield Progress(number + 1, len(pairs), f"{kind} metrics")
     for name, message in runner.errors.items():
         errors.setdefault(name, message)

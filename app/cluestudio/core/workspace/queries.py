@@ -127,6 +127,13 @@ class WorkspaceQueries:
             sql, params = sql + " WHERE submission_id = ?", (submission_id,)
         return rows(self._reader(), sql + " ORDER BY submission_id, metric", params)
 
+    def metric_values(self, metric: str) -> dict[int, float]:
+        """The latest stored value of ``metric`` per submission (no explanations read)."""
+        found = self._reader().execute(
+            "SELECT submission_id, value FROM scores WHERE metric = ? AND value IS NOT NULL"
+            " ORDER BY created_at, id", (metric,)).fetchall()
+        return {int(sid): float(value) for sid, value in found}
+
     def probe_results(self, submission_id: int | None = None) -> list[dict[str, Any]]:
         """VLM probe rows (seed 003), oldest first; ``result`` is the probe's JSON text."""
         sql, params = "SELECT * FROM probe_results", tuple[int, ...]()
