@@ -45,7 +45,25 @@ class AnswerStore(Protocol):
     def add(self, record: dict[str, Any]) -> None: ...
 
 
-class ResultCache:
+class RecordIndex:
+    """The in-memory side every answer store shares: records by their audit key."""
+
+    _records: dict[Key, dict[str, Any]]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._records
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def get(self, key: Key) -> dict[str, Any] | None:
+        return self._records.get(key)
+
+    def records(self) -> Iterator[dict[str, Any]]:
+        return iter(self._records.values())
+
+
+class ResultCache(RecordIndex):
     """Records by key, loaded from ``path`` (if any) and appended to as answers arrive.
 
     Only one thread writes (the job's own); the file is flushed and synced per record so a
@@ -71,18 +89,6 @@ class ResultCache:
                     skipped += 1
         if skipped:
             log.warning("%s: skipped %d unreadable line(s) (interrupted write?)", path, skipped)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._records
-
-    def __len__(self) -> int:
-        return len(self._records)
-
-    def get(self, key: Key) -> dict[str, Any] | None:
-        return self._records.get(key)
-
-    def records(self) -> Iterator[dict[str, Any]]:
-        return iter(self._records.values())
 
     def add(self, record: dict[str, Any]) -> None:
         self._records[record_key(record)] = record

@@ -10,10 +10,10 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
-from cluestudio.core.vlm.cache import Key, record_key
+from cluestudio.core.vlm.cache import Key, RecordIndex, record_key
 from cluestudio.core.vlm.conversion import ConversionResult
 from cluestudio.core.vlm.probe import ProbeResult, RelationQuestion
 
@@ -71,7 +71,7 @@ def store_probe(workspace: Any, submission_id: int, result: ProbeResult) -> None
     workspace.write(write)
 
 
-class WorkspaceAnswerStore:
+class WorkspaceAnswerStore(RecordIndex):
     """The audit's :class:`~cluestudio.core.vlm.cache.AnswerStore` in a workspace.
 
     Each :meth:`add` is one transaction on the workspace's writer (WAL): once it returns, the
@@ -84,18 +84,6 @@ class WorkspaceAnswerStore:
         self.workspace = workspace
         self._records: dict[Key, dict[str, Any]] = {
             record_key(r): r for r in workspace.audit_results(model, prompt_version, seed)}
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._records
-
-    def __len__(self) -> int:
-        return len(self._records)
-
-    def get(self, key: Key) -> dict[str, Any] | None:
-        return self._records.get(key)
-
-    def records(self) -> Iterator[dict[str, Any]]:
-        return iter(self._records.values())
 
     def add(self, record: dict[str, Any]) -> None:
         from cluestudio.core.workspace import ops
