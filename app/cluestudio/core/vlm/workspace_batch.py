@@ -205,16 +205,32 @@ class _LinkedToken(CancelToken):
             raise Cancelled("cancelled")
 
 
+def _finish_one(item: BatchItem, future: Future[T], finish: Callable[[BatchItem, T], str],
+                outcomes: list[ItemOutcome]) -> str:
+    try:
+        result = future.result()
+    except Cancelled:
+        raise
+    except ClueStudioError as error:
+        outcomes.append(ItemOutcome(item.submission_id, item.task_id, item.source_id,
+                                    FAILED, f"no answer: {error}"))
+        return f"failed ({error})"
+    return finish(item, result)
+
+
 def _in_pool(
     items: Sequence[BatchItem],
     work: Callable[[BatchItem, CancelToken], T],
-    finish: Callable[[BatchItem, Future[T]], str],
+    finish: Callable[[BatchItem, T], str],
+    outcomes: list[ItemOutcome],
     workers: int,
     cancel: CancelToken,
 ) -> Job[None]:
     """Run ``work`` for up to ``workers`` items at a time; ``finish`` each on this thread.
 
-    ``finish`` stores one item's result (one transaction) and returns a progress line. On
+    ``finish`` stores one item's result (one transaction) and returns a progress line; an
+    item whose ``work`` raised a ClueStudioError (no answer) is added to ``outcomes`` as
+    failed here, so every kind of batch reports it the same way. On
     cancel, Ctrl+C or an error, the items still in flight are told to stop, those already
     answered are stored, and the rest are left for a rerun.
     """
@@ -237,7 +253,7 @@ def _in_pool(
             cancel.raise_if_cancelled()
             for future in finished:
                 item = pending.pop(future)
-                message = finish(item, future)
+                message = _finish_one(item, future, finish, outcomes)
                 done += 1
                 yield Progress(done, len(items), f"{item.label}: {message}")
     except BaseException:
@@ -247,7 +263,7 @@ def _in_pool(
         for future, item in list(pending.items()):
             if future.done() and not future.cancelled() and future.exception() is None:
                 with contextlib.suppress(Exception):  # keep the original error
-                    finish(item, future)
+                    finish(item, future.result())
         pool.shutdown(wait=False, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
@@ -296,15 +312,7 @@ def convert_workspace(
             _image(ws, item), backend, token, source=item.label, max_repairs=max_repairs,
             prompts=prompts, check=None if plantuml_check else parser_checker, render=None))
 
-    def finish(item: BatchItem, future: Future[Any]) -> str:
-        try:
-            result = future.result()
-        except Cancelled:
-            raise
-        except ClueStudioError as error:
-            outcomes.append(ItemOutcome(item.submission_id, item.task_id, item.source_id,
-                                        FAILED, f"no answer: {error}"))
-            return f"failed ({error})"
+    def finish(item: BatchItem, result: Any) -> str:
         ids = store_conversion(ws, item.submission_id, result, parent_id=item.head_id)
         attempts = len(result.attempts)
         tokens = result.usage.total_tokens
@@ -320,7 +328,7 @@ def convert_workspace(
             attempts=attempts, revision_ids=tuple(ids), tokens=tokens))
         return f"failed after {attempts} attempt(s)"
 
-    yield from _in_pool(todo, work, finish, backend.concurrency, cancel)
+    yield from _in_pool(todo, work, finish, outcomes, backend.concurrency, cancel)
     return BatchSummary("convert", backend.model_id, prompts.version,
                         tuple(_in_order(outcomes)))
 
@@ -428,15 +436,7 @@ def probe_workspace(
         return run_job(probe_submission(_image(ws, item), by_id[item.submission_id].diagram,
                                         backend, token, source=item.label, prompts=prompts))
 
-    def finish(item: BatchItem, future: Future[Any]) -> str:
-        try:
-            result = future.result()
-        except Cancelled:
-            raise
-        except ClueStudioError as error:
-            outcomes.append(ItemOutcome(item.submission_id, item.task_id, item.source_id,
-                                        FAILED, f"no answer: {error}"))
-            return f"failed ({error})"
+    def finish(item: BatchItem, result: Any) -> str:
         store_probe(ws, item.submission_id, result)
         data = result.to_dict()
         outcomes.append(ItemOutcome(
@@ -445,7 +445,8 @@ def probe_workspace(
             flagged=bool(result.flag), reasons=_reasons(data)))
         return "flagged" if result.flag else "agrees"
 
-    yield from _in_pool([p.item for p in todo], work, finish, backend.concurrency, cancel)
+    yield from _in_pool([p.item for p in todo], work, finish, outcomes, backend.concurrency,
+                          cancel)
     return BatchSummary("probe", backend.model_id, prompts.version,
                         tuple(_in_order(outcomes)))
 

@@ -15,7 +15,6 @@ grader's judgement.
 
 from __future__ import annotations
 
-import math
 from html import escape
 from typing import Any
 
@@ -32,7 +31,12 @@ from cluestudio.gui.qt import (
     QWidget,
     Signal,
 )
-from cluestudio.gui.widgets.plugin_explanations import explanation_groups, metrics_html
+from cluestudio.gui.widgets.plugin_explanations import (
+    as_number,
+    explanation_groups,
+    metrics_html,
+    value_text,
+)
 
 SUB_SCORES = (("clue_class", "Class"), ("clue_attribute", "Attribute"),
               ("clue_method", "Method"), ("clue_relation", "Relation"))
@@ -64,19 +68,6 @@ FLAG_KINDS = frozenset({"missing-class", "extra-class", "unreadable-class-list",
                         "relation-mismatch"})
 
 
-def _number(value: Any) -> float | None:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(number) else number
-
-
-def _text(value: Any) -> str:
-    number = _number(value)
-    return "—" if number is None else f"{number:.3f}"
-
-
 def baselines_html(baselines: dict[str, Any]) -> str:
     """Baseline metrics as table rows; ``name-precision``/``name-recall`` join ``name``'s row."""
     if not baselines:
@@ -86,9 +77,9 @@ def baselines_html(baselines: dict[str, Any]) -> str:
     rows = []
     for name in mains:
         subs = sorted(k for k in baselines if k.startswith(name + "-"))
-        detail = ", ".join(f"{k[len(name) + 1:]} {_text(baselines[k])}" for k in subs)
+        detail = ", ".join(f"{k[len(name) + 1:]} {value_text(baselines[k])}" for k in subs)
         rows.append(f"<tr><td>{escape(_TITLES.get(name, name))}</td>"
-                    f"<td align='right'><b>{_text(baselines[name])}</b></td>"
+                    f"<td align='right'><b>{value_text(baselines[name])}</b></td>"
                     f"<td><small>{escape(detail)}</small></td></tr>")
     return ("<b>Baselines</b><table cellspacing='0' cellpadding='1'>" + "".join(rows)
             + "</table>")
@@ -96,8 +87,8 @@ def baselines_html(baselines: dict[str, Any]) -> str:
 
 def probe_html(probe: dict[str, Any]) -> str:
     """The VLM probe's verdict on image A: EM, RelAcc, the flag and every reason given."""
-    em = _number(probe.get("em"))
-    rel = _number(probe.get("rel_acc"))
+    em = as_number(probe.get("em"))
+    rel = as_number(probe.get("rel_acc"))
     model = f" ({escape(str(probe['model']))})" if probe.get("model") else ""
     head = (f"<b>VLM probe</b>{model}: EM {'—' if em is None else ('yes' if em else 'no')}, "
             f"RelAcc {'n/a' if rel is None else f'{100 * rel:.0f}%'}")
@@ -215,13 +206,14 @@ class MetricPanel(QWidget):
             self._fill_plugin_tree(self._data.get("plugin_explanations") or {})
             self._refresh_page()
             return
-        clue = _number(self._data.get("clue"))
-        self.clue_label.setText(f"<span style='font-size:20pt'><b>CLUE {_text(clue)}</b></span>")
+        clue = as_number(self._data.get("clue"))
+        self.clue_label.setText(
+            f"<span style='font-size:20pt'><b>CLUE {value_text(clue)}</b></span>")
         for key, bar in self.bars.items():
-            value = _number(self._data.get(key))
+            value = as_number(self._data.get(key))
             bar.setValue(0 if value is None else round(1000 * max(0.0, min(1.0, value))))
             label = dict(SUB_SCORES)[key]
-            bar.setFormat(f"{label}: {_text(value)}")
+            bar.setFormat(f"{label}: {value_text(value)}")
         self.extra_label.setText(self._extra_html())
         self._fill_tree(self._data.get("explanation") or {})
         self._refresh_page()
@@ -309,7 +301,7 @@ class MetricPanel(QWidget):
             group = QTreeWidgetItem([f"{title} ({len(pairs)})", ""])
             for pair in pairs:
                 text = f"{pair.get('reference', '')}  ↔  {pair.get('candidate', '')}"
-                child = QTreeWidgetItem([text, _text(pair.get("similarity"))])
+                child = QTreeWidgetItem([text, value_text(pair.get("similarity"))])
                 child.setData(0, Qt.ItemDataRole.UserRole, dict(pair, kind=key))
                 group.addChild(child)
             self.tree.addTopLevelItem(group)

@@ -37,7 +37,8 @@ class Row:
     tooltip: str = ""
 
 
-def _number(value: Any) -> float | None:
+def as_number(value: Any) -> float | None:
+    """A metric value as a float, or None for what is missing or not a number (NaN too)."""
     try:
         number = float(value)
     except (TypeError, ValueError):
@@ -45,8 +46,9 @@ def _number(value: Any) -> float | None:
     return None if math.isnan(number) else number
 
 
-def _text(value: Any) -> str:
-    number = _number(value)
+def value_text(value: Any) -> str:
+    """A metric value as the panels show it: three decimals, or a dash."""
+    number = as_number(value)
     return "—" if number is None else f"{number:.3f}"
 
 
@@ -59,7 +61,7 @@ def metrics_html(values: dict[str, Any], notes: list[str] | tuple[str, ...] = ()
     order = list(METRIC_TITLES)
     keys = sorted(values, key=lambda k: (order.index(k) if k in order else len(order), k))
     rows = "".join(f"<tr><td>{escape(metric_title(k))}</td>"
-                   f"<td align='right'><b>{_text(values[k])}</b></td></tr>" for k in keys)
+                   f"<td align='right'><b>{value_text(values[k])}</b></td></tr>" for k in keys)
     parts = []
     if rows:
         parts.append(f"<b>Metrics</b><table cellspacing='0' cellpadding='1'>{rows}</table>")
@@ -88,7 +90,7 @@ def _sysmeval(data: dict[str, Any]) -> list[tuple[str, list[Row]]]:
 
 def _r2a_structure(data: dict[str, Any]) -> list[tuple[str, list[Row]]]:
     aligned = [Row(f"{a.get('reference', '')}  ↔  {a.get('candidate', '')}",
-                   _text(a.get("similarity")), tooltip=str(a.get("by", "")))
+                   value_text(a.get("similarity")), tooltip=str(a.get("by", "")))
                for a in data.get("node_alignment") or [] if isinstance(a, dict)]
     edges = [Row(f"{' → '.join(map(str, e.get('reference', [])))}", "matched")
              for e in data.get("edge_matches") or [] if isinstance(e, dict)]
