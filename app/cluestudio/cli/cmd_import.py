@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cluestudio.core.workspace import ImportFailed
 
 NAME = "import"
 HELP = "import a course folder or a .jsonl file into a workspace (all or nothing)"
@@ -32,6 +36,14 @@ def print_report(report_dict: dict[str, object], as_json: bool) -> None:
     print(", ".join(f"{k} {v}" for k, v in counts.items()) or "nothing to do")  # type: ignore[attr-defined]
 
 
+def print_failure(failed: ImportFailed, as_json: bool) -> int:
+    """Every problem of an import or merge that wrote nothing, then the one-line error; 2."""
+    print_report(failed.report.to_dict(), as_json)
+    if not as_json:
+        print(f"error: {failed}", file=sys.stderr)
+    return 2
+
+
 def run(args: argparse.Namespace) -> int:
     from cluestudio.cli.output import stderr_progress
     from cluestudio.core.jobs import run_job
@@ -42,9 +54,6 @@ def run(args: argparse.Namespace) -> int:
             report = run_job(import_path(ws, args.source),
                              None if args.json else stderr_progress)
         except ImportFailed as failed:
-            print_report(failed.report.to_dict(), args.json)
-            if not args.json:
-                print(f"error: {failed}", file=sys.stderr)
-            return 2
+            return print_failure(failed, args.json)
     print_report(report.to_dict(), args.json)
     return 0

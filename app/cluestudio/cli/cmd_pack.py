@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 NAME = "pack"
@@ -24,7 +23,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cluestudio.cli.cmd_import import print_report
+    from cluestudio.cli.cmd_import import print_failure, print_report
     from cluestudio.cli.output import print_json
     from cluestudio.core.workspace import ImportFailed, open_workspace
     from cluestudio.core.workspace.pack import export_pack, merge_packs
@@ -41,9 +40,6 @@ def run(args: argparse.Namespace) -> int:
         try:
             report = merge_packs(ws, list(args.packs))
         except ImportFailed as failed:
-            print_report(failed.report.to_dict(), args.json)
-            if not args.json:
-                print(f"error: {failed}", file=sys.stderr)
-            return 2
+            return print_failure(failed, args.json)
     print_report(report.to_dict(), args.json)
     return 1 if report.conflicts and not args.json else 0
