@@ -44,7 +44,7 @@ def _quit_after_first_paint(seconds: float) -> None:
     app = QApplication.instance() or QApplication(sys.argv[:1])
 
     def quit_like_a_user() -> None:
-        app.closeAllWindows()  # closeEvent: save geometry, cancel jobs, close the workspace
+        QApplication.closeAllWindows()  # closeEvent: save layout, cancel jobs, close workspace
         app.quit()
 
     class FirstPaint(QObject):
