@@ -199,11 +199,12 @@ class Workbench(QObject):
                 self.scores_ready.emit(value)
 
 
+FULL_RESULT_LIMIT = 50  # a batch up to this size hands back every panel
+
+
 def _focus(submission_ids: list[int], focus: int | None) -> set[int] | None:
     """Panels to hand back: all of a small batch, else only the one on screen."""
     if len(submission_ids) <= FULL_RESULT_LIMIT:
         return None
     return {focus} if focus is not None else set()
 
-
-FULL_RESULT_LIMIT = 50
