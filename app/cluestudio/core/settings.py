@@ -34,6 +34,8 @@ _HEADER = """\
 #            system keyring (service "cluestudio", user = base_url) when use_keyring = true.
 # [ui]       theme: light | dark;  blind_grading hides metrics until a rating is saved.
 # [workspace] last: the workspace opened last (empty: the bundled sample course).
+# [renderer] timeout_s: seconds one diagram may take;  max_memory_mb: the PlantUML JVM's
+#            heap limit (a hostile diagram stops there instead of filling the machine).
 
 """
 
@@ -84,11 +86,18 @@ class WorkspaceSettings:
 
 
 @dataclass(frozen=True)
+class RendererSettings:
+    timeout_s: int = 20
+    max_memory_mb: int = 1024
+
+
+@dataclass(frozen=True)
 class Settings:
     scoring: ScoringSettings = ScoringSettings()
     llm: LLMSettings = LLMSettings()
     ui: UISettings = UISettings()
     workspace: WorkspaceSettings = WorkspaceSettings()
+    renderer: RendererSettings = RendererSettings()
     # Keys found in the file that this version does not know, kept so a save loses nothing.
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
@@ -115,13 +124,18 @@ class Settings:
 
 _SECTIONS: dict[str, type] = {
     "scoring": ScoringSettings, "llm": LLMSettings, "ui": UISettings,
-    "workspace": WorkspaceSettings,
+    "workspace": WorkspaceSettings, "renderer": RendererSettings,
 }
 # Values restricted to a fixed set; the embedder may also be any model name, so it is free.
 _CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("scoring", "device"): DEVICES,
     ("scoring", "weight_profile"): WEIGHT_PROFILES,
     ("ui", "theme"): THEMES,
+}
+# Numbers that only make sense above a floor (a JVM with 16 MB of heap does not start).
+_MINIMUM: dict[tuple[str, str], int] = {
+    ("renderer", "timeout_s"): 1,
+    ("renderer", "max_memory_mb"): 64,
 }
 
 
@@ -150,6 +164,11 @@ def settings_from_dict(data: dict[str, Any]) -> tuple[Settings, list[str]]:
             choices = _CHOICES.get((name, key))
             if choices and raw not in choices:
                 warnings.append(f"[{name}] {key} = {raw!r}: not one of {', '.join(choices)}; "
+                                f"using {getattr(default, key)!r}")
+                continue
+            minimum = _MINIMUM.get((name, key))
+            if minimum is not None and raw < minimum:
+                warnings.append(f"[{name}] {key} = {raw!r}: below {minimum}; "
                                 f"using {getattr(default, key)!r}")
                 continue
             kwargs[key] = raw
