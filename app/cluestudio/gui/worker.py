@@ -180,7 +180,10 @@ class JobRunner(QObject):
             pass
         except ClueStudioError as failure:
             self.error.emit(handle.id, str(failure))
-        except Exception as failure:  # a crashed job must not take the worker down
+        except BaseException as failure:
+            # A crashed job must not take the worker down: SystemExit or KeyboardInterrupt
+            # raised by plugin code on this thread would otherwise end it, leaving every
+            # queued job unrun and Quit waiting forever.
             log.error("job %s crashed:\n%s", handle.label, traceback.format_exc())
             self.error.emit(handle.id, f"{handle.label}: unexpected {type(failure).__name__}: "
                                        f"{failure}")
