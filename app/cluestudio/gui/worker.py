@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from cluestudio.core.errors import ClueStudioError
+from cluestudio.core.errors import ClueStudioError, describe_failure
 from cluestudio.core.jobs import Cancelled, CancelToken, Progress
 from cluestudio.gui.qt import QObject, QThread, Signal
 
@@ -184,6 +184,11 @@ class JobRunner(QObject):
             # A crashed job must not take the worker down: SystemExit or KeyboardInterrupt
             # raised by plugin code on this thread would otherwise end it, leaving every
             # queued job unrun and Quit waiting forever.
+            known = describe_failure(failure)
+            if known is not None:  # a full disk, a damaged file: the world, not a bug
+                log.info("job %s failed: %s", handle.label, known, exc_info=True)
+                self.error.emit(handle.id, f"{handle.label}: {known}")
+                return
             log.error("job %s crashed:\n%s", handle.label, traceback.format_exc())
             self.error.emit(handle.id, f"{handle.label}: unexpected {type(failure).__name__}: "
                                        f"{failure}")
