@@ -20,6 +20,7 @@ from types import ModuleType
 
 from cluestudio import __version__
 from cluestudio.core.errors import ClueStudioError, describe_failure
+from cluestudio.core.redact import redact
 
 
 def _command_modules() -> list[ModuleType]:
@@ -70,7 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ClueStudioError as error:
         # INFO, not WARNING: the user sees the error once, below; the log file keeps it too.
         log.info("%s failed: %s", args.command, error)
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {redact(str(error))}", file=sys.stderr)
         return 2
     except (OSError, sqlite3.DatabaseError, MemoryError) as error:
         # A full disk, a damaged workspace, an unreadable file: the world, not a bug.
@@ -78,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if message is None:
             raise
         log.info("%s failed: %s", args.command, message, exc_info=True)
-        print(f"error: {message}", file=sys.stderr)
+        print(f"error: {redact(message)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import errno
+import shutil
 import sqlite3
+from pathlib import Path
 
 
 class ClueStudioError(Exception):
@@ -54,7 +56,7 @@ def describe_failure(error: BaseException, workspace: object = None) -> str | No
     where = f"{workspace}: " if workspace else ""
     if isinstance(error, sqlite3.DatabaseError):
         text = str(error)
-        if "full" in text:
+        if "full" in text or ("I/O" in text and _disk_full(workspace)):
             return (f"{where}the disk is full; nothing of this operation was saved "
                     "(free some space and try again)")
         if "locked" in text or "busy" in text:
@@ -72,3 +74,14 @@ def describe_failure(error: BaseException, workspace: object = None) -> str | No
     if isinstance(error, MemoryError):
         return f"{where}out of memory"
     return None
+
+
+def _disk_full(path: object) -> bool:
+    """Whether the disk holding ``path`` has (almost) no room left: SQLite reports a full disk
+    as an I/O error when it cannot even grow its WAL index."""
+    if not path:
+        return False
+    try:
+        return shutil.disk_usage(Path(str(path)).resolve().parent).free < (1 << 20)
+    except OSError:
+        return False

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from cluestudio.core.errors import ClueStudioError
+from cluestudio.core.redact import remember_secret
 
 FILE_NAME = "settings.toml"
 
@@ -107,7 +108,13 @@ class Settings:
         return os.environ.get("USER") or os.environ.get("USERNAME") or "grader"
 
     def api_key(self) -> str | None:
-        """The LLM key from the environment, else the keyring if enabled; never from the file."""
+        """The LLM key from the environment, else the keyring if enabled; never from the file.
+        Whatever is found is masked in every later message and log line."""
+        key = self._find_api_key()
+        remember_secret(key)
+        return key
+
+    def _find_api_key(self) -> str | None:
         if self.llm.api_key_env and os.environ.get(self.llm.api_key_env):
             return os.environ[self.llm.api_key_env]
         if self.llm.use_keyring:

@@ -26,6 +26,7 @@ from typing import Any
 
 from cluestudio.core.errors import ClueStudioError, describe_failure
 from cluestudio.core.jobs import Cancelled, CancelToken, Progress
+from cluestudio.core.redact import redact
 from cluestudio.gui.qt import QObject, QThread, Signal
 
 log = logging.getLogger(__name__)
@@ -179,7 +180,7 @@ class JobRunner(QObject):
         except Cancelled:
             pass
         except ClueStudioError as failure:
-            self.error.emit(handle.id, str(failure))
+            self.error.emit(handle.id, redact(str(failure)))
         except BaseException as failure:
             # A crashed job must not take the worker down: SystemExit or KeyboardInterrupt
             # raised by plugin code on this thread would otherwise end it, leaving every
@@ -187,11 +188,11 @@ class JobRunner(QObject):
             known = describe_failure(failure)
             if known is not None:  # a full disk, a damaged file: the world, not a bug
                 log.info("job %s failed: %s", handle.label, known, exc_info=True)
-                self.error.emit(handle.id, f"{handle.label}: {known}")
+                self.error.emit(handle.id, redact(f"{handle.label}: {known}"))
                 return
             log.error("job %s crashed:\n%s", handle.label, traceback.format_exc())
-            self.error.emit(handle.id, f"{handle.label}: unexpected {type(failure).__name__}: "
-                                       f"{failure}")
+            self.error.emit(handle.id, redact(f"{handle.label}: unexpected "
+                                              f"{type(failure).__name__}: {failure}"))
         finally:
             self.finished.emit(handle.id)
 

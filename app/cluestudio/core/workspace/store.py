@@ -17,7 +17,7 @@ from typing import TypeVar
 
 import sqlite_utils
 
-from cluestudio.core.errors import ClueStudioError
+from cluestudio.core.errors import ClueStudioError, describe_failure
 from cluestudio.core.workspace import schema
 from cluestudio.core.workspace.commands import Changes, Command, UndoStack
 from cluestudio.core.workspace.lock import WorkspaceLock
@@ -52,7 +52,8 @@ def _peek(path: Path, readonly: bool = False) -> None:
         version = schema.user_version(conn)
         tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
     except sqlite3.DatabaseError as error:
-        raise WorkspaceError(f"{path}: unreadable workspace: {error}") from error
+        raise WorkspaceError(describe_failure(error, path)
+                             or f"{path}: unreadable workspace: {error}") from error
     finally:
         conn.close()
     if app_id not in (0, schema.APPLICATION_ID) or (app_id == 0 and tables):
