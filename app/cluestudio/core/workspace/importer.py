@@ -215,6 +215,10 @@ def plan_course_folder(root: Path, cancel: CancelToken | None = None, *,
         except tomllib.TOMLDecodeError as error:
             plan.report.error(str(root / "course.toml"), f"not valid TOML: {error}")
         else:
+            if origin not in ORIGINS:
+                plan.report.error(str(root / "course.toml"),
+                                  f"origin must be one of {ORIGINS}, not {origin!r}")
+                origin = "student"
             course_kind = _read_kind(source, root / "course.toml", plan.report)
     tasks_dir = root / "tasks"
     folders = []

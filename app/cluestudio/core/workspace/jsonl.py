@@ -165,7 +165,9 @@ def _submission_from(record: dict[str, Any], path: Path, line: int, plan: Import
                     task.diagram_kind if task else kinds.DEFAULT_KIND)
     if image_path is not None:
         image_file = (path.parent / str(image_path))
-        if not image_file.exists():
+        if not isinstance(image_path, str) or not image_path.strip():
+            report.error(source, f"image must be a file path, not {image_path!r}", line)
+        elif not image_file.exists():
             report.error(source, f"image not found: {image_path}", line)
         elif not folder.allow_outside and not folder.inside(image_file):
             report.error(source, f"image {image_path} lies outside the JSONL file's folder; "

@@ -263,9 +263,8 @@ def merge_packs(ws: Workspace, paths: list[Path]) -> Report:
 
     for src, data, pack_images in loaded:
         images.update(pack_images)
-        check_pack_data(data, src, report, known_tasks=known_task,
-                        known_submissions=known_submission, known_images=known_image)
-        if isinstance(data, dict):
+        if check_pack_data(data, src, report, known_tasks=known_task,
+                           known_submissions=known_submission, known_images=known_image):
             tasks.update(t.get("id") for t in data.get("tasks", []) if isinstance(t, dict))
             submissions.update((s.get("task_id"), s.get("source_id"))
                                for s in data.get("submissions", []) if isinstance(s, dict))

@@ -78,11 +78,13 @@ class SourceFolder:
         except OSError as error:
             report.error(str(path), f"cannot read: {error.strerror or error}")
             return None
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            os.close(fd)
+            report.error(str(path), "not a regular file (a folder, device, pipe or socket); "
+                                    "not read")
+            return None
         with os.fdopen(fd, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                report.error(str(path), "not a regular file (a device, pipe or socket); not read")
-                return None
             if info.st_size > limit:
                 report.error(str(path), f"file is {_kib(info.st_size)}, over the {_kib(limit)} "
                                         "limit; not read")
