@@ -29,6 +29,7 @@ from cluestudio.core.calibrate.split import score_bins, stratified_split
 from cluestudio.core.clue import ClueScorer, ClueWeights
 from cluestudio.core.jobs import Cancelled, CancelToken, run_job
 from cluestudio.core.model import ClassDiagram
+from support.clue_support import random_pairs
 
 
 class HashEmbedder:
@@ -114,10 +115,13 @@ ALL = [0, 1, 2, 3, 4]
     ("exact", "paper", "reference", TIE_FREE),
     (HashEmbedder(), "paper", "reference", ALL),
     (HashEmbedder(), "oodeval-code", "paper-eq3", ALL),
+    (HashEmbedder(), "oodeval-code", "reference", ALL),
 ])
 def test_leaf_cache_scores_equal_the_engine(embedder: object, profile: str,
                                             normalization: str, columns: list[int]) -> None:
     pairs = _pairs(60, seed=11)
+    # Unknown relation ends, empty strings and odd multiplicities: every profile rule.
+    pairs += random_pairs(20, seed=11)
     scorer = ClueScorer(embedder, profile=profile, normalization=normalization,  # type: ignore[arg-type]
                         cache=False)
     batch = run_job(scorer.build_leaves(pairs))

@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     from cluestudio.core.calibrate import calibrate, write_report
     from cluestudio.core.calibrate.leafcache import LeafCache
     from cluestudio.core.calibrate.ratings_io import human_totals, read_ratings
-    from cluestudio.core.clue import ClueScorer, ClueWeights
+    from cluestudio.core.clue import ClueScorer, ClueWeights, get_profile
     from cluestudio.core.errors import ClueStudioError
     from cluestudio.core.jobs import run_job
 
@@ -86,7 +86,10 @@ def run(args: argparse.Namespace) -> int:
         extra_source = "pairs file"
     if len(pairs) < 10:
         raise ClueStudioError(f"{len(pairs)} rated pairs are too few to calibrate (need 10+)")
-    start = ClueWeights.load(args.start) if args.start else ClueWeights.default()
+    # Without --start: the shipped weights of the similarity profile (the package's own
+    # full-precision optimum under oodeval-code).
+    start = (ClueWeights.load(args.start) if args.start
+             else ClueWeights.shipped(get_profile(args.profile).weights))
     progress = stderr_progress if not args.json or sys.stderr.isatty() else None
     scorer = ClueScorer(args.embedder, profile=args.profile, normalization=args.normalization,
                         device=args.device)
