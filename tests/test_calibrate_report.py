@@ -187,5 +187,13 @@ def test_cli_agreement(tmp_path: Path, capsys) -> None:
     out = json.loads(capsys.readouterr().out)
     assert out["graders"] == ["ann", "bob"] and len(out["disagreements"]) == 3
     assert -1 <= out["alpha_interval"] <= 1 and out["icc"]["k"] == 2
+    krippendorff = pytest.importorskip("krippendorff")
+    from cluestudio.core.agreement import Ratings
+    from cluestudio.core.calibrate.ratings_io import read_ratings
+
+    table = Ratings.from_records((r.id, r.grader, r.total) for r in read_ratings(ratings))
+    assert out["alpha_ordinal"] == pytest.approx(krippendorff.alpha(
+        reliability_data=table.values.T, level_of_measurement="ordinal"), abs=1e-12)
     assert main(["agreement", str(ratings)]) == 0
-    assert "Krippendorff" in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert "Krippendorff's alpha (interval)" in text and "(ordinal)" in text
