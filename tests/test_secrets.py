@@ -32,7 +32,7 @@ def stub() -> Iterator[OpenAIStub]:
     "Authorization: Bearer abcdefghijklmnopqrstuvwxyz012345",
     'detail: {"api_key": "0123456789abcdef0123"}',
     "token=hf_abcdefghijklmnopqrstuvwxyz1234",
-])
+], ids=["echoed key", "bearer header", "json field", "hf token"])
 def test_keys_and_key_shaped_strings_are_masked(text: str) -> None:
     cleaned = redact(text)
     assert MASK in cleaned
