@@ -75,7 +75,7 @@ def _alpha(table: np.ndarray, level: str = "interval") -> float:
 
 
 def test_agreement_scopes_match_independent_implementations(tmp_path) -> None:
-    from cluestudio.gui.analysis_data import gather
+    from cluestudio.app.analysis import gather
 
     ws, ids, rubric = _course(tmp_path)
     try:
@@ -128,7 +128,7 @@ def test_agreement_scopes_match_independent_implementations(tmp_path) -> None:
 
 
 def test_one_grader_says_agreement_needs_two(tmp_path) -> None:
-    from cluestudio.gui.analysis_data import gather
+    from cluestudio.app.analysis import gather
 
     ws, _, rubric = _course(tmp_path, graders=("ana",))
     try:
@@ -203,5 +203,5 @@ def test_agreement_tab_shows_overall_pairs_and_graders(qtbot, tmp_path) -> None:
         assert view.agreement_pairs.topLevelItem(0).text(2) == f"{_alpha(totals[:2]):.3f}"
     finally:
         view.close()
-        bench.close()
+        bench.shutdown()
         runner.shutdown()

@@ -16,7 +16,7 @@ pytest.importorskip("cluestudio.core.calibrate")
 def _course(tmp_path):
     from cluestudio.core.rubric import get_rubric
     from cluestudio.core.workspace import SaveRating, import_path, open_workspace, ops
-    from cluestudio.gui.services import text_hash
+    from cluestudio.core.workspace.ops import text_hash
     from gui_course import make_course
 
     ws = open_workspace(tmp_path / "course.sqlite")
@@ -42,7 +42,7 @@ def _course(tmp_path):
 
 
 def test_gather_ranks_the_planted_disagreements(tmp_path) -> None:
-    from cluestudio.gui.analysis_data import gather
+    from cluestudio.app.analysis import gather
 
     ws, ids = _course(tmp_path)
     try:
@@ -56,8 +56,8 @@ def test_gather_ranks_the_planted_disagreements(tmp_path) -> None:
 
 
 def test_probe_scores_are_correlated_too(tmp_path) -> None:
+    from cluestudio.app.analysis import gather
     from cluestudio.core.workspace import ops
-    from cluestudio.gui.analysis_data import gather
 
     ws, ids = _course(tmp_path)
     try:
@@ -74,8 +74,8 @@ def test_probe_scores_are_correlated_too(tmp_path) -> None:
 
 
 def test_too_few_ratings_say_so(tmp_path) -> None:
+    from cluestudio.app.analysis import gather
     from cluestudio.core.workspace import import_path, open_workspace
-    from cluestudio.gui.analysis_data import gather
     from gui_course import make_course
 
     ws = open_workspace(tmp_path / "empty.sqlite")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cluestudio.core.jobs import CancelToken, run_job
+from cluestudio.core.jobs import run_job
 from cluestudio.core.settings import Settings
 from cluestudio.resources_path import annotations_dir
 
@@ -108,7 +108,7 @@ def modes(qtbot, tmp_path: Path):
         yield bench, review, grading
     finally:
         runner.shutdown()
-        ws.close()
+        bench.shutdown()
 
 
 def _sid(bench, task_id: str, source_id: str) -> int:
@@ -118,7 +118,7 @@ def _sid(bench, task_id: str, source_id: str) -> int:
 
 
 def test_review_and_grading_of_sysml_and_component_tasks(qtbot, modes) -> None:
-    from cluestudio.gui.scoring import score_submissions
+    from cluestudio.app.scoring import ScoringOptions, score_workspace
 
     bench, review, grading = modes
     sysml = bench.view(_sid(bench, "car_model", "s1"))
@@ -144,11 +144,11 @@ def test_review_and_grading_of_sysml_and_component_tasks(qtbot, modes) -> None:
     assert "does not parse" not in review.summary.toPlainText()
     assert "⚠ parse" not in review.history.item(0).text()
     sid = component.submission.id
-    scores = run_job(score_submissions(bench.require(), [sid], "exact", "cpu", "paper",
-                                       CancelToken(), settings=Settings()))
+    run_job(score_workspace(bench.require(), ScoringOptions("exact", "cpu",
+                                                            settings=Settings()),
+                            submission_ids=[sid]))
     bench.cache.drop({sid})
     grading.show_submission(bench.view(sid))  # scores read back from the workspace
     assert grading.metrics.kind() == "component" and grading.metrics.clue_label.isHidden()
     assert "Node F1" in grading.metrics.extra_label.text()
-    grading.set_scores(scores)
     assert "no LLM endpoint" in grading.metrics.extra_label.text()

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator
-from importlib import metadata
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -90,9 +89,10 @@ def test_convert_stores_the_vlm_answer_as_a_revision_and_shows_it(qtbot, stub,
     window, path = make_window(_endpoint(stub))
     sid = window.review.view.submission.id
     progress: list[tuple[int, int]] = []
-    window.runner.progress.connect(lambda _id, done, total, _m: progress.append((done, total)))
-    with qtbot.waitSignal(window.model_actions.outcome, timeout=30_000) as outcome:
-        window.model_actions.convert_action.trigger()
+    with qtbot.waitSignal(window.model_actions.outcome, timeout=60_000) as outcome:
+        window.actions["convert"].trigger()  # the menu action (F7)
+        handle = window.model_actions._job
+        handle.progress.connect(lambda done, total, _m: progress.append((done, total)))
         assert window.job_status.busy()  # the job panel tracks it: progress bar and Cancel
     assert outcome.args[0].submission_id == sid and "valid PlantUML" in outcome.args[0].summary
     assert progress
@@ -118,8 +118,8 @@ def test_probe_flags_a_missing_class_with_reasons_in_both_modes(qtbot, stub,
     stub.handler = handler
     window, path = make_window(_endpoint(stub))
     sid = window.review.view.submission.id
-    with qtbot.waitSignal(window.model_actions.outcome, timeout=30_000) as outcome:
-        window.model_actions.probe_action.trigger()
+    with qtbot.waitSignal(window.model_actions.outcome, timeout=60_000) as outcome:
+        window.actions["probe"].trigger()  # F8
     assert "flagged" in outcome.args[0].summary
     row = _db(path).execute("SELECT * FROM probe_results WHERE submission_id = ?",
                             (sid,)).fetchone()
@@ -132,7 +132,7 @@ def test_probe_flags_a_missing_class_with_reasons_in_both_modes(qtbot, stub,
 
 def test_convert_without_an_endpoint_says_where_to_set_one(qtbot, make_window) -> None:
     window, _ = make_window(updated(Settings(), llm={"model": ""}))
-    window.model_actions.convert_action.trigger()
+    window.actions["convert"].trigger()
     assert not window.model_actions.busy()
     assert "Settings → Model endpoint" in window.errors.item(0).text()
     assert window.error_dock.isVisible()
@@ -144,8 +144,7 @@ def test_cancel_a_slow_conversion_stores_nothing(qtbot, stub, make_window) -> No
     sid = window.review.view.submission.id
     handle = window.model_actions.convert()
     assert handle is not None
-    with qtbot.waitSignal(window.runner.finished, timeout=30_000,
-                          check_params_cb=lambda job_id: job_id == handle.id):
+    with qtbot.waitSignal(handle.finished, timeout=60_000):
         window.job_status.cancel()
     assert handle.cancelled and not window.model_actions.busy()
     count = _db(path).execute("SELECT count(*) FROM conversions WHERE submission_id = ?",
@@ -153,28 +152,29 @@ def test_cancel_a_slow_conversion_stores_nothing(qtbot, stub, make_window) -> No
     assert count == 1
 
 
-def _registry_with_a_broken_metric() -> Any:
-    from cluestudio.core.plugins import PluginRegistry
-
-    points = [ep for ep in metadata.entry_points(group="cluestudio.metrics")
-              if ep.name in ("clue", "bleu", "rouge-l", "codebertscore")]
-    points.append(metadata.EntryPoint("exploding", "test_gui_models:ExplodingMetric",
-                                      "cluestudio.metrics"))
-    return PluginRegistry(points)
+def _install_exploding_metric(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A third-party distribution whose metric raises, installed the way pip would leave it:
+    a dist-info with an entry point on sys.path (which the worker process inherits)."""
+    info = site / "exploding_metric-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: exploding-metric\n"
+                                   "Version: 1.0\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text(
+        "[cluestudio.metrics]\nexploding = test_gui_models:ExplodingMetric\n",
+        encoding="utf-8")
+    monkeypatch.syspath_prepend(str(site))
 
 
 def test_baselines_beside_clue_and_a_failing_plugin_in_the_error_panel(
-        qtbot, make_window, monkeypatch) -> None:
+        qtbot, make_window, monkeypatch, tmp_path) -> None:
     pytest.importorskip("cluestudio.core.plantuml.parser")
-    import cluestudio.core.plugins as plugins
-
-    monkeypatch.setattr(plugins, "_default", _registry_with_a_broken_metric())
+    _install_exploding_metric(tmp_path / "site", monkeypatch)
     window, path = make_window(updated(Settings(), scoring={"embedder": "exact"}))
     window.modes.setCurrentIndex(1)
-    with qtbot.waitSignal(window.bench.scores_ready, timeout=60_000) as ready:
-        window.score_current()
+    job = window.score_current()
+    qtbot.waitUntil(lambda: job.done, timeout=120_000)
     sid = window.grading.view.submission.id
-    baselines = ready.args[0][sid]["baselines"]
+    baselines = window.grading.view.scores["baselines"]  # the view redrew from the workspace
     assert {"bleu", "rouge-l", "rouge-l-recall"} <= set(baselines)
     assert "codebertscore" not in baselines  # the exact embedder: no neural models
     text = window.grading.metrics.extra_label.text()

@@ -1,8 +1,11 @@
-"""The GUI job runner: signals in order, progress from core jobs, errors and cancel."""
+"""The window's job runners: per-job handles, thread lanes, and the batch worker process."""
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
+import time
 
 import pytest
 
@@ -22,8 +25,6 @@ def runner(qtbot):
 
 
 def counting_job(n: int, cancel: CancelToken, step_s: float = 0.0) -> Job[int]:
-    import time
-
     total = 0
     for i in range(n):
         cancel.raise_if_cancelled()
@@ -33,58 +34,68 @@ def counting_job(n: int, cancel: CancelToken, step_s: float = 0.0) -> Job[int]:
     return total
 
 
-def test_generator_job_reports_progress_then_result(qtbot, runner) -> None:
-    progress: list[tuple[int, int, int, str]] = []
-    runner.progress.connect(lambda *args: progress.append(args))
-    # Both waits are armed before the job starts: a fast job may signal from the worker
-    # thread before a wait set up after submit() is listening.
-    results: list[tuple[int, object]] = []
-    runner.result.connect(lambda job_id, value: results.append((job_id, value)))
-    with qtbot.waitSignal(runner.finished, timeout=5000):
-        # Steps slower than the progress throttle (50 ms): every one is reported.
-        handle = runner.submit(lambda cancel: counting_job(4, cancel, 0.08), "count")
-    qtbot.waitUntil(lambda: bool(results))
-    assert results == [(handle.id, 0 + 1 + 2 + 3)]
-    qtbot.waitUntil(lambda: len(progress) == 4)
-    assert [p[1] for p in progress] == [1, 2, 3, 4]
-    assert progress[-1] == (handle.id, 4, 4, "item 3")
+def recorder(handle):
+    """Everything a handle emits, in order: (signal name, args...)."""
+    seen: list[tuple] = []
+    handle.started.connect(lambda: seen.append(("started",)))
+    handle.progress.connect(lambda d, t, m: seen.append(("progress", d, t, m)))
+    handle.result.connect(lambda value: seen.append(("result", value)))
+    handle.error.connect(lambda message: seen.append(("error", message)))
+    handle.finished.connect(lambda: seen.append(("finished",)))
+    return seen
+
+
+def test_a_handle_reports_started_progress_result_finished_in_order(qtbot, runner) -> None:
+    # Steps slower than the progress throttle (50 ms): every one is reported.
+    handle = runner.submit(lambda cancel: counting_job(4, cancel, 0.08), "count")
+    seen = recorder(handle)
+    qtbot.waitUntil(lambda: handle.done, timeout=5000)
+    assert seen[0] == ("started",)
+    assert [s[1] for s in seen if s[0] == "progress"] == [1, 2, 3, 4]
+    assert ("progress", 4, 4, "item 3") in seen
+    assert seen[-2:] == [("result", 0 + 1 + 2 + 3), ("finished",)]
+
+
+def test_each_job_speaks_only_through_its_own_handle(qtbot, runner) -> None:
+    first = runner.submit(lambda cancel: "one", "first")
+    second = runner.submit(lambda cancel: "two", "second")
+    one, two = recorder(first), recorder(second)
+    qtbot.waitUntil(lambda: first.done and second.done, timeout=5000)
+    assert ("result", "one") in one and ("result", "two") not in one
+    assert ("result", "two") in two and ("result", "one") not in two
 
 
 def test_fast_progress_is_throttled_but_first_and_last_steps_arrive(qtbot, runner) -> None:
     """A 1,000-pair job must not flood the UI thread with a signal per step."""
-    progress: list[tuple[int, int, int, str]] = []
-    runner.progress.connect(lambda *args: progress.append(args))
-    with qtbot.waitSignal(runner.finished, timeout=10_000):
-        handle = runner.submit(lambda cancel: counting_job(20_000, cancel), "fast")
-    qtbot.waitUntil(lambda: bool(progress) and progress[-1][1] == 20_000)
+    handle = runner.submit(lambda cancel: counting_job(20_000, cancel), "fast")
+    seen = recorder(handle)
+    qtbot.waitUntil(lambda: handle.done, timeout=10_000)
+    progress = [s for s in seen if s[0] == "progress"]
     assert progress[0][1] == 1
-    assert progress[-1] == (handle.id, 20_000, 20_000, "item 19999")
+    assert progress[-1] == ("progress", 20_000, 20_000, "item 19999")
     assert len(progress) < 200  # ~20 a second at most; 20,000 unthrottled
 
 
 def test_job_runs_off_the_ui_thread(qtbot, runner) -> None:
     ui_thread = threading.get_ident()
-    with qtbot.waitSignal(runner.result, timeout=5000) as result:
-        runner.submit(lambda cancel: threading.get_ident(), "where")
-    assert result.args[1] != ui_thread
+    handle = runner.submit(lambda cancel: threading.get_ident(), "where")
+    with qtbot.waitSignal(handle.result, timeout=5000) as result:
+        pass
+    assert result.args[0] != ui_thread
 
 
-def test_errors_are_reported_and_the_worker_survives(qtbot, runner) -> None:
+def test_errors_are_reported_and_the_lane_survives(qtbot, runner) -> None:
     def broken(cancel: CancelToken) -> None:
         raise ClueStudioError("reference.puml:3: bad arrow")
 
     def crashing(cancel: CancelToken) -> None:
         raise ZeroDivisionError("boom")
 
-    errors: list[str] = []
-    runner.error.connect(lambda job_id, message: errors.append(message))
-    runner.submit(broken, "broken")
-    runner.submit(crashing, "crashing")
-    with qtbot.waitSignal(runner.result, timeout=5000) as result:
-        runner.submit(lambda cancel: "still alive", "after")
-    assert result.args[1] == "still alive"
-    assert errors[0] == "reference.puml:3: bad arrow"
-    assert "ZeroDivisionError" in errors[1] and "crashing" in errors[1]
+    first, second = runner.submit(broken, "broken"), runner.submit(crashing, "crashing")
+    after = runner.submit(lambda cancel: "still alive", "after")
+    qtbot.waitUntil(lambda: after.done, timeout=5000)
+    assert first.failure == "reference.puml:3: bad arrow"
+    assert second.failure is not None and "ZeroDivisionError" in second.failure
 
 
 def test_cancelled_job_gives_no_result(qtbot, runner) -> None:
@@ -94,15 +105,13 @@ def test_cancelled_job_gives_no_result(qtbot, runner) -> None:
         gate.wait(5)
         return "first"
 
-    results: list[object] = []
-    runner.result.connect(lambda job_id, value: results.append(value))
-    runner.submit(blocker, "blocker")
+    first = runner.submit(blocker, "blocker")
     queued = runner.submit(lambda cancel: counting_job(10, cancel), "queued")
+    queued_seen = recorder(queued)
     queued.cancel()
-    with qtbot.waitSignal(runner.finished, timeout=5000,
-                          check_params_cb=lambda job_id: job_id == queued.id):
-        gate.set()
-    assert results == ["first"]
+    gate.set()
+    qtbot.waitUntil(lambda: first.done and queued.done, timeout=5000)
+    assert queued_seen == [("finished",)]
 
 
 def test_interactive_job_completes_while_a_long_batch_job_runs(qtbot, runner) -> None:
@@ -112,22 +121,16 @@ def test_interactive_job_completes_while_a_long_batch_job_runs(qtbot, runner) ->
 
     def long_batch(cancel: CancelToken) -> str:
         batch_started.set()
-        release.wait(10)  # a scoring batch that will not finish before the preview
+        release.wait(10)
         return "batch"
 
-    results: list[object] = []
-    runner.result.connect(lambda job_id, value: results.append(value))
-    batch = runner.submit(long_batch, "score 500 submissions", lane=BATCH)
+    batch = runner.submit(long_batch, "export", lane=BATCH)
     assert batch_started.wait(5)
-    with qtbot.waitSignal(runner.result, timeout=5000,
-                          check_params_cb=lambda job_id, value: value == "preview") as got:
-        preview = runner.submit(lambda cancel: "preview", "preview", lane=INTERACTIVE)
-    assert got.args[0] == preview.id != batch.id
-    assert results == ["preview"] and not release.is_set()  # the batch is still running
-    with qtbot.waitSignal(runner.finished, timeout=5000,
-                          check_params_cb=lambda job_id: job_id == batch.id):
-        release.set()
-    assert results == ["preview", "batch"]
+    preview = runner.submit(lambda cancel: "preview", "preview", lane=INTERACTIVE)
+    qtbot.waitUntil(lambda: preview.done, timeout=5000)
+    assert not batch.done and not release.is_set()  # the batch is still running
+    release.set()
+    qtbot.waitUntil(lambda: batch.done, timeout=5000)
 
 
 def test_unknown_lane_is_refused(runner) -> None:
@@ -137,8 +140,6 @@ def test_unknown_lane_is_refused(runner) -> None:
 
 def test_shutdown_cancels_running_and_queued_jobs_and_joins(qtbot) -> None:
     """Quitting during a long job must not wait for it to complete, nor leave a thread."""
-    import time
-
     from cluestudio.gui.worker import JobRunner
 
     job_runner = JobRunner()
@@ -170,22 +171,99 @@ def test_a_job_that_exits_or_interrupts_is_an_error_and_the_lane_goes_on(
         qtbot, runner, escape: BaseException) -> None:
     """A plugin calling sys.exit (or raising KeyboardInterrupt) inside a job used to end the
     worker thread: every queued job stayed unrun and Quit waited forever."""
-    import time
-
-    errors: list[tuple[int, str]] = []
-    results: list[tuple[int, object]] = []
-    runner.error.connect(lambda job_id, text: errors.append((job_id, text)))
-    runner.result.connect(lambda job_id, value: results.append((job_id, value)))
 
     def bad(cancel: CancelToken) -> None:
         raise escape
 
     bad_handle = runner.submit(bad, "bad plugin")
     good_handle = runner.submit(lambda cancel: "still here", "after")
-    qtbot.waitUntil(lambda: bool(results), timeout=5000)
-    assert results == [(good_handle.id, "still here")]
-    assert [job for job, _ in errors] == [bad_handle.id]
-    assert type(escape).__name__ in errors[0][1]
+    good = recorder(good_handle)
+    qtbot.waitUntil(lambda: good_handle.done, timeout=5000)
+    assert ("result", "still here") in good
+    assert bad_handle.failure is not None and type(escape).__name__ in bad_handle.failure
     started = time.monotonic()
     runner.shutdown()
     assert time.monotonic() - started < 2
+
+
+# --- the batch worker process ----------------------------------------------------------------
+
+# A spawned process starts with this process's sys.path, tests/ included.
+SAMPLES = "support.worker_process_samples"
+
+
+@pytest.fixture
+def processes(qtbot):
+    from cluestudio.gui.worker import ProcessRunner
+
+    runner = ProcessRunner()
+    yield runner
+    runner.shutdown()
+
+
+def test_a_process_job_streams_progress_data_and_result_to_its_handle(qtbot, processes) -> None:
+    stored: list[tuple[str, object, str]] = []
+    handle = processes.submit(f"{SAMPLES}:count", (5,), label="count",
+                              on_data=lambda tag, value: stored.append(
+                                  (tag, value, threading.current_thread().name)))
+    seen = recorder(handle)
+    qtbot.waitUntil(lambda: handle.done, timeout=30_000)
+    assert seen[0] == ("started",) and seen[-2:] == [("result", 10), ("finished",)]
+    assert [s[1] for s in seen if s[0] == "progress"][-1] == 5
+    # Data is handled on the reader thread, never the UI thread, in the order it was sent.
+    assert [value for _, value, _ in stored] == [0, 1, 2, 3, 4]
+    assert all(name != threading.main_thread().name for _, _, name in stored)
+    assert processes.pid != os.getpid()
+
+
+@pytest.mark.parametrize("how", ["crash", "exit", "kill"])
+def test_a_worker_that_dies_is_an_error_and_the_next_job_runs(qtbot, processes,
+                                                            how: str) -> None:
+    first = processes.submit(f"{SAMPLES}:hang" if how == "kill" else f"{SAMPLES}:{how}",
+                             label=how)
+    queued = processes.submit(f"{SAMPLES}:count", (3,), label="queued behind it")
+    if how == "kill":
+        qtbot.waitUntil(lambda: processes.pid is not None, timeout=30_000)
+        time.sleep(1.0)  # let it start the hanging job
+        os.kill(processes.pid, signal.SIGKILL)
+    qtbot.waitUntil(lambda: first.done and queued.done, timeout=60_000)
+    assert first.failure is not None and "worker process stopped unexpectedly" in first.failure
+    assert queued.failure is not None  # it was in the dead process: reported, not lost
+    again = processes.submit(f"{SAMPLES}:count", (3,), label="after")
+    with qtbot.waitSignal(again.result, timeout=60_000) as result:
+        pass
+    assert result.args == [3]
+
+
+def test_a_failing_job_is_reported_and_the_worker_stays(qtbot, processes) -> None:
+    bad = processes.submit(f"{SAMPLES}:fail", label="fail")
+    qtbot.waitUntil(lambda: bad.done, timeout=30_000)
+    pid = processes.pid
+    assert bad.failure == "sample.puml:2: a clear error"
+    good = processes.submit(f"{SAMPLES}:count", (2,), label="good")
+    qtbot.waitUntil(lambda: good.done, timeout=30_000)
+    assert processes.pid == pid  # the same warm process
+
+
+def test_a_storing_error_stops_the_job_and_reports_once(qtbot, processes) -> None:
+    def refuse(tag: str, value: object) -> None:
+        raise ClueStudioError("course.sqlite: the disk is full; nothing of this was saved")
+
+    handle = processes.submit(f"{SAMPLES}:count", (200,), {"step_s": 0.01}, label="store",
+                              on_data=refuse)
+    seen = recorder(handle)
+    qtbot.waitUntil(lambda: handle.done, timeout=30_000)
+    assert [s for s in seen if s[0] == "error"] == [
+        ("error", "course.sqlite: the disk is full; nothing of this was saved")]
+    assert not any(s[0] == "result" for s in seen)
+
+
+def test_quit_returns_within_two_seconds_with_a_job_running(qtbot, processes) -> None:
+    handle = processes.submit(f"{SAMPLES}:hang", label="hang")
+    qtbot.waitUntil(lambda: processes.pid is not None, timeout=30_000)
+    time.sleep(1.0)
+    began = time.monotonic()
+    processes.shutdown()
+    assert time.monotonic() - began < 2
+    assert not processes.is_running()
+    qtbot.waitUntil(lambda: handle.done, timeout=5000)

@@ -75,9 +75,9 @@ def test_migration_v3_from_a_v2_database_keeps_data(tmp_path: Path) -> None:
                  " author_kind, created_at) VALUES ('u', 1, '@startuml\nclass A\n@enduml',"
                  " 'h', 'alice', 'human', 'now')")
     conn.close()
-    assert SCHEMA_VERSION == 3
+    assert SCHEMA_VERSION >= 3
     with open_workspace(path) as ws:
-        assert schema.user_version(ws._reader()) == 3
+        assert schema.user_version(ws._reader()) == SCHEMA_VERSION
         assert [t.id for t in ws.tasks()] == ["t"]
         assert ws.head_revision(1).puml == "@startuml\nclass A\n@enduml"  # type: ignore[union-attr]
         assert ws.counts()["audit_results"] == 0
@@ -215,15 +215,47 @@ def test_rescoring_the_same_content_replaces_the_score(ws) -> None:
     assert values == [0.1, 0.7]
 
 
-def test_metric_values_gives_the_latest_value_per_submission(ws) -> None:
+def test_metric_values_gives_the_current_value_of_the_head_revision(ws) -> None:
     other = ws.write(lambda c: ops.ensure_submission(c, "t1", "bob", "student", None)[0])
-    ws.write(lambda c: ops.put_score(c, ws.sid, "h1", "clue", 0.2))
-    ws.write(lambda c: ops.put_score(c, other, "h9", "clue", 0.9))
-    ws.write(lambda c: ops.put_score(c, ws.sid, "h2", "clue", 0.4))  # a newer revision
-    ws.write(lambda c: ops.put_score(c, ws.sid, "h2", "bleu", 0.1))
-    ws.write(lambda c: ops.put_score(c, other, "h10", "clue", None))  # no value: skipped
+    old, new, bobs = "class A\n", "class A\nclass B\n", "class C\n"
+    for sid, text in ((ws.sid, old), (ws.sid, new), (other, bobs)):
+        ws.write(lambda c, sid=sid, text=text: ops.add_revision(c, sid, text, "a", "human"))
+    ws.write(lambda c: ops.put_score(c, ws.sid, ops.text_hash(old), "clue", 0.2))
+    ws.write(lambda c: ops.put_score(c, other, ops.text_hash(bobs), "clue", 0.9))
+    ws.write(lambda c: ops.put_score(c, ws.sid, ops.text_hash(new), "clue", 0.4))
+    ws.write(lambda c: ops.put_score(c, ws.sid, ops.text_hash(new), "bleu", 0.1))
+    # Computed last, but of the older revision: not what the submission shows now.
+    ws.write(lambda c: ops.put_score(c, ws.sid, ops.text_hash(old), "clue", 0.7,
+                                     embedder="other"))
     assert ws.metric_values("clue") == {ws.sid: 0.4, other: 0.9}
     assert ws.metric_values("bleu") == {ws.sid: 0.1}
+    ws.write(lambda c: ops.put_score(c, other, ops.text_hash(bobs), "clue", None,
+                                     embedder="minilm"))  # the newest has no value: none
+    assert ws.metric_values("clue") == {ws.sid: 0.4}
+
+
+def test_migration_v4_keeps_scores_in_the_order_they_were_computed(tmp_path: Path) -> None:
+    path = tmp_path / "v3.sqlite"
+    conn = sqlite3.connect(path, isolation_level=None)
+    schema.migrate(conn, target=3)
+    conn.execute("INSERT INTO tasks(id, title, created_at) VALUES ('t', 'T', 'now')")
+    conn.execute("INSERT INTO submissions(task_id, source_id, origin, created_at)"
+                 " VALUES ('t', 's1', 'student', 'now')")
+    conn.execute("INSERT INTO conversions(uid, submission_id, puml, content_hash, author,"
+                 " author_kind, created_at) VALUES ('u', 1, 'class A', 'h', 'a', 'human', 'x')")
+    # Version 3 updated a re-scored row in place: its id is old, its time is new.
+    for rowid, embedder, value, when in ((1, "exact", 0.8, "2026-01-03"),
+                                         (2, "minilm", 0.6, "2026-01-02")):
+        conn.execute("INSERT INTO scores(id, submission_id, content_hash, metric, embedder,"
+                     " value, created_at) VALUES (?, 1, 'h', 'clue', ?, ?, ?)",
+                     (rowid, embedder, value, when))
+    conn.close()
+    with open_workspace(path) as ws:
+        current = ws.current_scores()[1]["clue"]
+        assert (current.value, current.config.embedder) == (0.8, "exact")  # the newest
+        columns = [r[1] for r in ws._reader().execute("PRAGMA table_info(scores)")]
+        assert {"profile", "normalization"} <= set(columns)
+        assert ws.counts()["scores"] == 2
 
 
 def test_probe_results_are_read_back_per_submission_and_rerun_replaces(ws) -> None:

@@ -55,6 +55,10 @@ def _workspace_argument(args: argparse.Namespace) -> Path | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    import multiprocessing
+
+    # In the frozen app, a worker process (the GUI's batch jobs) re-enters here: run it.
+    multiprocessing.freeze_support()
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):

@@ -2,7 +2,7 @@
 
 With no argument it opens the workspace used last, or the bundled sample course (copied into
 the user data dir on first use); ``--sample`` always opens the sample course. ``--course``
-opens the simple course browser (the first window) on a course folder instead.
+imports a course folder into a workspace of its own (in the data dir) and opens that.
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sample", action="store_true",
                         help="open the bundled sample course workspace")
     parser.add_argument("--course", type=Path, metavar="FOLDER",
-                        help="browse a course folder (tasks/<id>/...) in the simple viewer")
+                        help="import a course folder (tasks/<id>/...) into a workspace of its "
+                             "own and open it")
     # Hidden: smoke tests and start-up timing (scripts/installer_smoke.sh). Closes the
     # windows SECONDS after the first one has been painted, as a user would, and quits.
     parser.add_argument("--quit-after", type=float, metavar="SECONDS", help=argparse.SUPPRESS)
@@ -65,10 +66,7 @@ def _quit_after_first_paint(seconds: float) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.quit_after is not None:
         _quit_after_first_paint(args.quit_after)
-    if args.course is not None:
-        from cluestudio.gui.app import run_app
-
-        return run_app(args.course)
     from cluestudio.gui.app import run_workbench
 
-    return run_workbench(None if args.sample else args.workspace, sample=args.sample)
+    return run_workbench(None if args.sample else args.workspace, sample=args.sample,
+                         course=args.course)

@@ -3,6 +3,7 @@
     cluestudio score REF.puml CAND.puml [--explain] [--json]
     cluestudio score --pairs pairs.csv [-o scores.csv] [--json]
     cluestudio score REF CAND --kind component|deployment|package|sysml|code [--json]
+    cluestudio score --workspace COURSE.sqlite [--task ID] [--kind K] [--only-missing] [--json]
 
 ``--kind class`` (the default) is CLUE on class diagrams. Any other kind runs the metric
 plugins that apply to it (``cluestudio plugins`` lists them): R2ABench for component,
@@ -12,6 +13,11 @@ stderr) when none is configured.
 
 A pairs list is CSV (columns ``reference,candidate``, optional ``id``) or JSON (a list of
 objects with those keys); paths are relative to the list file.
+
+``--workspace`` scores every submission of a course workspace (its newest PlantUML against
+its task's reference) with the job the window runs: CLUE and the plugin metrics of each
+task's kind, stored chunk by chunk, so an interrupted run keeps what it finished and
+``--only-missing`` resumes it; scoring again is idempotent.
 """
 
 from __future__ import annotations
@@ -34,9 +40,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("candidate", nargs="?", type=Path, help="candidate PlantUML file")
     parser.add_argument("--pairs", type=Path, metavar="FILE",
                         help="CSV or JSON list of reference,candidate paths (batch mode)")
-    parser.add_argument("--kind", default="class", choices=KINDS,
+    parser.add_argument("--workspace", type=Path, metavar="COURSE.sqlite",
+                        help="score the submissions of a workspace and store the scores")
+    parser.add_argument("--task", metavar="ID", help="--workspace: only this task")
+    parser.add_argument("--only-missing", action="store_true",
+                        help="--workspace: skip what is already scored with these settings")
+    parser.add_argument("--chunk-size", type=int, default=50, metavar="N",
+                        help="--workspace: pairs scored and stored together (default 50)")
+    parser.add_argument("--profile-metrics", action="store_true",
+                        help="print the seconds each metric took")
+    parser.add_argument("--kind", default=None, choices=KINDS,
                         help="diagram kind: class (CLUE, default) or another kind, scored by "
-                             "the metric plugins that apply to it")
+                             "the metric plugins that apply to it; with --workspace, only "
+                             "the tasks of this kind")
     parser.add_argument("--embedder", default="minilm",
                         help="exact | minilm (default) | Hugging Face model name or folder")
     parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
@@ -59,8 +75,11 @@ def run(args: argparse.Namespace) -> int:
     from cluestudio.core.clue import ClueScorer, ClueWeights
     from cluestudio.core.errors import ClueStudioError
 
+    if args.workspace is not None:
+        return run_workspace(args)
     if args.pairs is None and (args.reference is None or args.candidate is None):
-        raise ClueStudioError("give REF.puml CAND.puml, or --pairs FILE")
+        raise ClueStudioError("give REF.puml CAND.puml, --pairs FILE or --workspace FILE")
+    args.kind = args.kind or "class"
     if args.kind != "class":
         from cluestudio.cli.kind_score import run_kind
 
@@ -74,6 +93,56 @@ def run(args: argparse.Namespace) -> int:
         return _run_one(scorer, args)
     finally:
         scorer.close()
+
+
+def run_workspace(args: argparse.Namespace) -> int:
+    """``--workspace``: the window's scoring job, in this process, with a progress bar."""
+    from cluestudio.app.scoring import ScoringOptions, score_workspace
+    from cluestudio.cli.output import ProgressBar, print_json
+    from cluestudio.core.errors import ClueStudioError
+    from cluestudio.core.jobs import run_job
+    from cluestudio.core.settings import load_settings
+    from cluestudio.core.workspace import open_workspace
+
+    if args.reference is not None or args.pairs is not None:
+        raise ClueStudioError("--workspace scores the workspace's own pairs: give no files")
+    if args.chunk_size < 1:
+        raise ClueStudioError("--chunk-size must be at least 1")
+    options = ScoringOptions(args.embedder, args.device, args.profile, args.normalization,
+                             str(args.weights or ""), load_settings()[0])
+    bar = ProgressBar()
+    with open_workspace(args.workspace, create=False) as ws:
+        try:
+            summary = run_job(score_workspace(ws, options, task_id=args.task,
+                                              diagram_kind=args.kind,
+                                              only_missing=args.only_missing,
+                                              chunk_size=args.chunk_size),
+                              on_progress=None if args.json else bar)
+        finally:
+            bar.close()
+    if args.json:
+        print_json({"workspace": str(args.workspace), **summary.to_dict()})
+    else:
+        print(f"{len(summary.scored)} scored, {summary.skipped} already scored, "
+              f"{len(summary.failed)} could not be scored ({summary.seconds:.1f} s)")
+        for _, why in sorted(summary.failed.items()):
+            print(f"  not scored: {why}", file=sys.stderr)
+        for name, message in summary.plugin_errors.items():
+            print(f"warning: metric {name} failed: {message}", file=sys.stderr)
+        for kind, notes in summary.notes.items():
+            for note in notes:
+                print(f"note ({kind} tasks): {note}", file=sys.stderr)
+        if args.profile_metrics:
+            print_metric_seconds(summary.metric_seconds)
+    return 0
+
+
+def print_metric_seconds(seconds: dict[str, float]) -> None:
+    """Seconds per metric, slowest first (``--profile-metrics``)."""
+    total = sum(seconds.values()) or 1.0
+    print("seconds per metric:")
+    for name, value in sorted(seconds.items(), key=lambda kv: -kv[1]):
+        print(f"  {name:<22} {value:8.2f} s  {100 * value / total:5.1f} %")
 
 
 def _parse(path: Path) -> Any:

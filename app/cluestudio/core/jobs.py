@@ -73,3 +73,16 @@ def run_job(job: Job[R], on_progress: Callable[[Progress], None] | None = None) 
             return stop.value  # type: ignore[no-any-return]
         if on_progress is not None:
             on_progress(progress)
+
+
+def within(job: Job[R], done: int, total: int | None, prefix: str = "") -> Job[R]:
+    """Run a sub-job as one phase of a larger one: its steps become messages of the outer
+    job's progress (``done`` of ``total``, ``prefix`` + the step's message); its value is
+    returned."""
+    while True:
+        try:
+            step = next(job)
+        except StopIteration as stop:
+            return stop.value  # type: ignore[no-any-return]
+        if isinstance(step, Progress):
+            yield Progress(done, total, f"{prefix}{step.message}")

@@ -30,6 +30,7 @@ _HEADER = """\
 #
 # [scoring]  embedder: exact | minilm | codebert | a Hugging Face model name or local path
 #            device: auto | cpu | cuda;  weight_profile: paper | oodeval-code | calibrated
+#            weights_file: the TOML `cluestudio calibrate -o FILE` wrote (for calibrated)
 # [llm]      an OpenAI-compatible endpoint (vLLM, Ollama, ...). The key is never stored here:
 #            it is read from the environment variable named by api_key_env, or from the
 #            system keyring (service "cluestudio", user = base_url) when use_keyring = true.
@@ -64,6 +65,7 @@ class ScoringSettings:
     embedder: str = "minilm"
     device: str = "auto"
     weight_profile: str = "paper"
+    weights_file: str = ""  # calibrated weights, used when weight_profile = "calibrated"
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Analysis: where metrics and graders disagree, inter-rater agreement, the correlation table
 and the report figures.
 
-A dock beside the two modes. Refresh runs :func:`cluestudio.gui.analysis_data.gather` on the
+A dock beside the two modes. Refresh runs :func:`cluestudio.app.analysis.gather` on the
 batch lane (one job at a time, STYLE 7); double-clicking (or Return on) a queue row asks the
 window to open that submission in grading mode. The Agreement tab shows Krippendorff's α
 (interval and ordinal side by side, each column saying which), ICC and weighted κ of the
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from cluestudio.gui import analysis_data
+from cluestudio.app import analysis as analysis_data
 from cluestudio.gui.operations import Workbench
 from cluestudio.gui.qt import (
     QComboBox,
@@ -31,7 +31,7 @@ from cluestudio.gui.qt import (
     QWidget,
     Signal,
 )
-from cluestudio.gui.worker import BATCH, JobHandle
+from cluestudio.gui.worker import JobHandle
 
 _METRIC_COLUMNS = ["#", "Submission", "Value", "Human", "Predicted", "Residual", "z"]
 _GRADER_COLUMNS = ["#", "Submission", "Graders", "Mean", "SD", "Range", "Ratings"]
@@ -126,8 +126,6 @@ class AnalysisView(QWidget):
         for tree in (self.metric_queue, self.grader_queue):
             tree.itemActivated.connect(self._on_activated)
             tree.itemDoubleClicked.connect(self._on_activated)
-        bench.runner.result.connect(self._on_result)
-        bench.runner.error.connect(self._on_error)
 
     def _agreement_page(self) -> QWidget:
         page = QWidget()
@@ -173,23 +171,27 @@ class AnalysisView(QWidget):
             self._job.cancel()
         ws, rubric = self.bench.ws, self.bench.rubric
         self.note.setText("Computing…")
-        self._job = self.bench.runner.submit(
-            lambda cancel: analysis_data.gather(ws, rubric.id, cancel, rubric=rubric),
-            "analysis", lane=BATCH)
-        return self._job
+        # In the worker process, on a read-only view of the file: scipy and matplotlib would
+        # hold this process's GIL for seconds.
+        job = self.bench.processes.submit("cluestudio.app.analysis:gather_job",
+                                          (str(ws.path), rubric.id), label="analysis")
+        job.result.connect(lambda value, h=job: self._on_result(h, value))
+        job.error.connect(lambda message, h=job: self._on_error(h, message))
+        self._job = job
+        return job
 
     def busy(self) -> bool:
         return self._job is not None
 
-    def _on_result(self, job_id: int, value: object) -> None:
-        if self._job is None or job_id != self._job.id:
+    def _on_result(self, job: JobHandle, value: object) -> None:
+        if job is not self._job:
             return
         self._job = None
         if isinstance(value, analysis_data.AnalysisData):
             self.show_data(value)
 
-    def _on_error(self, job_id: int, message: str) -> None:
-        if self._job is not None and job_id == self._job.id:
+    def _on_error(self, job: JobHandle, message: str) -> None:
+        if job is self._job:
             self._job = None
             self.note.setText(f"Analysis failed: {message}")
 

@@ -1,4 +1,4 @@
-"""Start the Qt application: create the window, the job worker, and clean up on exit."""
+"""Start the Qt application: create the window, its job runners, and clean up on exit."""
 
 from __future__ import annotations
 
@@ -6,49 +6,20 @@ import sys
 from pathlib import Path
 
 from cluestudio import __version__
-from cluestudio.gui.first_window import FirstWindow, TaskEntry
 from cluestudio.gui.qt import QApplication
-from cluestudio.gui.worker import JobRunner
+from cluestudio.gui.worker import JobRunner, ProcessRunner
 
 
-def tasks_from_course_folder(folder: Path) -> list[TaskEntry]:
-    """Tasks of a course folder (``tasks/<id>/requirement.md`` + ``reference.puml``)."""
-    from cluestudio.core.course_folder import read_course_tasks
-
-    return [
-        TaskEntry(t.id, t.title, t.requirement, t.reference_plantuml)
-        for t in read_course_tasks(folder)
-    ]
-
-
-def build_window(folder: Path) -> tuple[FirstWindow, JobRunner]:
-    from cluestudio.core.plantuml.renderer import get_renderer
-
-    runner = JobRunner()
-    renderer = get_renderer()
-    window = FirstWindow(
-        tasks_from_course_folder(folder), runner, lambda text: renderer.render(text, "png")
-    )
-    return window, runner
-
-
-def run_app(folder: Path, argv: list[str] | None = None) -> int:
-    app = QApplication.instance() or QApplication(argv or sys.argv[:1])
-    app.setApplicationName("ClueStudio")
-    app.setOrganizationName("ClueStudio")
-    app.setApplicationVersion(__version__)
-    window, runner = build_window(folder)
-    app.aboutToQuit.connect(runner.shutdown)
-    window.show()
-    return int(app.exec())
-
-
-def open_start_workspace(settings: object, path: Path | None = None) -> object:
-    """The workspace to start on: ``path``, else the last one used, else the sample course."""
+def open_start_workspace(settings: object, path: Path | None = None,
+                         course: Path | None = None) -> object:
+    """The workspace to start on: ``path``; else a course folder imported into a workspace
+    of its own; else the last one used; else the sample course."""
     from cluestudio.core.workspace import open_sample_workspace, open_workspace
 
     if path is not None:
         return open_workspace(path, create=False)
+    if course is not None:
+        return open_course_workspace(course)
     last = getattr(getattr(settings, "workspace", None), "last", "")
     if last and Path(last).is_file():
         try:
@@ -58,9 +29,27 @@ def open_start_workspace(settings: object, path: Path | None = None) -> object:
     return open_sample_workspace()
 
 
-def build_workbench(path: Path | None = None, *, sample: bool = False
-                    ) -> tuple[object, JobRunner]:
-    """The review-and-grading window on a workspace, and its job runner (shut it down)."""
+def open_course_workspace(course: Path) -> object:
+    """A course folder opened as a workspace: imported (by the one importer, all or nothing)
+    into ``<data dir>/courses/<folder name>.sqlite``; an import already there is updated."""
+    from cluestudio.core.jobs import run_job
+    from cluestudio.core.workspace import import_path, open_workspace
+    from cluestudio.core.workspace.sample import data_dir
+
+    path = data_dir() / "courses" / f"{course.resolve().name}.sqlite"
+    ws = open_workspace(path)
+    try:
+        run_job(import_path(ws, course))
+    except BaseException:
+        ws.close()
+        raise
+    return ws
+
+
+def build_workbench(path: Path | None = None, *, sample: bool = False,
+                    course: Path | None = None) -> tuple[object, JobRunner]:
+    """The review-and-grading window on a workspace, and its job runner. Shut the runner
+    down; the window's worker process is stopped when the window closes."""
     from cluestudio.core.settings import load_settings
     from cluestudio.core.workspace import open_sample_workspace
     from cluestudio.gui.main_window import MainWindow
@@ -68,21 +57,25 @@ def build_workbench(path: Path | None = None, *, sample: bool = False
     settings, warnings = load_settings()
     runner = JobRunner()
     runner.setObjectName("workbench-jobs")
-    window = MainWindow(runner, settings)
+    processes = ProcessRunner()
+    processes.setObjectName("workbench-worker-process")
+    window = MainWindow(runner, settings, processes=processes)
     for warning in warnings:
         window.errors.add_error("settings", warning)
     try:
-        ws = open_sample_workspace() if sample else open_start_workspace(settings, path)
+        ws = (open_sample_workspace() if sample
+              else open_start_workspace(settings, path, course))
         window.open(ws)  # type: ignore[arg-type]
     except BaseException:
         window.close()
         runner.shutdown()
+        processes.shutdown()
         raise
     return window, runner
 
 
 def run_workbench(path: Path | None = None, *, sample: bool = False,
-                  argv: list[str] | None = None) -> int:
+                  course: Path | None = None, argv: list[str] | None = None) -> int:
     from cluestudio.core.settings import load_settings
     from cluestudio.gui.theme import apply_theme
 
@@ -91,7 +84,7 @@ def run_workbench(path: Path | None = None, *, sample: bool = False,
     app.setOrganizationName("ClueStudio")
     app.setApplicationVersion(__version__)
     apply_theme(app, load_settings()[0].ui.theme)  # type: ignore[arg-type]
-    window, runner = build_workbench(path, sample=sample)
+    window, runner = build_workbench(path, sample=sample, course=course)
     app.aboutToQuit.connect(runner.shutdown)
     window.show()  # type: ignore[attr-defined]
     return int(app.exec())

@@ -8,9 +8,10 @@ hidden until the rating is saved.
 
 from __future__ import annotations
 
+from cluestudio.app import preview
+from cluestudio.app.submissions import SubmissionView
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.workspace import kinds
-from cluestudio.gui import services
 from cluestudio.gui.operations import Workbench
 from cluestudio.gui.qt import (
     QLabel,
@@ -45,7 +46,7 @@ class GradingMode(QWidget):
     def __init__(self, bench: Workbench, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.bench = bench
-        self.view: services.SubmissionView | None = None
+        self.view: SubmissionView | None = None
         self._render_job: JobHandle | None = None
         self.requirement = QTextBrowser()
         self.reference_image = DiagramImageView("Rendering the reference…")
@@ -96,12 +97,10 @@ class GradingMode(QWidget):
 
         self.rubric.save_requested.connect(self.save_rating)
         self.metrics.pair_selected.connect(self.highlight_pair)
-        bench.runner.result.connect(self._on_render_result)
-        bench.runner.error.connect(self._on_render_error)
 
     # --- showing a submission -----------------------------------------------------------
 
-    def show_submission(self, view: services.SubmissionView) -> None:
+    def show_submission(self, view: SubmissionView) -> None:
         """Show from what is cached at once; render what is missing on the worker."""
         self.view = view
         kind = view.task.diagram_kind
@@ -125,14 +124,11 @@ class GradingMode(QWidget):
         self.metrics.hide_until_rated()
         if rating is not None:
             self.metrics.reveal()  # already rated: nothing left to anchor
-        if view.scores:
-            self.metrics.set_metrics(view.scores)
-        else:
-            self.metrics.show_message("Not scored yet — Jobs → Score (Ctrl+R).")
+        self._show_metrics(view)
         missing = []
         for text, target in ((view.task.reference_puml, self.reference_image),
                              (view.head_puml, self.image_b)):
-            png = services.cached_png(text) if text and drawable else None
+            png = preview.cached_png(text) if text and drawable else None
             if text and not drawable:
                 target.show_message(kinds.no_rendering_note(kind))  # SysML v2 text, code
             elif png is not None:
@@ -146,21 +142,32 @@ class GradingMode(QWidget):
             self._render_job.cancel()  # one task per view: the old submission's render
             self._render_job = None
         if missing:
-            self._render_job = self.bench.runner.submit(
-                lambda cancel: [services.try_render(t) for t in missing],
+            job = self.bench.runner.submit(
+                lambda cancel: [preview.try_render(t) for t in missing],
                 f"render submission {view.submission.id}", lane=INTERACTIVE)
+            job.result.connect(lambda value, h=job: self._on_render_result(h, value))
+            job.error.connect(lambda message, h=job: self._on_render_error(h, message))
+            self._render_job = job
         else:
             self.images_shown.emit(view.submission.id)
         self.rubric.setFocus()
 
-    def set_scores(self, scores: dict[int, dict]) -> None:
-        if self.view is not None and self.view.submission.id in scores:
-            data = scores[self.view.submission.id]
-            if "error" in data:
-                self.metrics.show_message(f"Could not score this submission:\n{data['error']}")
-            else:
-                probe = self.view.scores.get("probe")  # scoring does not touch probe results
-                self.metrics.set_metrics(dict(data, probe=probe) if probe else data)
+    def _show_metrics(self, view: SubmissionView) -> None:
+        if view.scores:
+            self.metrics.set_metrics(view.scores)
+        else:
+            self.metrics.show_message("Not scored yet — Jobs → Score (Ctrl+R).")
+
+    def show_scores_of(self, view: SubmissionView) -> None:
+        """New scores (or a newer revision) of the submission on screen: redraw what they
+        change and keep what the grader has typed into the rubric."""
+        if self.view is None or view.submission.id != self.view.submission.id:
+            return
+        if view.head_puml != self.view.head_puml:
+            self.show_submission(view)  # another diagram is graded now
+            return
+        self.view = view
+        self._show_metrics(view)
 
     def set_probe(self, submission_id: int, probe: dict | None) -> None:
         if self.view is not None and self.view.submission.id == submission_id:
@@ -202,8 +209,8 @@ class GradingMode(QWidget):
         self.status.emit(f"{pair.get('reference', '')} ↔ {pair.get('candidate', '')}: "
                          f"similarity {pair.get('similarity', float('nan')):.3f}")
 
-    def _on_render_result(self, job_id: int, value: object) -> None:
-        if self._render_job is None or job_id != self._render_job.id or self.view is None:
+    def _on_render_result(self, job: JobHandle, value: object) -> None:
+        if job is not self._render_job or self.view is None:
             return
         self._render_job = None
         for text, png, error in value:  # type: ignore[attr-defined]
@@ -213,8 +220,8 @@ class GradingMode(QWidget):
                     target.set_image(png, f"PlantUML could not render this:\n{error}")
         self.images_shown.emit(self.view.submission.id)
 
-    def _on_render_error(self, job_id: int, message: str) -> None:
-        if self._render_job is not None and job_id == self._render_job.id:
+    def _on_render_error(self, job: JobHandle, message: str) -> None:
+        if job is self._render_job:
             self._render_job = None
             for target in (self.reference_image, self.image_b):
                 if target.image is None:

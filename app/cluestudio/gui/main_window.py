@@ -14,8 +14,9 @@ from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.settings import Settings, save_settings, updated
 from cluestudio.core.workspace import Changes, Workspace
 from cluestudio.gui.analysis_view import AnalysisView
+from cluestudio.gui.commands import GRADING, REVIEW, WindowCommands
 from cluestudio.gui.grading_mode import GradingMode
-from cluestudio.gui.menus import GRADING, REVIEW, build_menus
+from cluestudio.gui.menus import build_menus
 from cluestudio.gui.model_actions import ModelActions
 from cluestudio.gui.navigator import Navigator, Row
 from cluestudio.gui.operations import Workbench
@@ -36,7 +37,7 @@ from cluestudio.gui.qt import (
 )
 from cluestudio.gui.review_mode import ReviewMode
 from cluestudio.gui.widgets.job_panel import ErrorPanel, JobStatus
-from cluestudio.gui.worker import JobRunner
+from cluestudio.gui.worker import JobHandle, JobRunner, ProcessRunner
 from cluestudio.gui.workspace_actions import WorkspaceActions
 
 
@@ -61,12 +62,13 @@ class MainWindow(QMainWindow):
     submission_shown = Signal(int)
 
     def __init__(self, runner: JobRunner, settings: Settings,
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, *,
+                 processes: ProcessRunner | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("ClueStudio")
         self.setObjectName("clueStudioMain")
         self.runner = runner
-        self.bench = Workbench(runner, settings, self)
+        self.bench = Workbench(runner, settings, self, processes=processes)
         self.ask_before_discard = True  # tests turn the modal question off
         self._drafts: dict[int, str] = {}  # unsaved editor text per submission
         self._shown: dict[int, int | None] = {REVIEW: None, GRADING: None}
@@ -79,7 +81,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.modes)
         self.navigator = Navigator()
         self.errors = ErrorPanel()
-        self.job_status = JobStatus(runner)
+        self.job_status = JobStatus()
         self.statusBar().addPermanentWidget(self.job_status)
         self.workspace_label = QLabel()  # where the open workspace lives (first-run users)
         self.workspace_label.setObjectName("workspaceLocation")
@@ -98,16 +100,22 @@ class MainWindow(QMainWindow):
         self.analysis_dock.hide()
         self.analysis.open_submission.connect(self.open_in_grading)
         self.files = WorkspaceActions(self)
-        self.undo_action, self.redo_action, self.blind_action = build_menus(self)
+        self.commands = WindowCommands(self)
+        self.actions = build_menus(self.menuBar(), self.commands)
+        self.undo_action, self.redo_action = self.actions["undo"], self.actions["redo"]
+        self.blind_action = self.actions["blind_grading"]
+        self.blind_action.setChecked(settings.ui.blind_grading)
+        self.actions["dark_theme"].setChecked(settings.ui.theme == "dark")
 
         self.navigator.current_changed.connect(self._show_current)
         self.modes.currentChanged.connect(lambda _index: self._show_current())
         self.bench.changed.connect(self._on_changed)
-        self.bench.scores_ready.connect(self._on_scores)
         self.bench.workspace_opened.connect(self._on_workspace_opened)
         self.job_status.error_reported.connect(self.report_error)
         self.bench.plugin_failed.connect(lambda name, text: self.report_error(f"metric {name}",
                                                                                text))
+        self.bench.scoring_failed.connect(lambda sid, text: self.report_error("score", text))
+        self.bench.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.model_actions.job_started.connect(self.job_status.track)
         self.model_actions.failed.connect(self.report_error)
         self.model_actions.outcome.connect(self._on_model_outcome)
@@ -169,15 +177,15 @@ class MainWindow(QMainWindow):
         self.bench.prefetch(self.navigator.neighbours())
 
     def _on_changed(self, changes: Changes) -> None:
-        touched = changes.ratings | changes.revisions | changes.reviews
-        if changes.revisions or changes.reviews or changes.ratings:
+        touched = changes.submissions
+        if touched:
             self.refresh_rows()
         mode = self.review if self.modes.currentIndex() == REVIEW else self.grading
         if mode.view is not None and mode.view.submission.id in touched:
             if mode is self.review:
                 self.review.refresh()
-            elif changes.revisions:  # a rating change is already on screen
-                self.grading.show_submission(self.bench.view(mode.view.submission.id))
+            elif changes.revisions or changes.scores:  # a rating change is already on screen
+                self.grading.show_scores_of(self.bench.view(mode.view.submission.id))
         self._update_undo_labels()
         if changes.label:
             self.statusBar().showMessage(changes.label, 4000)
@@ -219,22 +227,13 @@ class MainWindow(QMainWindow):
         else:
             self.grading.rubric.setFocus()
 
-    def score_current(self) -> None:
+    def score_current(self) -> JobHandle | None:
         sid = self.navigator.current_id()
-        if sid is not None:
-            self.job_status.track(self.bench.score([sid]))
+        return self.job_status.track(self.bench.score([sid])) if sid is not None else None
 
-    def score_listed(self) -> None:
+    def score_listed(self) -> JobHandle | None:
         ids = self.navigator.ids()
-        if ids:
-            self.job_status.track(self.bench.score(ids, focus=self.navigator.current_id()))
-
-    def _on_scores(self, scores: dict) -> None:
-        self.grading.set_scores(scores)
-        for value in scores.values():
-            if isinstance(value, dict) and "error" in value:
-                self.report_error("score", value["error"])
-        self.refresh_rows()
+        return self.job_status.track(self.bench.score(ids)) if ids else None
 
     def show_analysis(self) -> None:
         self.analysis_dock.show()
@@ -338,5 +337,5 @@ class MainWindow(QMainWindow):
                 return
         self._save_layout()
         self.review.preview.cancel()
-        self.bench.close()
+        self.bench.shutdown()
         super().closeEvent(event)

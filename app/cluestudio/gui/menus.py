@@ -1,91 +1,105 @@
-"""The workbench's menu bar: every action, its shortcut, and the window method it calls."""
+"""The workbench's menu bar: every action, its shortcut, and the command it runs, as data.
+
+:data:`MENUS` is the single list of actions: the menu bar is built from it, and so is the
+keyboard reference (Help → Keyboard shortcuts). Each entry names a method of
+:class:`~cluestudio.gui.commands.WindowCommands`; this module never touches the window's
+widgets.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import partial
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
-from cluestudio.gui.qt import QAction, QKeySequence, QMenu
-
-if TYPE_CHECKING:
-    from cluestudio.gui.main_window import MainWindow
-
-REVIEW, GRADING = 0, 1  # tab indexes of the two modes
-
-VERDICTS = (("accept", "Accept"), ("needs_fix", "Needs fix"), ("unusable", "Unusable"))
+from cluestudio.gui.qt import QAction, QKeySequence, QMenuBar, QObject
 
 
-def _add(window: MainWindow, menu: QMenu, text: str, slot: Callable[[], object],
-         shortcut: str = "", checkable: bool = False) -> QAction:
-    action = QAction(text, window)
-    if shortcut:
-        action.setShortcut(QKeySequence(shortcut))
-    action.setCheckable(checkable)
-    action.triggered.connect(lambda _checked=False: slot())
-    menu.addAction(action)
-    return action
+@dataclass(frozen=True)
+class Entry:
+    text: str  # with & for the mnemonic
+    command: str  # a WindowCommands method
+    shortcut: str = ""
+    checkable: bool = False
 
 
-def _in_current_mode(window: MainWindow, name: str, *args: float) -> Callable[[], object]:
-    """Call the image-sync method ``name`` of whichever mode is on screen."""
-    def call() -> object:
-        mode = window.review if window.modes.currentIndex() == REVIEW else window.grading
-        return getattr(mode.sync, name)(*args)
-    return call
+SEPARATOR = Entry("", "")
+
+MENUS: tuple[tuple[str, tuple[Entry, ...]], ...] = (
+    ("&File", (
+        Entry("&New workspace…", "new_workspace", "Ctrl+N"),
+        Entry("&Open workspace…", "open_workspace", "Ctrl+O"),
+        SEPARATOR,
+        Entry("&Import course folder…", "import_course_folder", "Ctrl+I"),
+        Entry("Import &JSONL file…", "import_jsonl"),
+        Entry("&Merge graders' packs…", "merge_packs"),
+        SEPARATOR,
+        Entry("&Export tables (CSV, JSON)…", "export_tables", "Ctrl+E"),
+        Entry("Export &pack…", "export_pack"),
+        SEPARATOR,
+        Entry("&Settings…", "settings", "Ctrl+,"),
+        Entry("&Quit", "quit", "Ctrl+Q"),
+    )),
+    ("&Edit", (
+        Entry("&Undo", "undo", "Ctrl+Z"),
+        Entry("&Redo", "redo", "Ctrl+Shift+Z"),
+    )),
+    ("&Go", (
+        Entry("&Next submission", "next_submission", "Ctrl+PgDown"),
+        Entry("&Previous submission", "previous_submission", "Ctrl+PgUp"),
+        Entry("Next &unrated", "next_unrated", "Ctrl+Shift+PgDown"),
+        Entry("&Review mode", "review_mode", "F2"),
+        Entry("&Grading mode", "grading_mode", "F3"),
+        Entry("Focus rubric / verdict", "focus_panel", "F4"),
+        Entry("Focus PlantUML editor", "focus_editor", "F6"),
+    )),
+    ("&Review", (
+        Entry("&Save revision", "save_revision", "Ctrl+S"),
+        Entry("Verdict: Accept", "verdict_accept", "Ctrl+1"),
+        Entry("Verdict: Needs fix", "verdict_needs_fix", "Ctrl+2"),
+        Entry("Verdict: Unusable", "verdict_unusable", "Ctrl+3"),
+        Entry("&Compare A/B", "compare", "Ctrl+K"),
+    )),
+    ("&View", (
+        Entry("&Fit images", "fit_images", "Ctrl+0"),
+        Entry("&Actual size", "actual_size", "Ctrl+Shift+0"),
+        Entry("Zoom &in", "zoom_in", "Ctrl+="),
+        Entry("Zoom &out", "zoom_out", "Ctrl+-"),
+        Entry("&Blind grading", "blind_grading", checkable=True),
+        Entry("&Dark theme", "dark_theme", checkable=True),
+        Entry("&Errors", "show_errors"),
+        Entry("A&nalysis (disagreements, figures)", "show_analysis", "Ctrl+Shift+A"),
+    )),
+    ("&Jobs", (
+        Entry("&Score this submission", "score_current", "Ctrl+R"),
+        Entry("Score &all listed", "score_listed", "Ctrl+Shift+R"),
+        Entry("&Cancel running job", "cancel_job", "Ctrl+."),
+    )),
+    ("&Tools", (
+        Entry("&Convert image A to PlantUML (VLM)", "convert", "F7"),
+        Entry("&Probe image A against the PlantUML (VLM)", "probe", "F8"),
+    )),
+    ("&Help", (
+        Entry("Open &log folder", "open_log_folder"),
+        Entry("Open &workspace folder", "open_workspace_folder"),
+    )),
+)
 
 
-def build_menus(window: MainWindow) -> tuple[QAction, QAction, QAction]:
-    """Fill ``window``'s menu bar; return the actions it updates later (undo, redo, blind)."""
-    w, bar = window, window.menuBar()
-    add = partial(_add, w)
-    m = bar.addMenu("&File")
-    add(m, "&New workspace…", w.files.new_workspace, "Ctrl+N")
-    add(m, "&Open workspace…", w.files.open_workspace, "Ctrl+O")
-    m.addSeparator()
-    add(m, "&Import course folder…", w.files.import_course_folder, "Ctrl+I")
-    add(m, "Import &JSONL file…", w.files.import_jsonl)
-    add(m, "&Merge graders' packs…", w.files.merge_packs)
-    m.addSeparator()
-    add(m, "&Export tables (CSV, JSON)…", w.files.export_tables, "Ctrl+E")
-    add(m, "Export &pack…", w.files.export_pack)
-    m.addSeparator()
-    add(m, "&Settings…", w.settings_dialog, "Ctrl+,")
-    add(m, "&Quit", w.close, "Ctrl+Q")
-    m = bar.addMenu("&Edit")
-    undo = add(m, "&Undo", w.undo, "Ctrl+Z")
-    redo = add(m, "&Redo", w.redo, "Ctrl+Shift+Z")
-    m = bar.addMenu("&Go")
-    add(m, "&Next submission", partial(w.navigator.step, 1), "Ctrl+PgDown")
-    add(m, "&Previous submission", partial(w.navigator.step, -1), "Ctrl+PgUp")
-    add(m, "Next &unrated", w.navigator.next_unrated, "Ctrl+Shift+PgDown")
-    add(m, "&Review mode", partial(w.modes.setCurrentIndex, REVIEW), "F2")
-    add(m, "&Grading mode", partial(w.modes.setCurrentIndex, GRADING), "F3")
-    add(m, "Focus rubric / verdict", w.focus_panel, "F4")
-    add(m, "Focus PlantUML editor", w.review.editor.setFocus, "F6")
-    m = bar.addMenu("&Review")
-    add(m, "&Save revision", w.review.save_revision, "Ctrl+S")
-    for key, (verdict, text) in enumerate(VERDICTS, 1):
-        add(m, f"Verdict: {text}", partial(w.review.verdict.set_verdict, verdict), f"Ctrl+{key}")
-    add(m, "&Compare A/B",
-        lambda: w.review.set_compare(not w.review.compare_button.isChecked()), "Ctrl+K")
-    m = bar.addMenu("&View")
-    add(m, "&Fit images", _in_current_mode(w, "fit_all"), "Ctrl+0")
-    add(m, "&Actual size", _in_current_mode(w, "actual_size_all"), "Ctrl+Shift+0")
-    add(m, "Zoom &in", _in_current_mode(w, "zoom_all", 1.25), "Ctrl+=")
-    add(m, "Zoom &out", _in_current_mode(w, "zoom_all", 0.8), "Ctrl+-")
-    blind = add(m, "&Blind grading", w.toggle_blind, checkable=True)
-    blind.setChecked(w.bench.settings.ui.blind_grading)
-    add(m, "&Dark theme", w.toggle_theme, checkable=True).setChecked(
-        w.bench.settings.ui.theme == "dark")
-    add(m, "&Errors", w.error_dock.show)
-    add(m, "A&nalysis (disagreements, figures)", w.show_analysis, "Ctrl+Shift+A")
-    m = bar.addMenu("&Jobs")
-    add(m, "&Score this submission", w.score_current, "Ctrl+R")
-    add(m, "Score &all listed", w.score_listed, "Ctrl+Shift+R")
-    add(m, "&Cancel running job", w.job_status.cancel, "Ctrl+.")
-    w.model_actions.add_to_menu(bar.addMenu("&Tools"))
-    m = bar.addMenu("&Help")
-    add(m, "Open &log folder", w.open_log_folder)
-    add(m, "Open &workspace folder", w.open_workspace_folder)
-    return undo, redo, blind
+def build_menus(bar: QMenuBar, commands: QObject) -> dict[str, QAction]:
+    """Fill ``bar`` from :data:`MENUS`; the actions by command name (for checked states and
+    undo/redo labels)."""
+    actions: dict[str, QAction] = {}
+    for title, entries in MENUS:
+        menu = bar.addMenu(title)
+        for entry in entries:
+            if entry is SEPARATOR:
+                menu.addSeparator()
+                continue
+            action = QAction(entry.text, commands)
+            if entry.shortcut:
+                action.setShortcut(QKeySequence(entry.shortcut))
+            action.setCheckable(entry.checkable)
+            run = getattr(commands, entry.command)
+            action.triggered.connect(lambda _checked=False, run=run: run())
+            menu.addAction(action)
+            actions[entry.command] = action
+    return actions

@@ -1,20 +1,21 @@
 """Tools → Convert / Probe: run a VLM on the current submission's image A in the background.
 
 The controller owns at most one model job (STYLE 7: a new one cancels the old), hands it to
-the status bar's job panel for progress and Cancel, and reports the stored outcome. The work
-itself is in :mod:`cluestudio.gui.model_jobs` (no Qt).
+the status bar's job panel for progress and Cancel, and reports the stored outcome. The model
+call runs in the worker process (:mod:`cluestudio.app.model_jobs`); what it returns is stored
+here, on the worker's reader thread, as revisions or a probe result.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from cluestudio.app import model_jobs
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.workspace import Changes
-from cluestudio.gui import model_jobs
 from cluestudio.gui.operations import Workbench
-from cluestudio.gui.qt import QAction, QKeySequence, QMenu, QObject, Signal
-from cluestudio.gui.worker import BATCH, JobHandle
+from cluestudio.gui.qt import QObject, Signal
+from cluestudio.gui.worker import JobHandle
 
 
 class ModelActions(QObject):
@@ -23,6 +24,7 @@ class ModelActions(QObject):
     job_started = Signal(object)  # JobHandle, for the job panel (progress, Cancel, errors)
     outcome = Signal(object)  # model_jobs.ModelOutcome, after it is stored
     failed = Signal(str, str)  # label, message: could not even start (no endpoint, no image)
+    _stored = Signal(object)  # ModelOutcome, from the reader thread
 
     def __init__(self, bench: Workbench, current_id: Callable[[], int | None],
                  parent: QObject | None = None) -> None:
@@ -30,54 +32,56 @@ class ModelActions(QObject):
         self.bench = bench
         self._current_id = current_id
         self._job: JobHandle | None = None
-        self.convert_action = QAction("&Convert image A to PlantUML (VLM)", self)
-        self.convert_action.setShortcut(QKeySequence("F7"))
-        self.convert_action.triggered.connect(lambda _checked=False: self.convert())
-        self.probe_action = QAction("&Probe image A against the PlantUML (VLM)", self)
-        self.probe_action.setShortcut(QKeySequence("F8"))
-        self.probe_action.triggered.connect(lambda _checked=False: self.probe())
-        bench.runner.result.connect(self._on_result)
-        bench.runner.finished.connect(self._on_finished)
-
-    def add_to_menu(self, menu: QMenu) -> None:
-        menu.addAction(self.convert_action)
-        menu.addAction(self.probe_action)
+        self._stored.connect(self._on_stored)
 
     def busy(self) -> bool:
         return self._job is not None
 
     def convert(self) -> JobHandle | None:
-        return self._start("convert", model_jobs.convert)
+        return self._start("convert")
 
     def probe(self) -> JobHandle | None:
-        return self._start("probe", model_jobs.probe)
+        return self._start("probe")
 
     def cancel(self) -> None:
         if self._job is not None:
             self._job.cancel()
 
-    def _start(self, action: str, job: Callable[..., object]) -> JobHandle | None:
+    def _start(self, action: str) -> JobHandle | None:
         sid = self._current_id()
         label = f"VLM {action}"
+        settings = self.bench.settings
         try:
             ws = self.bench.require()
             if sid is None:
                 raise ClueStudioError("no submission is selected")
-            backend = model_jobs.make_backend(self.bench.settings)
+            model_jobs.make_backend(settings)  # an endpoint is configured: say so now if not
+            image, source = model_jobs.image_a(ws, sid)
+            if action == "convert":
+                target, args = "cluestudio.app.model_jobs:convert_job", (image, source, settings)
+                store = model_jobs.store_converted
+            else:
+                target = "cluestudio.app.model_jobs:probe_job"
+                args = (image, source, model_jobs.head_text(ws, sid), settings)
+                store = model_jobs.store_probed
         except ClueStudioError as error:
             self.failed.emit(label, str(error))
             return None
         self.cancel()
-        self._job = self.bench.runner.submit(
-            lambda cancel: job(ws, sid, backend, cancel), f"{label} submission {sid}",
-            lane=BATCH)
-        self.job_started.emit(self._job)
-        return self._job
 
-    def _on_result(self, job_id: int, value: object) -> None:
-        if self._job is None or job_id != self._job.id:
-            return
-        self._job = None
+        def keep(model_and_result: object) -> None:  # on the reader thread: store, announce
+            model_id, result = model_and_result  # type: ignore[misc]
+            self._stored.emit(store(ws, sid, model_id, result))
+
+        job = self.bench.processes.submit(
+            target, args, label=f"{label} submission {sid}",
+            on_data=lambda _tag, payload: keep(payload))
+        job.finished.connect(lambda h=job: self._on_finished(h))
+        self._job = job
+        self.job_started.emit(job)
+        return job
+
+    def _on_stored(self, value: object) -> None:
         if not isinstance(value, model_jobs.ModelOutcome):
             return
         sid = value.submission_id
@@ -88,6 +92,6 @@ class ModelActions(QObject):
             self.bench.cache.drop({sid})
         self.outcome.emit(value)
 
-    def _on_finished(self, job_id: int) -> None:
-        if self._job is not None and job_id == self._job.id:
-            self._job = None  # cancelled or failed: the job panel reports errors
+    def _on_finished(self, job: JobHandle) -> None:
+        if job is self._job:
+            self._job = None  # done, cancelled or failed: the job panel reports errors

@@ -3,13 +3,17 @@
 Like Anki's ``aqt/operations``: an action is a few lines that build a core command and run
 it through the workspace (its single writer thread, one transaction, undo stack in core).
 The returned :class:`Changes` says which submissions changed, so views refresh only those.
-Slow work (rendering, scoring) goes to the :class:`JobRunner`; this module never waits on it.
+Scoring runs in the worker process (:class:`ProcessRunner`); each chunk of scores it sends
+back is stored on the runner's reader thread and announced as ``changed`` with its
+submission ids, so every view shows the current score as soon as it exists.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from cluestudio.app import preview, submissions
+from cluestudio.app.scoring import ScoreSummary, ScoringOptions, plan_scoring, store_scored
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.rubric import Rubric, get_rubric
 from cluestudio.core.settings import Settings
@@ -21,33 +25,35 @@ from cluestudio.core.workspace import (
     SubmissionSummary,
     Workspace,
 )
-from cluestudio.gui import scoring, services
 from cluestudio.gui.qt import QObject, Signal
-from cluestudio.gui.worker import JobHandle, JobRunner
+from cluestudio.gui.worker import BATCH, JobHandle, JobRunner, ProcessRunner
 
 
 class Workbench(QObject):
     """The open workspace, the grader, the rubric and the cache of submission views."""
 
-    changed = Signal(object)  # Changes of a command, undo or redo
+    changed = Signal(object)  # Changes of a command, undo, redo, or stored scores
     workspace_opened = Signal()
-    scores_ready = Signal(object)  # {submission id: metric panel dict}
     plugin_failed = Signal(str, str)  # plugin name, message (a metric plugin that failed)
+    scoring_failed = Signal(str, str)  # "task · source", why it could not be scored
     message = Signal(str)
+    _scores_stored = Signal(object)  # frozenset of ids, from the worker's reader thread
 
     def __init__(self, runner: JobRunner, settings: Settings,
-                 parent: QObject | None = None) -> None:
+                 parent: QObject | None = None, *,
+                 processes: ProcessRunner | None = None) -> None:
         super().__init__(parent)
         self.runner = runner
+        self.processes = processes or ProcessRunner(self)
         self.settings = settings
         self.ws: Workspace | None = None
         self.rubric: Rubric = get_rubric()
-        self.cache = services.ViewCache()
+        self.cache = submissions.ViewCache()
         self._score_job: JobHandle | None = None
         self._prefetch_job: JobHandle | None = None
         self._warmed = False
-        self._warm_job: JobHandle | None = None
-        runner.result.connect(self._on_result)
+        self._warm_jobs: list[JobHandle] = []
+        self._scores_stored.connect(self._on_scores_stored)
 
     @property
     def grader(self) -> str:
@@ -62,15 +68,23 @@ class Workbench(QObject):
         self.workspace_opened.emit()
         if not self._warmed:
             self._warmed = True
-            self._warm_job = self.runner.submit(services.warm_up, "warm up")
+            self._warm_jobs = [
+                self.runner.submit(preview.warm_up, "warm up", lane=BATCH),
+                self.processes.submit("cluestudio.app.preview:warm_worker",
+                                      label="warm up the worker process")]
 
     def close(self) -> None:
-        for job in (self._score_job, self._prefetch_job, self._warm_job):
+        for job in (self._score_job, self._prefetch_job, *self._warm_jobs):
             if job is not None:
                 job.cancel()
         if self.ws is not None:
             self.ws.close()
             self.ws = None
+
+    def shutdown(self) -> None:
+        """Close the workspace and stop the worker process (the window is closing)."""
+        self.close()
+        self.processes.shutdown()
 
     def require(self) -> Workspace:
         if self.ws is None:
@@ -88,12 +102,13 @@ class Workbench(QObject):
     def clue_scores(self) -> dict[int, float]:
         return self.require().metric_values("clue")
 
-    def view(self, submission_id: int) -> services.SubmissionView:
+    def view(self, submission_id: int) -> submissions.SubmissionView:
         """The submission's view data: from the cache when possible (next/previous is instant)."""
         found = self.cache.get(submission_id)
         if found is None:
-            found = services.load_submission(self.require(), submission_id, self.grader,
-                                             self.rubric.id)
+            llm = bool(self.settings.llm.base_url.strip() and self.settings.llm.model.strip())
+            found = submissions.load_submission(self.require(), submission_id, self.grader,
+                                                self.rubric.id, llm=llm)
             self.cache.put(found)
         return found
 
@@ -108,7 +123,7 @@ class Workbench(QObject):
         for view in views:  # SysML v2 and code texts are not PlantUML: nothing to render
             if kinds.renders_with_plantuml(view.task.diagram_kind):
                 texts += [view.head_puml, view.task.reference_puml]
-        texts = [t for t in dict.fromkeys(texts) if t and services.cached_png(t) is None]
+        texts = [t for t in dict.fromkeys(texts) if t and preview.cached_png(t) is None]
         if not texts:
             return
         if self._prefetch_job is not None:
@@ -118,10 +133,10 @@ class Workbench(QObject):
             for text in texts:
                 cancel.raise_if_cancelled()
                 # A failure is shown (with its line) when the submission itself is opened.
-                services.try_render(text)
+                preview.try_render(text)
             return len(texts)
 
-        self._prefetch_job = self.runner.submit(render_all, "prefetch renders")
+        self._prefetch_job = self.runner.submit(render_all, "prefetch renders", lane=BATCH)
 
     # --- commands (one line each, undo in core) -----------------------------------------
 
@@ -166,45 +181,44 @@ class Workbench(QObject):
         self._after(changes)
 
     def _after(self, changes: Changes) -> None:
-        self.cache.drop(changes.ratings | changes.revisions | changes.reviews)
+        self.cache.drop(changes.submissions)
         self.changed.emit(changes)
 
-    # --- background scoring -------------------------------------------------------------
+    # --- background scoring (in the worker process) -------------------------------------
 
-    def score(self, submission_ids: list[int], focus: int | None = None) -> JobHandle:
-        """Score these submissions with the configured embedder (one job; cancels the last).
-
-        With more than a few, the result carries the panel of ``focus`` (the one on screen)
-        only; the others are read back from the workspace when shown.
-        """
+    def score(self, submission_ids: list[int]) -> JobHandle | None:
+        """Score these submissions with the configured scoring settings (one job; a new one
+        cancels the last). Every chunk is stored as it comes back; ``changed`` follows."""
         ws = self.require()
+        try:
+            options = ScoringOptions.from_settings(self.settings)
+        except ClueStudioError as error:
+            self.message.emit(str(error))
+            return None
+        items, planned = plan_scoring(ws, options, submission_ids=submission_ids)
+        for sid, why in planned.failed.items():
+            self.scoring_failed.emit(str(sid), why)
         if self._score_job is not None:
             self._score_job.cancel()
-        options = self.settings.scoring
-        self._score_job = self.runner.submit(
-            lambda cancel: scoring.score_submissions(ws, submission_ids, options.embedder,
-                                                     options.device, options.weight_profile,
-                                                     cancel, settings=self.settings,
-                                                     focus=_focus(submission_ids, focus)),
-            f"score {len(submission_ids)} submission(s)")
-        return self._score_job
 
-    def _on_result(self, job_id: int, value: object) -> None:
-        if self._score_job is not None and job_id == self._score_job.id:
-            self._score_job = None
-            if isinstance(value, dict):
-                for name, message in (value.pop("plugin_errors", None) or {}).items():
-                    self.plugin_failed.emit(name, message)
-                self.cache.drop(set(value))
-                self.scores_ready.emit(value)
+        def store(tag: str, chunk: object) -> None:  # on the reader thread
+            changed = store_scored(ws, chunk)  # type: ignore[arg-type]
+            if changed:
+                self._scores_stored.emit(changed)
 
+        job = self.processes.submit("cluestudio.app.scoring:score_job", (items, options),
+                                    label=f"score {len(items)} submission(s)", on_data=store)
+        job.result.connect(self._on_scored)
+        self._score_job = job
+        return job
 
-FULL_RESULT_LIMIT = 50  # a batch up to this size hands back every panel
+    def _on_scores_stored(self, ids: frozenset[int]) -> None:
+        self._after(Changes(label="", scores=frozenset(ids)))
 
-
-def _focus(submission_ids: list[int], focus: int | None) -> set[int] | None:
-    """Panels to hand back: all of a small batch, else only the one on screen."""
-    if len(submission_ids) <= FULL_RESULT_LIMIT:
-        return None
-    return {focus} if focus is not None else set()
-
+    def _on_scored(self, summary: object) -> None:
+        if not isinstance(summary, ScoreSummary):
+            return
+        for name, message in summary.plugin_errors.items():
+            self.plugin_failed.emit(name, message)
+        for sid, why in summary.failed.items():
+            self.scoring_failed.emit(str(sid), why)

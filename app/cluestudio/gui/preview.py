@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from cluestudio.app import preview as previews
 from cluestudio.core.jobs import CancelToken
-from cluestudio.gui import services
 from cluestudio.gui.qt import QElapsedTimer, QObject, Signal
 from cluestudio.gui.worker import INTERACTIVE, JobHandle, JobRunner
 
@@ -27,7 +27,7 @@ class LivePreview(QObject):
     ready = Signal(object)
     failed = Signal(str)
 
-    def __init__(self, runner: JobRunner, preview: PreviewFunction = services.preview,
+    def __init__(self, runner: JobRunner, preview: PreviewFunction = previews.preview,
                  parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._runner = runner
@@ -37,8 +37,6 @@ class LivePreview(QObject):
         self.requests = 0  # for tests and the benchmark: how many jobs were submitted
         self.last_latency_ms = -1.0
         self._clock = QElapsedTimer()
-        runner.result.connect(self._on_result)
-        runner.error.connect(self._on_error)
 
     def request(self, text: str) -> JobHandle:
         if self._current is not None:
@@ -50,8 +48,11 @@ class LivePreview(QObject):
         def job(cancel: CancelToken) -> Any:
             return preview(text, cancel) if kind == "class" else preview(text, cancel, kind)
 
-        self._current = self._runner.submit(job, "preview", lane=INTERACTIVE)
-        return self._current
+        handle = self._runner.submit(job, "preview", lane=INTERACTIVE)
+        handle.result.connect(lambda value, h=handle: self._on_result(h, value))
+        handle.error.connect(lambda message, h=handle: self._on_error(h, message))
+        self._current = handle
+        return handle
 
     def cancel(self) -> None:
         if self._current is not None:
@@ -61,14 +62,14 @@ class LivePreview(QObject):
     def busy(self) -> bool:
         return self._current is not None
 
-    def _on_result(self, job_id: int, value: object) -> None:
-        if self._current is None or job_id != self._current.id:
+    def _on_result(self, handle: JobHandle, value: object) -> None:
+        if handle is not self._current:
             return  # stale: a newer request superseded this one
         self._current = None
         self.last_latency_ms = float(self._clock.elapsed())
         self.ready.emit(value)
 
-    def _on_error(self, job_id: int, message: str) -> None:
-        if self._current is not None and job_id == self._current.id:
+    def _on_error(self, handle: JobHandle, message: str) -> None:
+        if handle is self._current:
             self._current = None
             self.failed.emit(message)

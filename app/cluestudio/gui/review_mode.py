@@ -10,9 +10,10 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from cluestudio.app import preview as previews
+from cluestudio.app.submissions import SubmissionView
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.workspace import kinds
-from cluestudio.gui import services
 from cluestudio.gui.operations import Workbench
 from cluestudio.gui.preview import LivePreview
 from cluestudio.gui.qt import (
@@ -89,7 +90,7 @@ class ReviewMode(QWidget):
     def __init__(self, bench: Workbench, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.bench = bench
-        self.view: services.SubmissionView | None = None
+        self.view: SubmissionView | None = None
         self.requirement = QTextBrowser()
         self.image_a = DiagramImageView("No image A")
         self.editor = PlantUMLEditor()
@@ -160,7 +161,7 @@ class ReviewMode(QWidget):
 
     # --- showing a submission -----------------------------------------------------------
 
-    def show_submission(self, view: services.SubmissionView) -> None:
+    def show_submission(self, view: SubmissionView) -> None:
         self.view = view
         kind = view.task.diagram_kind
         self.preview.kind = kind
@@ -186,7 +187,7 @@ class ReviewMode(QWidget):
         self._update_diff()
         self.set_probe(view.submission.id, view.scores.get("probe"))
         self.b_error.hide()
-        cached = services.cached_png(view.head_puml)
+        cached = previews.cached_png(view.head_puml)
         if not kinds.renders_with_plantuml(kind):
             self._last_b = None
             self.image_b.show_message(kinds.no_rendering_note(kind))
@@ -250,7 +251,7 @@ class ReviewMode(QWidget):
 
     # --- preview ------------------------------------------------------------------------
 
-    def _on_preview(self, result: services.PreviewResult) -> None:
+    def _on_preview(self, result: previews.PreviewResult) -> None:
         if result.text != self.editor.toPlainText():
             return  # the text moved on; the next preview is already on its way
         for source, error in (("parser", result.parse_error),
@@ -295,14 +296,14 @@ class ReviewMode(QWidget):
     def _update_diff(self) -> None:
         if self.view is None:
             return
-        diff = services.unified_diff(self.view.model_puml, self.editor.toPlainText())
+        diff = previews.unified_diff(self.view.model_puml, self.editor.toPlainText())
         self.diff.setPlainText(diff or "(same as the model output)")
 
     def _on_history_row(self, row: int) -> None:
         if self.view is None or not 0 <= row < len(self.view.revisions):
             return
         revision = self.view.revisions[row]
-        self.diff.setPlainText(services.unified_diff(
+        self.diff.setPlainText(previews.unified_diff(
             self.view.model_puml, revision.puml, after_name=f"revision #{revision.id}")
             or "(same as the model output)")
         self.tabs.setCurrentWidget(self.diff)

@@ -1,13 +1,21 @@
-"""Worker threads ("lanes") that run core jobs for the GUI and report through a fixed signal set.
+"""Where the window's background work runs, and the handle each job reports through.
 
-Views submit work and connect to ``started / progress / result / error / finished``; they
-never wait. The UI thread therefore never blocks on the JVM, a model or the network. A job is
-either a plain callable returning a value, or a core job (a generator yielding
-:class:`~cluestudio.core.jobs.Progress`); both receive the :class:`CancelToken` of their handle.
+Every job, wherever it runs, gives its submitter a :class:`JobHandle` with a fixed signal set
+(STYLE practice 4): ``started``, ``progress(done, total, message)``, ``result(object)``,
+``error(str)``, ``finished``. A view connects to the handles of its own jobs; nothing filters
+global signals by job id. A handle's signals are always emitted on the UI thread, relayed
+there through the event loop, so a view that connects right after submitting hears every
+one of them, however fast the job is.
 
-Each lane is one thread running its jobs in order. ``batch`` takes long work (scoring,
-import, prefetch, model calls); ``interactive`` takes what a user is waiting to see (the live
-preview, the diagrams of the submission on screen), so a preview never queues behind a batch.
+- :class:`JobRunner` runs jobs on threads of this process, one thread per lane: ``batch``
+  for quick workspace work (exports, merges) and ``interactive`` for what a user is waiting
+  to see (the live preview, the diagrams of the submission on screen), so a preview never
+  queues behind anything else. Use it only for work that holds the GIL briefly.
+- :class:`ProcessRunner` runs long batch jobs (scoring, model calls, imports, analysis) in a
+  worker process (:mod:`cluestudio.app.worker_process`), so they never stall the UI thread.
+
+A job is a callable taking a :class:`CancelToken` (thread lanes) or a ``"module:function"``
+name (the worker process); either may return a value or a core job that yields progress.
 """
 
 from __future__ import annotations
@@ -21,7 +29,7 @@ import time
 import traceback
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from cluestudio.core.errors import ClueStudioError, describe_failure
@@ -32,35 +40,59 @@ from cluestudio.gui.qt import QObject, QThread, Signal
 log = logging.getLogger(__name__)
 
 JobFunction = Callable[[CancelToken], Any]
+DataHandler = Callable[[str, Any], None]  # tag, payload; runs on the worker's reader thread
 
 BATCH = "batch"
 INTERACTIVE = "interactive"
 LANES: tuple[str, ...] = (BATCH, INTERACTIVE)
 PROGRESS_INTERVAL_S = 0.05  # at most ~20 progress signals a second per job
 
-# Every runner whose worker thread is alive, so tests can fail on a leaked one.
-_live_runners: weakref.WeakSet[JobRunner] = weakref.WeakSet()
+_ids = itertools.count(1)
+# Every runner whose thread or process is alive, so tests can fail on a leaked one.
+_live_runners: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
 def running_workers() -> list[str]:
-    """Labels of job runners whose worker thread is still running."""
-    return [r.objectName() or "JobRunner" for r in _live_runners if r.is_running()]
+    """Labels of job runners whose worker thread or process is still running."""
+    return [r.objectName() or type(r).__name__ for r in _live_runners if r.is_running()]
 
 
-@dataclass
-class JobHandle:
-    """What a view keeps of a submitted job: its id, label and a way to cancel it."""
+class JobHandle(QObject):
+    """One job: cancel it, and connect to its signals (emitted once each, in this order:
+    started, progress…, result or error, finished; a job cancelled before it started emits
+    only finished)."""
 
-    id: int
-    label: str
-    cancel_token: CancelToken = field(default_factory=CancelToken)
+    started = Signal()
+    progress = Signal(int, int, str)  # done, total (-1 unknown), message
+    result = Signal(object)
+    error = Signal(str)
+    finished = Signal()
+
+    def __init__(self, label: str, cancel: Callable[[], None] | None = None) -> None:
+        super().__init__()
+        self.id = next(_ids)
+        self.label = label
+        self.cancel_token = CancelToken()
+        self._cancel_more = cancel
+        self.done = False
+        self.failure: str | None = None  # the error message, once there is one
+        self.finished.connect(self._mark_done)
+        self.error.connect(self._remember)
 
     def cancel(self) -> None:
         self.cancel_token.cancel()
+        if self._cancel_more is not None:
+            self._cancel_more()
 
     @property
     def cancelled(self) -> bool:
         return self.cancel_token.cancelled
+
+    def _mark_done(self) -> None:
+        self.done = True
+
+    def _remember(self, message: str) -> None:
+        self.failure = message
 
 
 @dataclass
@@ -69,13 +101,34 @@ class _Task:
     function: JobFunction
 
 
-class _WorkerThread(QThread):
-    def __init__(self, runner: JobRunner, lane: str) -> None:
+Relay = Callable[[JobHandle, str, tuple[Any, ...]], None]
+
+
+def _emit_now(handle: JobHandle, kind: str, args: tuple[Any, ...]) -> None:
+    """On the UI thread: emit the handle's signal ``kind``."""
+    getattr(handle, kind).emit(*args)
+
+
+class _Relay(QObject):
+    """Carries a handle's signal from a worker thread to the UI thread (queued)."""
+
+    carry = Signal(object, str, object)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.carry.connect(_emit_now)
+
+    def __call__(self, handle: JobHandle, kind: str, args: tuple[Any, ...] = ()) -> None:
+        self.carry.emit(handle, kind, args)
+
+
+class _LaneThread(QThread):
+    def __init__(self, lane: str, relay: Relay) -> None:
         super().__init__()
         self.setObjectName(f"cluestudio-job-worker-{lane}")
-        self._runner = runner
         self.tasks: queue.Queue[_Task | None] = queue.Queue()
         self.current: JobHandle | None = None  # read by shutdown() on the UI thread
+        self._relay = relay
 
     def run(self) -> None:
         while True:
@@ -84,7 +137,7 @@ class _WorkerThread(QThread):
                 return
             self.current = task.handle
             try:
-                self._runner._execute(task)
+                _execute(task.handle, task.function, self._relay)
             finally:
                 self.current = None
 
@@ -93,35 +146,73 @@ class _WorkerThread(QThread):
         running = self.current
         if running is not None:
             running.cancel()
-        # Queued jobs stay queued: the lane still "runs" them, and a cancelled job just
-        # emits `finished`, so every view hears about each job it submitted.
         with self.tasks.mutex:
             for task in self.tasks.queue:
                 if task is not None:
                     task.handle.cancel()
 
 
+def _execute(handle: JobHandle, function: JobFunction, relay: Relay) -> None:
+    """Run one job on the calling (worker) thread; its signals go out through ``relay``."""
+    if handle.cancelled:
+        relay(handle, "finished", ())
+        return
+    relay(handle, "started", ())
+    try:
+        outcome = function(handle.cancel_token)
+        if inspect.isgenerator(outcome):
+            outcome = _drive(handle, outcome, relay)
+        if not handle.cancelled:
+            relay(handle, "result", (outcome,))
+    except Cancelled:
+        pass
+    except ClueStudioError as failure:
+        relay(handle, "error", (redact(str(failure)),))
+    except BaseException as failure:
+        # A crashed job must not take the lane down: SystemExit or KeyboardInterrupt raised
+        # by plugin code on this thread would otherwise end it, leaving every queued job
+        # unrun and Quit waiting forever.
+        known = describe_failure(failure)
+        if known is None:
+            log.error("job %s crashed:\n%s", handle.label, traceback.format_exc())
+            known = f"unexpected {type(failure).__name__}: {failure}"
+        relay(handle, "error", (redact(known),))
+    finally:
+        relay(handle, "finished", ())
+
+
+def _drive(handle: JobHandle, job: Any, relay: Relay) -> Any:
+    last_emit = float("-inf")
+    while True:
+        handle.cancel_token.raise_if_cancelled()
+        try:
+            step = next(job)
+        except StopIteration as stop:
+            return stop.value
+        if isinstance(step, Progress):
+            # Throttled: every signal is a queued call and a repaint on the UI thread,
+            # and 3,000 of them from a 1,000-pair job stalled it ~0.5 s. The first step and
+            # the last of each phase always get through.
+            now = time.monotonic()
+            if (now - last_emit < PROGRESS_INTERVAL_S
+                    and (step.total is None or step.done < step.total)):
+                continue
+            last_emit = now
+            relay(handle, "progress", (step.done, step.total if step.total is not None
+                                       else -1, step.message))
+
+
 class JobRunner(QObject):
-    """Runs jobs one at a time per lane, each lane on its own thread; signals carry the job id.
-
-    Job ids are unique across lanes, so a view tells its jobs apart by id alone. ``submit``
-    without a lane uses the first one (``batch`` by default).
-    """
-
-    started = Signal(int, str)
-    progress = Signal(int, int, int, str)  # id, done, total (-1 unknown), message
-    result = Signal(int, object)
-    error = Signal(int, str)
-    finished = Signal(int)
+    """Runs callables one at a time per lane, each lane on its own thread."""
 
     def __init__(self, parent: QObject | None = None, *,
                  lanes: tuple[str, ...] = LANES) -> None:
         super().__init__(parent)
         if not lanes or len(set(lanes)) != len(lanes):
             raise ValueError(f"lanes must be distinct names, not {lanes!r}")
-        self._ids = itertools.count(1)
-        self._id_lock = threading.Lock()  # submit may be called from any thread
-        self._threads = {lane: _WorkerThread(self, lane) for lane in lanes}
+        self._relay = _Relay(self)
+        self._threads = {lane: _LaneThread(lane, self._relay) for lane in lanes}
+        self._live: set[JobHandle] = set()  # kept alive until their finished is delivered
         for thread in self._threads.values():
             thread.start()
         _live_runners.add(self)
@@ -139,9 +230,9 @@ class JobRunner(QObject):
         thread = self._threads.get(lane or next(iter(self._threads)))
         if thread is None:
             raise ValueError(f"no lane {lane!r}; this runner has {', '.join(self._threads)}")
-        with self._id_lock:
-            job_id = next(self._ids)
-        handle = JobHandle(job_id, label or getattr(function, "__name__", "job"))
+        handle = JobHandle(label or getattr(function, "__name__", "job"))
+        self._live.add(handle)
+        handle.finished.connect(lambda h=handle: self._live.discard(h))
         thread.tasks.put(_Task(handle, function))
         return handle
 
@@ -164,54 +255,97 @@ class JobRunner(QObject):
                             job.label if job else "?")
                 thread.wait()
 
-    # Runs on the worker thread. Signals emitted here are queued to receivers on the UI thread.
-    def _execute(self, task: _Task) -> None:
-        handle = task.handle
-        if handle.cancelled:
-            self.finished.emit(handle.id)
-            return
-        self.started.emit(handle.id, handle.label)
-        try:
-            outcome = task.function(handle.cancel_token)
-            if inspect.isgenerator(outcome):
-                outcome = self._drive(handle, outcome)
-            if not handle.cancelled:
-                self.result.emit(handle.id, outcome)
-        except Cancelled:
-            pass
-        except ClueStudioError as failure:
-            self.error.emit(handle.id, redact(str(failure)))
-        except BaseException as failure:
-            # A crashed job must not take the worker down: SystemExit or KeyboardInterrupt
-            # raised by plugin code on this thread would otherwise end it, leaving every
-            # queued job unrun and Quit waiting forever.
-            known = describe_failure(failure)
-            if known is not None:  # a full disk, a damaged file: the world, not a bug
-                log.info("job %s failed: %s", handle.label, known, exc_info=True)
-                self.error.emit(handle.id, redact(f"{handle.label}: {known}"))
-                return
-            log.error("job %s crashed:\n%s", handle.label, traceback.format_exc())
-            self.error.emit(handle.id, redact(f"{handle.label}: unexpected "
-                                              f"{type(failure).__name__}: {failure}"))
-        finally:
-            self.finished.emit(handle.id)
 
-    def _drive(self, handle: JobHandle, job: Any) -> Any:
-        last_emit = float("-inf")
-        while True:
-            handle.cancel_token.raise_if_cancelled()
-            try:
-                step = next(job)
-            except StopIteration as stop:
-                return stop.value
-            if isinstance(step, Progress):
-                # Throttled: every signal is a queued call and a repaint on the UI thread,
-                # and 3,000 of them from a 1,000-pair scoring job stalled it ~0.5 s. The
-                # first step and the last of each phase always get through.
-                now = time.monotonic()
-                if (now - last_emit < PROGRESS_INTERVAL_S
-                        and (step.total is None or step.done < step.total)):
-                    continue
-                last_emit = now
-                total = step.total if step.total is not None else -1
-                self.progress.emit(handle.id, step.done, total, step.message)
+class ProcessRunner(QObject):
+    """Runs named job functions in one warm worker process (started on first use, and again
+    after it died). ``on_data`` handlers run on the reader thread, off the UI thread: that is
+    where results are stored (the workspace's writer is in this process)."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._lock = threading.Lock()
+        self._process: Any = None
+        self._handles: dict[int, tuple[JobHandle, DataHandler | None]] = {}
+        self._closed = False
+        self._relay = _Relay(self)
+        _live_runners.add(self)
+
+    def is_running(self) -> bool:
+        process = self._process
+        return process is not None and process.alive()
+
+    @property
+    def pid(self) -> int | None:
+        process = self._process
+        return process.pid if process is not None and process.alive() else None
+
+    def submit(self, target: str, args: tuple[Any, ...] = (),
+               kwargs: dict[str, Any] | None = None, label: str = "",
+               on_data: DataHandler | None = None) -> JobHandle:
+        """Run ``target`` ("module:function") in the worker process; never blocks."""
+        from cluestudio.app.worker_process import WorkerProcess
+
+        handle = JobHandle(label or target.rpartition(":")[2])
+        with self._lock:
+            if self._closed:
+                raise ClueStudioError("the window is closing; no new jobs")
+            if self._process is None or not self._process.alive():
+                self._process = WorkerProcess(self._on_message)
+            process = self._process
+            self._handles[handle.id] = (handle, on_data)
+        handle._cancel_more = lambda: process.cancel(handle.id)
+        process.submit(handle.id, target, args, kwargs)
+        return handle
+
+    def _on_message(self, job_id: int, kind: str, payload: Any) -> None:
+        """On the reader thread: turn a worker message into the handle's signal."""
+        with self._lock:
+            entry = self._handles.get(job_id)
+        if entry is None:
+            return
+        handle, on_data = entry
+        relay = self._relay
+        if kind == "started":
+            relay(handle, "started", ())
+        elif kind == "progress":
+            relay(handle, "progress", tuple(payload))
+        elif kind == "data":
+            if on_data is not None and not handle.cancelled:
+                try:
+                    on_data(*payload)
+                except ClueStudioError as error:
+                    self._fail(handle, redact(str(error)))
+                except Exception as error:
+                    log.error("job %s: storing its results failed:\n%s", handle.label,
+                              traceback.format_exc())
+                    self._fail(handle, describe_failure(error)
+                               or f"unexpected {type(error).__name__}: {error}")
+        elif kind == "result":
+            if handle.failure is None:
+                relay(handle, "result", (payload,))
+        elif kind == "error":
+            if handle.failure is None:
+                handle.failure = payload
+                relay(handle, "error", (payload,))
+        elif kind == "traceback":
+            log.error("job %s crashed in the worker process:\n%s", handle.label, payload)
+        elif kind == "finished":
+            with self._lock:
+                self._handles.pop(job_id, None)
+            relay(handle, "finished", ())
+
+    def _fail(self, handle: JobHandle, message: str) -> None:
+        """The job's results could not be kept (a full disk): stop it, report once."""
+        if handle.failure is None:
+            handle.failure = message
+            self._relay(handle, "error", (message,))
+        handle.cancel()
+
+    def shutdown(self, timeout: float = 1.0) -> None:
+        """Cancel every job and stop the worker process (killed if it does not stop within
+        ``timeout`` seconds), so Quit never waits on a long job."""
+        with self._lock:
+            self._closed = True
+            process, self._process = self._process, None
+        if process is not None:
+            process.stop(timeout)

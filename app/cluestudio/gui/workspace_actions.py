@@ -1,9 +1,10 @@
 """File-menu work on whole workspaces: new, open, import, merge packs, export.
 
 Each action takes an optional path so that tests (and scripts) can run it without the file
-dialog; with none it asks. Slow work (import, merge, export) runs on the batch lane; the
-submission list refreshes when an import or merge ends, and a failure lands in the error
-panel with the file and line, the open workspace untouched (imports are all or nothing).
+dialog; with none it asks. An import is read and checked in the worker process and written
+here in one transaction; merges and exports run on the batch lane. The submission list
+refreshes when an import or merge ends, and a failure lands in the error panel with the file
+and line, the open workspace untouched (imports are all or nothing).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.gui.qt import QFileDialog, QObject
+from cluestudio.gui.worker import BATCH, JobHandle
 
 if TYPE_CHECKING:
     from cluestudio.gui.main_window import MainWindow
@@ -25,8 +27,6 @@ class WorkspaceActions(QObject):
     def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
         self.window = window
-        self._refresh_after: set[int] = set()  # jobs whose end changes the submission list
-        window.runner.finished.connect(self._on_job_finished)
 
     # --- whole workspaces (quick: on the UI thread) -------------------------------------
 
@@ -76,11 +76,23 @@ class WorkspaceActions(QObject):
         if path is not None:
             self._import(path)
 
-    def _import(self, path: Path) -> None:
-        from cluestudio.core.workspace import import_path
+    def _import(self, path: Path) -> JobHandle | None:
+        from cluestudio.core.workspace.importer import apply_plan
 
-        self._submit(lambda ws, cancel: import_path(ws, path, cancel), f"import {path.name}",
-                     refresh=True)
+        ws = self.window.bench.ws
+        if ws is None:
+            self.window.statusBar().showMessage("Open or create a workspace first", 8000)
+            return None
+
+        def apply(tag: str, plan: object) -> None:  # on the reader thread: one transaction
+            apply_plan(ws, plan)  # type: ignore[arg-type]  # ImportFailed names every file
+
+        job = self.window.bench.processes.submit("cluestudio.app.imports:plan_import_job",
+                                                 (str(path),), label=f"import {path.name}",
+                                                 on_data=apply)
+        job.finished.connect(self.window.refresh_rows)
+        self.window.job_status.track(job)
+        return job
 
     def merge_packs(self, paths: list[Path] | None = None) -> None:
         from cluestudio.core.workspace.pack import merge_packs
@@ -121,17 +133,13 @@ class WorkspaceActions(QObject):
         return Path(chosen) if chosen else None
 
     def _submit(self, work: Callable[[Any, Any], object], label: str, *,
-                refresh: bool = False) -> None:
+                refresh: bool = False) -> JobHandle | None:
         ws = self.window.bench.ws
         if ws is None:
             self.window.statusBar().showMessage("Open or create a workspace first", 8000)
-            return
-        handle = self.window.runner.submit(lambda cancel: work(ws, cancel), label)
+            return None
+        handle = self.window.runner.submit(lambda cancel: work(ws, cancel), label, lane=BATCH)
         self.window.job_status.track(handle)
         if refresh:
-            self._refresh_after.add(handle.id)
-
-    def _on_job_finished(self, job_id: int) -> None:
-        if job_id in self._refresh_after:
-            self._refresh_after.discard(job_id)
-            self.window.refresh_rows()
+            handle.finished.connect(self.window.refresh_rows)
+        return handle

@@ -11,7 +11,6 @@ compares every metric on the same pairs and the same split.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -21,6 +20,7 @@ import numpy as np
 from cluestudio.core.calibrate.ratings_io import HumanRating
 from cluestudio.core.errors import PlantUMLSyntaxError
 from cluestudio.core.model import ClassDiagram
+from cluestudio.core.workspace.ops import text_hash
 
 if TYPE_CHECKING:
     from cluestudio.core.workspace import Workspace
@@ -42,11 +42,6 @@ class CalibrationData:
         for rating in self.ratings:
             totals.setdefault(rating.id, []).append(rating.total)
         return np.array([float(np.mean(totals[i])) for i in self.ids])
-
-
-def _text_hash(text: str) -> str:
-    """The key scores are stored under: sha256 of the revision text (as scoring writes it)."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _parse(text: str) -> ClassDiagram:
@@ -87,7 +82,7 @@ def calibration_data(ws: Workspace, *, include_synthetic: bool = True) -> Calibr
         data.task_ids.append(summary.task_id)
         data.pairs.append((reference, candidate))
         data.submission_ids.append(summary.id)
-        data.content_hashes.append(_text_hash(head.puml))
+        data.content_hashes.append(text_hash(head.puml))
         data.ratings.extend(
             HumanRating(key, r.grader, float(r.total), summary.source_id)
             for r in ratings if r.total is not None
@@ -99,10 +94,10 @@ def stored_metrics(ws: Workspace, data: CalibrationData, *,
                    exclude: Collection[str] = ()) -> dict[str, np.ndarray]:
     """Every other metric the workspace holds for ``data``'s submissions, NaN where missing.
 
-    - Scores (baselines, plugin metrics) count only when stored for the very PlantUML text
-      that was calibrated (its sha256), so a score of an older revision never pairs with
-      the new one; of several rows (other metric versions or embedders) the newest wins.
-      Names in ``exclude`` (the CLUE suite, which the fit recomputes) are left out.
+    - Scores (baselines, plugin metrics) are each submission's *current* score
+      (core/workspace/scores.py: the newest computed for its head revision, the text that
+      was calibrated), as every view shows them. Names in ``exclude`` (the CLUE suite,
+      which the fit recomputes) are left out.
     - Probe rows give ``probe-em[MODEL]`` and ``probe-rel-acc[MODEL]`` (``[PROBE/MODEL]``
       when the workspace holds more than one kind of probe); they rate the image, not a
       revision, so the newest row per submission and model counts.
@@ -118,12 +113,12 @@ def stored_metrics(ws: Workspace, data: CalibrationData, *,
         if old is None or created >= old[0]:
             newest[(metric, row)] = (created, value)
 
-    for score in ws.scores():
-        sid = int(score["submission_id"])
-        if (sid not in index or score["value"] is None or score["metric"] in exclude
-                or score["content_hash"] != wanted[sid]):
-            continue
-        keep(str(score["metric"]), index[sid], str(score["created_at"]), float(score["value"]))
+    current = ws.current_scores(data.submission_ids)
+    for sid, scores in current.items():
+        for metric, score in scores.items():
+            if score.value is None or metric in exclude or score.content_hash != wanted[sid]:
+                continue
+            keep(metric, index[sid], score.scored_at, score.value)
     probes = [p for p in ws.probe_results() if int(p["submission_id"]) in index]
     several = len({p["probe"] for p in probes}) > 1
     for probe in probes:

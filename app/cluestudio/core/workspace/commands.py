@@ -33,7 +33,13 @@ class Changes:
     ratings: frozenset[int] = frozenset()
     revisions: frozenset[int] = frozenset()
     reviews: frozenset[int] = frozenset()
+    scores: frozenset[int] = frozenset()  # new scores stored (not undoable: recomputable)
     result: Any = field(default=None, compare=False)  # e.g. the new revision id
+
+    @property
+    def submissions(self) -> frozenset[int]:
+        """Every submission this touched."""
+        return self.ratings | self.revisions | self.reviews | self.scores
 
 
 class Command(Protocol):

@@ -35,11 +35,17 @@ def rating_rows(ws: Workspace) -> list[dict[str, Any]]:
 
 
 def score_rows(ws: Workspace) -> list[dict[str, Any]]:
-    return [{**r, "explanation": r["explanation"]} for r in rows(
-        ws._reader(), "SELECT s.task_id, s.source_id, c.metric, c.metric_version, c.embedder,"
-        " c.weights_hash, c.content_hash, c.value, c.explanation, c.created_at AS scored_at"
+    """Every stored score, with ``current`` true on the one each view shows (the newest
+    computed for the submission's head revision: core/workspace/scores.py)."""
+    current = {score.row_id for scores in ws.current_scores().values()
+               for score in scores.values()}
+    return [{**{k: v for k, v in r.items() if k != "id"}, "current": r["id"] in current}
+            for r in rows(
+        ws._reader(), "SELECT c.id, s.task_id, s.source_id, c.metric, c.metric_version,"
+        " c.embedder, c.profile, c.normalization, c.weights_hash, c.content_hash, c.value,"
+        " c.explanation, c.created_at AS scored_at"
         " FROM scores c JOIN submissions s ON s.id = c.submission_id"
-        " ORDER BY s.task_id, s.source_id, c.metric")]
+        " ORDER BY s.task_id, s.source_id, c.metric, c.id")]
 
 
 def review_rows(ws: Workspace) -> list[dict[str, Any]]:

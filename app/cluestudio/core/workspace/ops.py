@@ -176,16 +176,21 @@ def delete_review(conn: sqlite3.Connection, submission_id: int, reviewer: str) -
 
 def put_score(conn: sqlite3.Connection, submission_id: int, content_hash: str, metric: str,
               value: float | None, *, metric_version: str = "", embedder: str = "",
-              weights_hash: str = "", explanation: dict[str, Any] | None = None) -> None:
-    """Store a metric score; the same content scored again replaces the old value."""
+              profile: str = "", normalization: str = "", weights_hash: str = "",
+              explanation: dict[str, Any] | None = None) -> None:
+    """Store a metric score of one text under one configuration. Scoring it again writes a
+    new row (the old one goes), so row ids follow computation order: the newest row of the
+    head revision's text is the current score (core/workspace/scores.py)."""
+    key = (submission_id, content_hash, metric, metric_version, embedder, profile,
+           normalization, weights_hash)
+    conn.execute("DELETE FROM scores WHERE submission_id=? AND content_hash=? AND metric=?"
+                 " AND metric_version=? AND embedder=? AND profile=? AND normalization=?"
+                 " AND weights_hash=?", key)
     conn.execute(
         "INSERT INTO scores(submission_id, content_hash, metric, metric_version, embedder,"
-        " weights_hash, value, explanation, created_at) VALUES (?,?,?,?,?,?,?,?,?)"
-        " ON CONFLICT(submission_id, content_hash, metric, metric_version, embedder,"
-        " weights_hash) DO UPDATE SET value=excluded.value, explanation=excluded.explanation,"
-        " created_at=excluded.created_at",
-        (submission_id, content_hash, metric, metric_version, embedder, weights_hash, value,
-         json.dumps(explanation or {}, sort_keys=True), now_iso()))
+        " profile, normalization, weights_hash, value, explanation, created_at)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+        (*key, value, json.dumps(explanation or {}, sort_keys=True), now_iso()))
 
 
 def put_probe_result(conn: sqlite3.Connection, submission_id: int, probe: str, model: str,

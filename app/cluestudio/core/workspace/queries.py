@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +19,7 @@ from cluestudio.core.workspace.records import (
     review_from_row,
     revision_from_row,
 )
+from cluestudio.core.workspace.scores import StoredScore, current_scores, current_values
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,12 @@ class WorkspaceQueries:
             self._reader(), "SELECT * FROM conversions WHERE submission_id = ? ORDER BY id",
             (submission_id,))]
 
+    def head_revisions(self) -> dict[int, str]:
+        """submission id → the PlantUML text of its newest revision, in one query."""
+        return {int(sid): puml for sid, puml in self._reader().execute(
+            "SELECT c.submission_id, c.puml FROM conversions c WHERE c.id = (SELECT max(id) "
+            "FROM conversions WHERE submission_id = c.submission_id)")}
+
     def head_revision(self, submission_id: int) -> Revision | None:
         r = row(self._reader(), "SELECT * FROM conversions WHERE submission_id = ? "
                 "ORDER BY id DESC LIMIT 1", (submission_id,))
@@ -132,11 +140,15 @@ class WorkspaceQueries:
         return rows(self._reader(), sql + " ORDER BY submission_id, metric", params)
 
     def metric_values(self, metric: str) -> dict[int, float]:
-        """The latest stored value of ``metric`` per submission (no explanations read)."""
-        found = self._reader().execute(
-            "SELECT submission_id, value FROM scores WHERE metric = ? AND value IS NOT NULL"
-            " ORDER BY created_at, id", (metric,)).fetchall()
-        return {int(sid): float(value) for sid, value in found}
+        """The current value of ``metric`` per submission (core/workspace/scores.py)."""
+        return current_values(self._reader(), metric)
+
+    def current_scores(self, submission_ids: Collection[int] | None = None,
+                       metrics: Collection[str] | None = None, *,
+                       explanations: bool = False) -> dict[int, dict[str, StoredScore]]:
+        """submission id → metric → current score (core/workspace/scores.py)."""
+        return current_scores(self._reader(), submission_ids, metrics,
+                              explanations=explanations)
 
     def probe_results(self, submission_id: int | None = None) -> list[dict[str, Any]]:
         """VLM probe rows (seed 003), oldest first; ``result`` is the probe's JSON text."""

@@ -169,8 +169,40 @@ def _v3_audit_results(conn: sqlite3.Connection) -> None:
     )
 
 
+def _v4_score_configuration(conn: sqlite3.Connection) -> None:
+    # A score's key gains the similarity profile and normalization (before, paper and
+    # oodeval-code scores with the same embedder overwrote each other). Rows are copied in
+    # the order they were computed, so row ids follow computation order from here on, which
+    # is what "the current score" reads (core/workspace/scores.py).
+    _script(
+        conn,
+        """
+        CREATE TABLE scores_v4 (
+            id INTEGER PRIMARY KEY,
+            submission_id INTEGER NOT NULL REFERENCES submissions(id) ON DELETE CASCADE,
+            content_hash TEXT NOT NULL,
+            metric TEXT NOT NULL, metric_version TEXT NOT NULL DEFAULT '',
+            embedder TEXT NOT NULL DEFAULT '', profile TEXT NOT NULL DEFAULT '',
+            normalization TEXT NOT NULL DEFAULT '', weights_hash TEXT NOT NULL DEFAULT '',
+            value REAL, explanation TEXT NOT NULL DEFAULT '{}',
+            created_at TEXT NOT NULL,
+            UNIQUE (submission_id, content_hash, metric, metric_version, embedder, profile,
+                    normalization, weights_hash)
+        );
+        INSERT INTO scores_v4 (submission_id, content_hash, metric, metric_version, embedder,
+                               weights_hash, value, explanation, created_at)
+            SELECT submission_id, content_hash, metric, metric_version, embedder,
+                   weights_hash, value, explanation, created_at
+            FROM scores ORDER BY created_at, id;
+        DROP TABLE scores;
+        ALTER TABLE scores_v4 RENAME TO scores;
+        CREATE INDEX scores_by_submission ON scores(submission_id, metric)
+        """,
+    )
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
-    _v1_initial, _v2_diagram_kind, _v3_audit_results)
+    _v1_initial, _v2_diagram_kind, _v3_audit_results, _v4_score_configuration)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

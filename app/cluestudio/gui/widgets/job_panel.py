@@ -1,8 +1,9 @@
-"""What the worker is doing: a progress bar with Cancel for the status bar, and an error list.
+"""What the background jobs are doing: a progress bar with Cancel for the status bar, and an
+error list.
 
-Both only watch a :class:`~cluestudio.gui.worker.JobRunner`'s signals. Only jobs a view asks
-to ``track`` show up, so the live preview's many small renders neither flicker the bar nor
-fill the error list with half-typed text.
+Only jobs a view hands to ``track`` show up (through their own handle's signals), so the live
+preview's many small renders neither flicker the bar nor fill the error list with half-typed
+text.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from cluestudio.gui.qt import (
     QWidget,
     Signal,
 )
-from cluestudio.gui.worker import JobHandle, JobRunner
+from cluestudio.gui.worker import JobHandle
 
 
 class JobStatus(QWidget):
@@ -26,10 +27,9 @@ class JobStatus(QWidget):
 
     error_reported = Signal(str, str)  # job label, message
 
-    def __init__(self, runner: JobRunner, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._tracked: dict[int, JobHandle] = {}
-        self._running: JobHandle | None = None
+        self._tracked: list[JobHandle] = []
         self.label = QLabel()
         self.bar = QProgressBar()
         self.bar.setMaximumWidth(180)
@@ -40,18 +40,22 @@ class JobStatus(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         for widget in (self.label, self.bar, self.cancel_button):
             layout.addWidget(widget)
-        runner.started.connect(self._on_started)
-        runner.progress.connect(self._on_progress)
-        runner.error.connect(self._on_error)
-        runner.finished.connect(self._on_finished)
         self._show(False)
 
-    def track(self, handle: JobHandle) -> JobHandle:
-        self._tracked[handle.id] = handle
+    def track(self, handle: JobHandle | None) -> JobHandle | None:
+        """Show ``handle``'s progress and report its error; None (nothing started) is fine."""
+        if handle is None or handle.done:
+            return handle
+        self._tracked.append(handle)
+        handle.started.connect(lambda h=handle: self._on_started(h))
+        handle.progress.connect(lambda done, total, message, h=handle:
+                                self._on_progress(h, done, total, message))
+        handle.error.connect(lambda message, h=handle: self.error_reported.emit(h.label, message))
+        handle.finished.connect(lambda h=handle: self._on_finished(h))
         return handle
 
     def cancel(self) -> None:
-        for handle in self._tracked.values():
+        for handle in self._tracked:
             handle.cancel()
 
     def busy(self) -> bool:
@@ -61,29 +65,23 @@ class JobStatus(QWidget):
         for widget in (self.label, self.bar, self.cancel_button):
             widget.setVisible(visible)
 
-    def _on_started(self, job_id: int, label: str) -> None:
-        if job_id in self._tracked:
-            self._running = self._tracked[job_id]
-            self.label.setText(label)
+    def _on_started(self, handle: JobHandle) -> None:
+        if handle in self._tracked:
+            self.label.setText(handle.label)
             self.bar.setRange(0, 0)
             self._show(True)
 
-    def _on_progress(self, job_id: int, done: int, total: int, message: str) -> None:
-        if job_id in self._tracked:
+    def _on_progress(self, handle: JobHandle, done: int, total: int, message: str) -> None:
+        if handle in self._tracked:
             if total > 0:
                 self.bar.setRange(0, total)
                 self.bar.setValue(done)
             if message:
-                self.label.setText(f"{self._tracked[job_id].label}: {message}")
+                self.label.setText(f"{handle.label}: {message}")
 
-    def _on_error(self, job_id: int, message: str) -> None:
-        if job_id in self._tracked:
-            self.error_reported.emit(self._tracked[job_id].label, message)
-
-    def _on_finished(self, job_id: int) -> None:
-        self._tracked.pop(job_id, None)
-        if self._running is not None and self._running.id == job_id:
-            self._running = None
+    def _on_finished(self, handle: JobHandle) -> None:
+        if handle in self._tracked:
+            self._tracked.remove(handle)
         if not self._tracked:
             self._show(False)
 

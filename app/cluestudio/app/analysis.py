@@ -1,4 +1,4 @@
-"""What the Analysis view shows, gathered from the workspace by a job (no Qt here).
+"""What the Analysis view and ``cluestudio analysis`` show, gathered from the workspace.
 
 Human totals (mean over graders of the current rubric) against each stored metric of the
 submission's current PlantUML and the VLM probes' EM / RelAcc, through core's calibration
@@ -18,7 +18,6 @@ from typing import Any
 from cluestudio.core.jobs import CancelToken, Job, Progress
 from cluestudio.core.rubric import Rubric, RubricError, get_rubric
 from cluestudio.core.workspace import Rating, Workspace
-from cluestudio.gui.services import text_hash
 
 TOTAL = "total"  # the agreement scope of the rubric total
 
@@ -128,20 +127,14 @@ def gather(ws: Workspace, rubric_id: str, cancel: CancelToken, *, top: int = 50,
     for rating in ratings:
         by_submission.setdefault(rating.submission_id, []).append(float(rating.total or 0.0))
     human = {sid: sum(v) / len(v) for sid, v in by_submission.items()}
-    heads = {}
-    for sid in human:
-        cancel.raise_if_cancelled()
-        head = ws.head_revision(sid)
-        if head is not None:
-            heads[sid] = text_hash(head.puml)
+    current = ws.current_scores(list(human))  # of each submission's head revision
     values: dict[str, dict[int, float]] = {}
-    for row in ws.scores():
-        sid = int(row["submission_id"])
-        if heads.get(sid) != row["content_hash"] or row["value"] is None:
-            continue  # unrated, or a score of an older revision
-        if row["metric"].endswith(_SKIP_SUFFIXES):
-            continue
-        values.setdefault(row["metric"], {})[sid] = float(row["value"])
+    for sid, scores in current.items():
+        cancel.raise_if_cancelled()
+        for metric, score in scores.items():
+            if score.value is None or metric.endswith(_SKIP_SUFFIXES):
+                continue  # sub-scores (clue-class, rouge-l-recall, …) would crowd the queue
+            values.setdefault(metric, {})[sid] = score.value
     for probe in ws.probe_results():  # oldest first: the newest answer per model wins
         sid = int(probe["submission_id"])
         for column, stem in (("em", "probe-em"), ("rel_acc", "probe-rel-acc")):
@@ -188,3 +181,16 @@ def gather(ws: Workspace, rubric_id: str, cancel: CancelToken, *, top: int = 50,
     yield Progress(5, 5, "done")
     return AnalysisData(labels, queues, grader_queue, table, pictures, note, scopes,
                         agreement_note)
+
+
+def gather_job(workspace: str, rubric_id: str, *, cancel: CancelToken, emit: Any,
+               top: int = 50) -> Job[AnalysisData]:
+    """:func:`gather` in the worker process, on a read-only view of the workspace file (its
+    writer stays in the window's process)."""
+    from cluestudio.core.workspace import open_workspace
+
+    ws = open_workspace(workspace, readonly=True)
+    try:
+        return (yield from gather(ws, rubric_id, cancel, top=top))
+    finally:
+        ws.close()

@@ -1,0 +1,205 @@
+"""What the views show of one submission: its texts, image, revisions, rating and scores.
+
+Gathered into a :class:`SubmissionView` by a handful of SQLite reads, so showing the next
+submission from the cache is a dict lookup. Its scores are the *current* ones
+(core/workspace/scores.py), in the metric panel's shape.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from cluestudio.core.errors import ClueStudioError
+from cluestudio.core.workspace import Workspace
+from cluestudio.core.workspace.records import Rating, Review, Revision, Submission, Task
+from cluestudio.core.workspace.scores import StoredScore
+
+# --- what a view shows of one submission -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SubmissionView:
+    """Everything both modes show of one submission, read in one go from the workspace."""
+
+    submission: Submission
+    task: Task
+    image_a: bytes | None
+    revisions: tuple[Revision, ...]
+    review: Review | None
+    rating: Rating | None
+    scores: dict[str, Any] = field(default_factory=dict)  # metric panel dict (may be empty)
+
+    @property
+    def head_puml(self) -> str:
+        return self.revisions[-1].puml if self.revisions else ""
+
+    @property
+    def model_puml(self) -> str:
+        """The converter's (model's) output: the first non-human revision, else the first."""
+        for revision in self.revisions:
+            if revision.author_kind != "human":
+                return revision.puml
+        return self.revisions[0].puml if self.revisions else ""
+
+
+def load_submission(ws: Workspace, submission_id: int, grader: str, rubric_id: str, *,
+                    llm: bool = False) -> SubmissionView:
+    """Read one submission's view data (SQLite reads only: a few milliseconds).
+
+    ``llm``: whether an LLM endpoint is configured; for tasks whose metrics need one, the
+    panel then says which of them cannot run without it.
+    """
+    submission = ws.submission(submission_id)
+    if submission is None:
+        raise ClueStudioError(f"no submission {submission_id}")
+    task = ws.task(submission.task_id) or Task(submission.task_id, submission.task_id)
+    image = ws.image(submission.image_hash) if submission.image_hash else None
+    revisions = tuple(ws.revisions(submission_id))
+    reviews = [r for r in ws.reviews(submission_id) if r.reviewer == grader]
+    rating = ws.rating(submission_id, grader, rubric_id)
+    current = ws.current_scores([submission_id], explanations=True).get(submission_id, {})
+    scores = panel_scores(current, task.diagram_kind)
+    if task.diagram_kind != "class":
+        notes = metric_notes(task.diagram_kind, llm)
+        if notes:
+            scores["notes"] = notes
+    probe = latest_probe(ws, submission_id)
+    if probe is not None:
+        scores["probe"] = probe
+    return SubmissionView(submission, task, image, revisions, reviews[-1] if reviews else None,
+                          rating, scores)
+
+
+def metric_notes(diagram_kind: str, llm: bool) -> list[str]:
+    """Why some metrics of this kind do not run (no LLM endpoint), read from the manifests."""
+    from cluestudio.core.kind_metrics import select_metrics
+    from cluestudio.core.plugins import get_registry
+
+    return list(select_metrics(diagram_kind, get_registry(), llm=llm)[1])
+
+
+class ViewCache:
+    """Recently shown submissions by id (LRU), so next/previous is instant."""
+
+    def __init__(self, size: int = 64) -> None:
+        self._items: OrderedDict[int, SubmissionView] = OrderedDict()
+        self._size = size
+
+    def get(self, submission_id: int) -> SubmissionView | None:
+        found = self._items.get(submission_id)
+        if found is not None:
+            self._items.move_to_end(submission_id)
+        return found
+
+    def put(self, view: SubmissionView) -> None:
+        self._items[view.submission.id] = view
+        self._items.move_to_end(view.submission.id)
+        while len(self._items) > self._size:
+            self._items.popitem(last=False)
+
+    def drop(self, submission_ids: frozenset[int] | set[int]) -> None:
+        for sid in submission_ids:
+            self._items.pop(sid, None)
+
+    def clear(self) -> None:
+        self._items.clear()
+
+
+# --- scores ---------------------------------------------------------------------------------
+
+SUB_SCORES = {"clue": "clue", "clue-class": "clue_class", "clue-attribute": "clue_attribute",
+        "clue-method": "clue_method", "clue-relation": "clue_relation"}
+
+
+def explanation_for_panel(explanation: dict[str, Any]) -> dict[str, Any]:
+    """The engine's explanation (``ClueExplanation.to_dict``) in the metric panel's shape."""
+    out: dict[str, Any] = {"classes": [], "relations": [], "unmatched_reference": []}
+    for key in ("classes", "relations"):
+        matching = explanation.get(key) or {}
+        for match in matching.get("matches", []):
+            ref, cand = match.get("reference", {}), match.get("candidate", {})
+            out[key].append({"reference": ref.get("text", ""), "candidate": cand.get("text", ""),
+                             "similarity": match.get("similarity"),
+                             "reference_line": ref.get("line"),
+                             "candidate_line": cand.get("line")})
+        out["unmatched_reference"] += [e.get("text", "") for e in
+                                       matching.get("unmatched_reference", [])]
+    return out
+
+
+def stored_plugin_explanation(run: Any) -> dict[str, Any]:
+    """What a plugin metric's score row keeps as its explanation (read by panel_scores)."""
+    return {"plugin": run.name, "explanation": run.explanation, "details": run.details}
+
+
+def panel_scores(current: dict[str, StoredScore], diagram_kind: str = "class"
+                 ) -> dict[str, Any]:
+    """The metric panel dict from a submission's current scores (scores.current_scores).
+
+    Class tasks: CLUE, its sub-scores and explanation, and ``baselines``. Other kinds:
+    ``metrics`` (every plugin value) and ``plugin_explanations`` (plugin name → explanation).
+    ``configurations`` says how each value was computed (metric → "minilm · paper …").
+    """
+    import json
+
+    out: dict[str, Any] = {}
+    values: dict[str, Any] = {}
+    explanations: dict[str, Any] = {}
+    configurations: dict[str, str] = {}
+    for metric, score in sorted(current.items()):
+        try:
+            explanation = json.loads(score.explanation or "{}")
+        except ValueError:
+            explanation = {}
+        configurations[metric] = score.config.label()
+        if metric in SUB_SCORES:
+            out[SUB_SCORES[metric]] = score.value
+            if metric == "clue":
+                out["explanation"] = explanation_for_panel(explanation)
+            continue
+        values[metric] = score.value
+        if (isinstance(explanation, dict) and explanation.get("plugin")
+                and explanation.get("explanation") is not None):
+            explanations[str(explanation["plugin"])] = explanation["explanation"]
+    if diagram_kind != "class":
+        if values:
+            out.update(diagram_kind=diagram_kind, metrics=values)
+        if explanations:
+            out["plugin_explanations"] = explanations
+    elif values:
+        out["baselines"] = values
+    if configurations:
+        out["configurations"] = configurations
+    return out
+
+
+# --- VLM probe results ----------------------------------------------------------------------
+
+
+def probe_rows(ws: Workspace, submission_id: int) -> list[dict[str, Any]]:
+    """The submission's rows of ``probe_results``, oldest first."""
+    return ws.probe_results(submission_id)
+
+
+def probe_for_panel(row: dict[str, Any]) -> dict[str, Any]:
+    """One probe_results row in the metric panel's ``probe`` shape (flag + reasons)."""
+    import json
+
+    try:
+        result = json.loads(row.get("result") or "{}")
+    except ValueError:
+        result = {}
+    reasons = [r for r in result.get("reasons") or [] if isinstance(r, dict)]
+    return {"em": row.get("em"), "rel_acc": row.get("rel_acc"), "model": row.get("model", ""),
+            "probe": row.get("probe", ""), "created_at": row.get("created_at", ""),
+            "flagged": bool(result.get("flagged")),
+            "reasons": [{"kind": str(r.get("kind", "")), "detail": str(r.get("detail", ""))}
+                        for r in reasons]}
+
+
+def latest_probe(ws: Workspace, submission_id: int) -> dict[str, Any] | None:
+    """The newest probe result of the submission for the panel, or None when never probed."""
+    found = probe_rows(ws, submission_id)
+    return probe_for_panel(found[-1]) if found else None

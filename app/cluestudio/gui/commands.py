@@ -1,0 +1,151 @@
+"""Every action the menus, shortcuts and toolbar offer, as one method each.
+
+The menu bar (:mod:`.menus`) knows action *names* only; this class is the one place that
+knows which part of the window carries each out. Tests drive a session through the same
+methods a user's keys reach.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from cluestudio.gui.qt import QObject
+
+if TYPE_CHECKING:
+    from cluestudio.gui.main_window import MainWindow
+
+REVIEW, GRADING = 0, 1  # tab indexes of the two modes
+
+
+class WindowCommands(QObject):
+    """The window's actions by name (see :data:`cluestudio.gui.menus.MENUS`)."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.w = window
+
+    # File
+    def new_workspace(self) -> None:
+        self.w.files.new_workspace()
+
+    def open_workspace(self) -> None:
+        self.w.files.open_workspace()
+
+    def import_course_folder(self) -> None:
+        self.w.files.import_course_folder()
+
+    def import_jsonl(self) -> None:
+        self.w.files.import_jsonl()
+
+    def merge_packs(self) -> None:
+        self.w.files.merge_packs()
+
+    def export_tables(self) -> None:
+        self.w.files.export_tables()
+
+    def export_pack(self) -> None:
+        self.w.files.export_pack()
+
+    def settings(self) -> None:
+        self.w.settings_dialog()
+
+    def quit(self) -> None:
+        self.w.close()
+
+    # Edit
+    def undo(self) -> None:
+        self.w.undo()
+
+    def redo(self) -> None:
+        self.w.redo()
+
+    # Go
+    def next_submission(self) -> None:
+        self.w.navigator.step(1)
+
+    def previous_submission(self) -> None:
+        self.w.navigator.step(-1)
+
+    def next_unrated(self) -> None:
+        self.w.navigator.next_unrated()
+
+    def review_mode(self) -> None:
+        self.w.modes.setCurrentIndex(REVIEW)
+
+    def grading_mode(self) -> None:
+        self.w.modes.setCurrentIndex(GRADING)
+
+    def focus_panel(self) -> None:
+        self.w.focus_panel()
+
+    def focus_editor(self) -> None:
+        self.w.review.editor.setFocus()
+
+    # Review
+    def save_revision(self) -> None:
+        self.w.review.save_revision()
+
+    def verdict_accept(self) -> None:
+        self.w.review.verdict.set_verdict("accept")
+
+    def verdict_needs_fix(self) -> None:
+        self.w.review.verdict.set_verdict("needs_fix")
+
+    def verdict_unusable(self) -> None:
+        self.w.review.verdict.set_verdict("unusable")
+
+    def compare(self) -> None:
+        self.w.review.set_compare(not self.w.review.compare_button.isChecked())
+
+    # View
+    def _sync(self) -> object:
+        mode = self.w.review if self.w.modes.currentIndex() == REVIEW else self.w.grading
+        return mode.sync
+
+    def fit_images(self) -> None:
+        self._sync().fit_all()  # type: ignore[attr-defined]
+
+    def actual_size(self) -> None:
+        self._sync().actual_size_all()  # type: ignore[attr-defined]
+
+    def zoom_in(self) -> None:
+        self._sync().zoom_all(1.25)  # type: ignore[attr-defined]
+
+    def zoom_out(self) -> None:
+        self._sync().zoom_all(0.8)  # type: ignore[attr-defined]
+
+    def blind_grading(self) -> None:
+        self.w.toggle_blind()
+
+    def dark_theme(self) -> None:
+        self.w.toggle_theme()
+
+    def show_errors(self) -> None:
+        self.w.error_dock.show()
+
+    def show_analysis(self) -> None:
+        self.w.show_analysis()
+
+    # Jobs
+    def score_current(self) -> None:
+        self.w.score_current()
+
+    def score_listed(self) -> None:
+        self.w.score_listed()
+
+    def cancel_job(self) -> None:
+        self.w.job_status.cancel()
+
+    # Tools
+    def convert(self) -> None:
+        self.w.model_actions.convert()
+
+    def probe(self) -> None:
+        self.w.model_actions.probe()
+
+    # Help
+    def open_log_folder(self) -> None:
+        self.w.open_log_folder()
+
+    def open_workspace_folder(self) -> None:
+        self.w.open_workspace_folder()
