@@ -14,6 +14,8 @@ from cluestudio.core.ocr.result import OcrResult
 
 # Bump when the matching or the flags change, so stored checks are redone.
 CHECK_VERSION = "1"
+# OCR often overlooks a lone ``1`` or ``*`` beside a line: its absence is weak evidence.
+LONE_GLYPH_FACTOR = 0.45
 # Fewer words than this read from an image that should show at least as many names: the
 # image is unreadable (blank, a photo of something else), and that is what gets reported.
 MIN_READABLE_TOKENS = 3
@@ -70,14 +72,19 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram) -> CheckReport:
         if n in paired_n:
             continue
         best, nearest = 0.0, ""
-        for key, token in zip(keys, tokens, strict=True):
+        for t, (key, token) in enumerate(zip(keys, tokens, strict=True)):
+            if t in paired_t:
+                continue  # read, and explained by another name
             similarity = _similarity(name.key, key)
             if similarity > best:
                 best, nearest = similarity, token.text
         if len(name.key) >= 4 and name.key in compact:
             best = max(best, 0.8)  # written in the image, glued to something else
+        confidence = 1.0 - best
+        if name.kind == "multiplicity" and len(name.key) == 1:
+            confidence *= LONE_GLYPH_FACTOR
         invented.append(InventedName(name.text, name.kind, name.line, name.owner,
-                                     round(1.0 - best, 4), nearest))
+                                     round(confidence, 4), nearest))
 
     readable = len(counted) >= min(MIN_READABLE_TOKENS, len(names))
     return CheckReport(

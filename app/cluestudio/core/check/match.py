@@ -5,9 +5,9 @@ rounds from the surest to the loosest, so a loose pairing never takes what an ex
 would have claimed:
 
 1. same key (case, ``_`` and spaces ignored; multiplicity dots normalised);
-2. near spellings: a small edit distance for names of four or more letters, at most one
-   edit up to seven letters and two beyond (OCR confuses ``l``/``I``, drops a letter,
-   glues an icon on: ``obook``); shorter names must be exact;
+2. near spellings (:func:`near_spelling`): names of four or more letters may differ by one
+   edit, two beyond ten letters, with lengths at most one apart (OCR confuses ``l``/``I``,
+   drops a letter, glues an icon on: ``obook``); shorter names must be exact;
 3. OCR glued two neighbouring words (``employshead``): names that together make up the
    token; or it split one (``patient No``): neighbouring tokens that together make a name.
 """
@@ -23,9 +23,21 @@ from cluestudio.core.check.tokens import ImageToken
 
 
 def edit_allowance(length: int) -> int:
+    """Edits OCR noise may make in a name of ``length`` characters."""
     if length < 4:
         return 0
-    return 1 if length <= 7 else 2
+    return 1 if length <= 10 else 2
+
+
+def near_spelling(a: str, b: str) -> bool:
+    """Whether keys ``a`` and ``b`` differ only as OCR noise would: a few edits, and at
+    most one character more or less (``myName`` for ``name`` is a rename, not noise)."""
+    if a == b:
+        return True
+    allowed = edit_allowance(min(len(a), len(b)))
+    if allowed == 0 or abs(len(a) - len(b)) > 1:
+        return False
+    return _distance(a, b) <= allowed
 
 
 @dataclass(frozen=True)
@@ -69,13 +81,26 @@ def match(tokens: Sequence[ImageToken], names: Sequence[ModelName]) -> list[Pair
             nk = names[n].key
             if names[n].kind == "multiplicity":
                 continue
-            allowed = edit_allowance(min(len(tk), len(nk)))
-            if allowed == 0 or abs(len(tk) - len(nk)) > allowed:
-                continue
-            d = _distance(tk, nk)
-            if d <= allowed:
-                candidates.append((d, -tokens[t].confidence, t, n))
+            if near_spelling(tk, nk):
+                candidates.append((_distance(tk, nk), -tokens[t].confidence, t, n))
     for _d, _c, t, n in sorted(candidates):
+        if t in free_t and n in free_n:
+            pairs.append(Pair((t,), (n,), "fuzzy"))
+            free_t.discard(t)
+            free_n.discard(n)
+
+    # 2b. multiplicities as OCR garbles them: the small ``*`` and dots get lost or read as a
+    # digit (``0..*`` → ``0``, ``0..3``); only between leftovers, nearest in length first
+    loose = []
+    for t in free_t:
+        if tokens[t].kind != "multiplicity":
+            continue
+        tk = tokens[t].key
+        for n in free_n:
+            nk = names[n].key
+            if names[n].kind == "multiplicity" and _garbled_multiplicity(tk, nk):
+                loose.append((abs(len(nk) - len(tk)), -tokens[t].confidence, t, n))
+    for _d, _c, t, n in sorted(loose):
         if t in free_t and n in free_n:
             pairs.append(Pair((t,), (n,), "fuzzy"))
             free_t.discard(t)
@@ -121,6 +146,14 @@ def match(tokens: Sequence[ImageToken], names: Sequence[ModelName]) -> list[Pair
                 free_n.discard(n)
                 break
     return pairs
+
+
+def _garbled_multiplicity(read: str, written: str) -> bool:
+    if not read or not written:
+        return False
+    if written.startswith(read.rstrip(".")):
+        return True
+    return ".." in read and ".." in written and _distance(read, written) <= 1
 
 
 def _best_kind(token: ImageToken, waiting: list[int], names: Sequence[ModelName]) -> int:
