@@ -37,7 +37,13 @@ from cluestudio.core.check.report import FLAG_CONFIDENCE
 from cluestudio.core.model import ClassDiagram
 from cluestudio.core.ocr import OcrCache, OcrResult, get_engine, read_image
 from cluestudio.core.plantuml import parse_plantuml, write_plantuml
-from cluestudio.core.synth import CONVERSION_ERRORS, LOOKS, Mutation, plant_conversion_error, render_look
+from cluestudio.core.synth import (
+    CONVERSION_ERRORS,
+    LOOKS,
+    Mutation,
+    plant_conversion_error,
+    render_look,
+)
 from cluestudio.core.synth_reference import random_reference
 
 CLEAN_LOOKS = ("default", "handwritten", "mono_serif")
