@@ -16,6 +16,8 @@ from cluestudio.core.ocr.result import OcrResult
 CHECK_VERSION = "1"
 # OCR often overlooks a lone ``1`` or ``*`` beside a line: its absence is weak evidence.
 LONE_GLYPH_FACTOR = 0.45
+# … and reads other multiplicities less reliably than names.
+SMALL_TEXT_FACTOR = 0.6
 # Fewer words than this read from an image that should show at least as many names: the
 # image is unreadable (blank, a photo of something else), and that is what gets reported.
 MIN_READABLE_TOKENS = 3
@@ -81,8 +83,8 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram) -> CheckReport:
         if len(name.key) >= 4 and name.key in compact:
             best = max(best, 0.8)  # written in the image, glued to something else
         confidence = 1.0 - best
-        if name.kind == "multiplicity" and len(name.key) == 1:
-            confidence *= LONE_GLYPH_FACTOR
+        if name.kind == "multiplicity":
+            confidence *= LONE_GLYPH_FACTOR if len(name.key) == 1 else SMALL_TEXT_FACTOR
         invented.append(InventedName(name.text, name.kind, name.line, name.owner,
                                      round(confidence, 4), nearest))
 

@@ -29,15 +29,31 @@ def edit_allowance(length: int) -> int:
     return 1 if length <= 10 else 2
 
 
+# Letter groups OCR reads for one another (``returnedOn`` → ``retumedOn``): folded to one
+# spelling before counting edits, so each confusion costs nothing.
+_CONFUSIONS = (("rn", "m"), ("cl", "d"), ("vv", "w"), ("0", "o"), ("5", "s"), ("1", "l"),
+               ("i", "l"), ("|", "l"))
+
+
+def ocr_fold(key: str) -> str:
+    for many, one in _CONFUSIONS:
+        key = key.replace(many, one)
+    return key
+
+
 def near_spelling(a: str, b: str) -> bool:
-    """Whether keys ``a`` and ``b`` differ only as OCR noise would: a few edits, and at
-    most one character more or less (``myName`` for ``name`` is a rename, not noise)."""
+    """Whether keys ``a`` and ``b`` differ only as OCR noise would: a few edits once OCR's
+    usual confusions are folded, and at most one character more or less after folding
+    (``myName`` for ``name`` is a rename, not noise)."""
     if a == b:
         return True
     allowed = edit_allowance(min(len(a), len(b)))
-    if allowed == 0 or abs(len(a) - len(b)) > 1:
+    if allowed == 0:
         return False
-    return _distance(a, b) <= allowed
+    if abs(len(a) - len(b)) <= 1 and _distance(a, b) <= allowed:
+        return True
+    fa, fb = ocr_fold(a), ocr_fold(b)
+    return abs(len(fa) - len(fb)) <= 1 and _distance(fa, fb) <= allowed
 
 
 @dataclass(frozen=True)
@@ -82,7 +98,8 @@ def match(tokens: Sequence[ImageToken], names: Sequence[ModelName]) -> list[Pair
             if names[n].kind == "multiplicity":
                 continue
             if near_spelling(tk, nk):
-                candidates.append((_distance(tk, nk), -tokens[t].confidence, t, n))
+                candidates.append((_distance(ocr_fold(tk), ocr_fold(nk)),
+                                   -tokens[t].confidence, t, n))
     for _d, _c, t, n in sorted(candidates):
         if t in free_t and n in free_n:
             pairs.append(Pair((t,), (n,), "fuzzy"))
@@ -151,7 +168,7 @@ def match(tokens: Sequence[ImageToken], names: Sequence[ModelName]) -> list[Pair
 def _garbled_multiplicity(read: str, written: str) -> bool:
     if not read or not written:
         return False
-    if written.startswith(read.rstrip(".")):
+    if written.startswith(read.rstrip(".")) or read.replace(".", "") == written.replace(".", ""):
         return True
     return ".." in read and ".." in written and _distance(read, written) <= 1
 

@@ -12,7 +12,7 @@ from cluestudio.core.ocr.result import Box
 # How much a missed or invented name of each kind matters to a reviewer: a class is a
 # diagram's backbone; a type or a note word is often just OCR noise.
 KIND_WEIGHTS = {"class": 3.0, "attribute": 2.0, "method": 2.0, "parameter": 1.0,
-                "label": 1.0, "multiplicity": 1.0, "stereotype": 1.0, "type": 0.5,
+                "label": 1.0, "multiplicity": 0.5, "stereotype": 1.0, "type": 0.5,
                 "note": 0.5, "package": 0.5}
 # Flags of these kinds at or above FLAG_CONFIDENCE raise the submission's flag.
 FLAG_KINDS = frozenset({"class", "attribute", "method"})

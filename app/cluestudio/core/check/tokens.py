@@ -17,7 +17,7 @@ from cluestudio.core.check.names import name_key
 from cluestudio.core.ocr.result import Box, Layout, OcrResult
 
 # An identifier, or a multiplicity as OCR reads it (``0..*``, ``0.*``, ``1..n``, ``*``).
-_TOKEN = re.compile(r"(?P<mult>(?<![\w.])(?:\d+|\*)(?:\s?\.{1,3}\s?(?:\d+|\*|n))?(?![\w]))"
+_TOKEN = re.compile(r"(?P<mult>(?<![\w.])(?:\d+|\*)(?:\s?\.{1,3}\s?(?:\d+|\*|n)?)?(?![\w]))"
                     r"|(?P<ident>[^\W\d]\w*)")
 
 
@@ -50,6 +50,12 @@ def _clean(word: str) -> tuple[str, int]:
         word = word[1:]
         dropped += 1
     return word, dropped
+
+
+def _weak(word: str) -> bool:
+    """One letter, or two non-Latin ones (a visibility icon read as ``ασ``): compared,
+    never reported."""
+    return len(word) < 2 or (len(word) == 2 and not any(c.isascii() for c in word))
 
 
 def _line_kinds(text: str, spans: list[tuple[int, int]]) -> list[str]:
@@ -99,6 +105,6 @@ def image_tokens(ocr: OcrResult, layout: Layout | None = None) -> list[ImageToke
             elif not mult and located is not None and kind == "label":
                 kind = "attribute"  # a bare word in a member compartment: an enum value
             out.append(ImageToken(word, kind, line.char_box(start, end), line.confidence,
-                                  index, position, weak=not mult and len(word) < 2,
+                                  index, position, weak=not mult and _weak(word),
                                   class_box=None if located is None else located[0]))
     return out

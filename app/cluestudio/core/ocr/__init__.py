@@ -13,6 +13,7 @@ from cluestudio.core.ocr.engine import (
     OcrEngine,
     OcrUnavailable,
     get_engine,
+    installed_engine_id,
     ocr_available,
 )
 from cluestudio.core.ocr.image import load_image_bytes, load_image_file
@@ -21,6 +22,6 @@ from cluestudio.core.ocr.service import read_image, read_image_file
 
 __all__ = [
     "Box", "ClassBox", "Layout", "OcrCache", "OcrEngine", "OcrResult", "OcrUnavailable",
-    "TextLine", "Word", "get_engine", "load_image_bytes", "load_image_file", "ocr_available",
-    "read_image", "read_image_file",
+    "TextLine", "Word", "get_engine", "installed_engine_id", "load_image_bytes",
+    "load_image_file", "ocr_available", "read_image", "read_image_file",
 ]

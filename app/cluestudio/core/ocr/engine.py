@@ -74,6 +74,16 @@ def _distribution_version() -> str:
     return "rapidocr-unknown"
 
 
+def installed_engine_id() -> str | None:
+    """The id :class:`RapidOcrEngine` will have, known without loading it (None: no OCR
+    installed), so a batch can tell what is already done before paying for the models."""
+    folder = _rapidocr_folder()
+    if folder is None:
+        return None
+    models = "lite" if _is_lite(folder) else "ppocr"
+    return f"{_distribution_version()}/{models}/prep{PREPARATION_VERSION}"
+
+
 class RapidOcrEngine:
     """rapidocr with our settings: no angle classifier (diagram text is upright; a photo's
     small tilt is handled by the detector's rotated boxes), a larger size limit."""
@@ -100,8 +110,7 @@ class RapidOcrEngine:
         except Exception as error:  # a broken install must say so, not crash the caller
             raise OcrUnavailable(f"the OCR engine failed to start ({error}); "
                                  f"reinstall it: {INSTALL_HINT}") from error
-        models = "lite" if self.lite else "ppocr"
-        self._id = f"{_distribution_version()}/{models}/prep{PREPARATION_VERSION}"
+        self._id = installed_engine_id() or "rapidocr-unknown"
         self._lock = threading.Lock()
 
     @property
