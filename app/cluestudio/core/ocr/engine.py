@@ -131,9 +131,12 @@ class RapidOcrEngine:
             return []
         lines = []
         for quad, text, score in zip(boxes, texts, scores, strict=False):
-            points = tuple((float(x), float(y)) for x, y in np.asarray(quad)[:4])
+            # rounded as the cache stores them, so a cached read equals a fresh one
+            points = tuple((round(float(x), 1), round(float(y), 1))
+                           for x, y in np.asarray(quad)[:4])
             if len(points) == 4 and str(text).strip():
-                lines.append(TextLine(str(text), Box(points), float(score)))  # type: ignore[arg-type]
+                lines.append(TextLine(str(text), Box(points),  # type: ignore[arg-type]
+                                      round(float(score), 4)))
         return lines
 
 
