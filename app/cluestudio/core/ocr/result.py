@@ -95,6 +95,19 @@ class TextLine:
 Rect = tuple[float, float, float, float]  # left, top, right, bottom
 
 
+def _turn(point: Point, center: Point, degrees: float) -> Point:
+    """``point`` after the image is rotated by ``degrees`` counter-clockwise about
+    ``center`` (as scipy.ndimage.rotate and PIL.Image.rotate turn an image; y points down)."""
+    if not degrees:
+        return point
+    import math
+
+    a = math.radians(degrees)
+    dx, dy = point[0] - center[0], point[1] - center[1]
+    return (center[0] + dx * math.cos(a) + dy * math.sin(a),
+            center[1] - dx * math.sin(a) + dy * math.cos(a))
+
+
 @dataclass(frozen=True)
 class ClassBox:
     """A closed box of the diagram (a class) and its compartments, header first."""
@@ -123,11 +136,23 @@ class ClassBox:
 
 @dataclass(frozen=True)
 class Layout:
+    """Class boxes as found in the image turned upright by ``angle`` degrees (counter-
+    clockwise, about ``center``): a photo's tilt is taken out before boxes are looked for.
+    :meth:`upright` maps an image point into that frame, :meth:`in_image` back."""
+
     boxes: tuple[ClassBox, ...] = ()
+    angle: float = 0.0
+    center: Point = (0.0, 0.0)
+
+    def upright(self, point: Point) -> Point:
+        return _turn(point, self.center, self.angle)
+
+    def in_image(self, point: Point) -> Point:
+        return _turn(point, self.center, -self.angle)
 
     def locate(self, box: Box) -> tuple[int, int] | None:
         """(class box index, compartment index) holding the centre of ``box``, or None."""
-        center = box.center
+        center = self.upright(box.center)
         for i, cls in enumerate(self.boxes):
             part = cls.compartment_of(center)
             if part is not None:
@@ -160,7 +185,9 @@ class OcrResult:
                 "height": self.height, "seconds": round(self.seconds, 3),
                 "lines": [{"text": ln.text, "box": ln.box.to_list(),
                            "confidence": round(ln.confidence, 4)} for ln in self.lines],
-                "class_boxes": [b.to_list() for b in self.layout.boxes]}
+                "class_boxes": [b.to_list() for b in self.layout.boxes],
+                "layout_angle": self.layout.angle,
+                "layout_center": list(self.layout.center)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], *, cached: bool = False) -> OcrResult:
@@ -169,4 +196,6 @@ class OcrResult:
                    tuple(TextLine(str(ln["text"]), Box.from_list(ln["box"]),
                                   float(ln["confidence"])) for ln in data.get("lines", [])),
                    float(data.get("seconds", 0.0)), cached,
-                   Layout(tuple(ClassBox.from_list(b) for b in data.get("class_boxes", []))))
+                   Layout(tuple(ClassBox.from_list(b) for b in data.get("class_boxes", [])),
+                          float(data.get("layout_angle", 0.0)),
+                          tuple(data.get("layout_center", (0.0, 0.0)))))  # type: ignore[arg-type]
