@@ -14,7 +14,9 @@ Reported per look:
 - per planted error type: recall (the planted name is flagged, in the right direction) and
   the precision of every flag raised on those conversions;
 - precision and recall of class- and attribute-name flags over all conversions (the goal);
-- seconds per image (OCR and box finding, not cached) and per check.
+- seconds per image (OCR and box finding, not cached) and per check;
+- with ``--draft``: CLUE (exact embedder and MiniLM) of the offline draft converter's
+  PlantUML against the truth, and its seconds per image beyond OCR.
 Goals: class-name recall ≥ 0.95 on the clean looks; class/attribute flags precision and
 recall ≥ 0.9; ≤ 2 s per image on 2 cores.
 """
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import sys
@@ -101,9 +104,10 @@ def _ratio(num: float, den: float) -> float | None:
     return None if den == 0 else num / den
 
 
-def run(seed: int, diagrams: int, looks: list[str], cache: OcrCache | None = None
-        ) -> dict[str, Any]:
+def run(seed: int, diagrams: int, looks: list[str], cache: OcrCache | None = None,
+        draft: bool = False) -> dict[str, Any]:
     engine = get_engine()
+    drafts: dict[str, list[tuple[ClassDiagram, ClassDiagram, float]]] = defaultdict(list)
     per_look: dict[str, dict[str, Any]] = {}
     stats: dict[str, dict[str, Any]] = {look: defaultdict(list) for look in looks}
     for d in range(diagrams):
@@ -121,11 +125,18 @@ def run(seed: int, diagrams: int, looks: list[str], cache: OcrCache | None = Non
                     break
         for look in looks:
             image = render_look(truth_text, look, random.Random(f"{seed}:{d}:{look}"))
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             ocr: OcrResult = read_image(image, f"{d}-{look}", engine=engine, cache=cache)
             s = stats[look]
             if not ocr.cached:
                 s["image_seconds"].append(time.perf_counter() - started)
+                s["image_cpu"].append(time.process_time() - cpu)
+            if draft:
+                from cluestudio.core.draft import draft_from_image
+
+                started = time.perf_counter()
+                made = draft_from_image(image, f"{d}-{look}", engine=engine, cache=cache)
+                drafts[look].append((truth, made.diagram, time.perf_counter() - started))
             for mutation, conversion in conversions:
                 started = time.perf_counter()
                 report = check_conversion(ocr, conversion)
@@ -184,10 +195,32 @@ def run(seed: int, diagrams: int, looks: list[str], cache: OcrCache | None = Non
                 "precision": _ratio(sum(goal_flags), len(goal_flags))},
             "triage_auc": _auc(s["triage"]),
             "seconds_per_image": {"median": statistics.median(s["image_seconds"] or [0.0]),
-                                  "max": max(s["image_seconds"] or [0.0])},
+                                  "max": max(s["image_seconds"] or [0.0]),
+                                  # CPU time of all the process's threads: what the image
+                                  # costs whatever else the machine is doing
+                                  "cpu_median": statistics.median(s["image_cpu"] or [0.0])},
             "seconds_per_check": {"median": statistics.median(s["check_seconds"])},
         }
+    if draft:
+        _score_drafts(drafts, per_look)
     return {"seed": seed, "diagrams": diagrams, "engine": engine.engine_id, "looks": per_look}
+
+
+def _score_drafts(drafts: dict[str, list[tuple[ClassDiagram, ClassDiagram, float]]],
+                  per_look: dict[str, dict[str, Any]]) -> None:
+    from cluestudio.core.clue import ClueScorer
+
+    for embedder in ("exact", "minilm"):
+        scorer = ClueScorer(embedder)
+        try:
+            for look, items in drafts.items():
+                results = [scorer.score(truth, made).scores.as_dict() for truth, made, _ in items]
+                per_look[look].setdefault("draft", {})[embedder] = {
+                    key: statistics.mean(r[key] for r in results) for key in results[0]}
+                per_look[look]["draft"]["seconds_beyond_ocr"] = statistics.median(
+                    t for _, _, t in items)
+        finally:
+            scorer.close()
 
 
 def _auc(pairs: list[tuple[bool, float]]) -> float | None:
@@ -207,8 +240,10 @@ def _fmt(value: float | None) -> str:
 def print_table(result: dict[str, Any]) -> None:
     looks = result["looks"]
     names = list(looks)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"engine {result['engine']}, seed {result['seed']}, {result['diagrams']} diagrams "
-          f"× {len(CONVERSION_ERRORS) + 1} conversions per look")
+          f"× {len(CONVERSION_ERRORS) + 1} conversions per look; {os.cpu_count()} cores, "
+          f"load {load:.1f} at the end")
     print(f"{'':28}" + "".join(f"{n:>13}" for n in names))
 
     def row(label: str, values: list[str]) -> None:
@@ -228,8 +263,18 @@ def print_table(result: dict[str, Any]) -> None:
     row("triage AUC", [_fmt(looks[n]["triage_auc"]) for n in names])
     row("s/image (median, max)", [f"{looks[n]['seconds_per_image']['median']:.2f},"
                                   f"{looks[n]['seconds_per_image']['max']:.1f}" for n in names])
+    row("CPU s/image (median)", [f"{looks[n]['seconds_per_image']['cpu_median']:.2f}"
+                                 for n in names])
     row("ms/check (median)", [f"{1000 * looks[n]['seconds_per_check']['median']:.1f}"
                               for n in names])
+    if all("draft" in looks[n] for n in names):
+        for embedder in ("exact", "minilm"):
+            for key in ("clue", "clue-class", "clue-attribute", "clue-method",
+                        "clue-relation"):
+                row(f"draft {key} ({embedder})",
+                    [_fmt(looks[n]["draft"][embedder].get(key)) for n in names])
+        row("draft s/image beyond OCR", [f"{looks[n]['draft']['seconds_beyond_ocr']:.2f}"
+                                         for n in names])
     worst = min(looks[n]["class_name_recall"] or 0 for n in names if n in CLEAN_LOOKS)
     print(f"goal class-name recall ≥ 0.95 on clean looks: {worst:.2f} "
           f"{'✓' if worst >= 0.95 else '✗'}")
@@ -243,9 +288,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--cache", default=None, metavar="FILE",
                         help="OCR cache file (re-runs skip OCR; timings cover new images)")
+    parser.add_argument("--draft", action="store_true",
+                        help="also score the offline draft converter with CLUE")
     args = parser.parse_args(argv)
-    cache = OcrCache(args.cache) if args.cache else None
-    result = run(args.seed, args.diagrams, args.looks, cache)
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as scratch:
+        # a cache of this run's own, at least, so the draft reuses each image's OCR
+        cache = OcrCache(args.cache or f"{scratch}/ocr.sqlite")
+        try:
+            result = run(args.seed, args.diagrams, args.looks, cache, args.draft)
+        finally:
+            cache.close()
     if args.json:
         print(json.dumps(result, indent=2))
     else:
