@@ -247,3 +247,21 @@ def test_migration_v4_from_a_v3_database_keeps_data(tmp_path: Path) -> None:
         ws.write(lambda c: ops.put_check_result(c, 1, 1, "abc", {**report, "triage": 0.25}))
         assert [r["triage"] for r in ws.check_results()] == [0.25]  # replaced
         assert ws.latest_checks()[1]["triage"] == 0.25
+
+
+def test_check_submission_after_a_save_is_the_matching_alone(course) -> None:
+    from cluestudio.core.check.workspace import check_submission
+    from cluestudio.core.errors import ClueStudioError
+    from cluestudio.core.ocr import OcrCache
+
+    with open_workspace(course) as ws, OcrCache() as cache:
+        s2 = ws.find_submission("shop", "s2").id  # type: ignore[union-attr]
+        first = check_submission(ws, s2, cache=cache)
+        assert first.flagged and cache.count() == 1
+        ws.execute(SaveRevision(s2, FIXED, "reviewer"))
+        second = check_submission(ws, s2, cache=cache)
+        assert not second.flagged and cache.count() == 1  # image A was not read again
+        assert ws.latest_checks()[s2]["conversion_id"] == ws.head_revision(s2).id  # type: ignore[union-attr]
+        s3 = ws.find_submission("shop", "s3").id  # type: ignore[union-attr]
+        with pytest.raises(ClueStudioError, match="shop/s3: no image A"):
+            check_submission(ws, s3, cache=cache)

@@ -55,7 +55,8 @@ def _clean(word: str) -> tuple[str, int]:
 def _weak(word: str) -> bool:
     """One letter, or two non-Latin ones (a visibility icon read as ``ασ``): compared,
     never reported."""
-    return len(word) < 2 or (len(word) == 2 and not any(c.isascii() for c in word))
+    return (len(word.strip("_")) < 2
+            or (len(word) == 2 and not any(c.isascii() for c in word)))
 
 
 def _line_kinds(text: str, spans: list[tuple[int, int]]) -> list[str]:
@@ -98,6 +99,9 @@ def image_tokens(ocr: OcrResult, layout: Layout | None = None) -> list[ImageToke
         located = None if layout is None else layout.locate(line.box)
         for position, (word, start, end, mult) in enumerate(found):
             kind = "multiplicity" if mult else next(shape)
+            # a digit before a member's name in a box is its visibility icon misread
+            icon = (mult and position == 0 and located is not None and located[1] > 0
+                    and len(found) > 1 and not found[1][3])
             if not mult and located is not None and located[1] == 0:
                 kind = "stereotype" if "«" in line.text or "<<" in line.text else "class"
             elif not mult and located is None and layout is not None and layout.boxes:
@@ -105,6 +109,6 @@ def image_tokens(ocr: OcrResult, layout: Layout | None = None) -> list[ImageToke
             elif not mult and located is not None and kind == "label":
                 kind = "attribute"  # a bare word in a member compartment: an enum value
             out.append(ImageToken(word, kind, line.char_box(start, end), line.confidence,
-                                  index, position, weak=not mult and _weak(word),
+                                  index, position, weak=icon or (not mult and _weak(word)),
                                   class_box=None if located is None else located[0]))
     return out

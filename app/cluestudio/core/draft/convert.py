@@ -28,8 +28,10 @@ def _safe(name: str) -> str:
 
 
 def _multiplicity(text: str) -> str:
-    """``0.*`` and ``0...1`` as OCR reads them → ``0..*``, ``0..1``."""
-    return re.sub(r"\s*\.+\s*", "..", text.strip())
+    """``0.*``, ``0...1`` and ``0..`` as OCR reads them → ``0..*``, ``0..1``, ``0..*`` (a
+    lost upper bound is most often the small ``*``)."""
+    text = re.sub(r"\s*\.+\s*", "..", text.strip())
+    return text + "*" if text.endswith("..") else text
 
 
 def _class_block(cls: DraftClass) -> list[str]:

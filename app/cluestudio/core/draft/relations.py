@@ -15,7 +15,6 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from cluestudio.core.check.names import is_multiplicity
 from cluestudio.core.model import RelationType
 from cluestudio.core.ocr.result import OcrResult, Rect
 
@@ -26,6 +25,8 @@ _CLEAR = 6  # px around a compartment's inside that are its outline (thick in a 
 _RING = 4  # px beyond that where a line must end to touch the box
 _NEAR_END = 45  # px: a multiplicity this close to where a line meets a box is that end's
 _NEAR_LINE = 30  # px: a label this close to a line is its label
+# A multiplicity as OCR reads it: the ``*`` after the dots is often lost (``0..``).
+_READ_MULTIPLICITY = re.compile(r"[0-9*nN]+(?:\s*\.+\s*[0-9*nN]*)?")
 
 
 @dataclass(frozen=True)
@@ -215,7 +216,7 @@ def _texts(lines: list[_Text], at_begin: tuple[float, float], at_end: tuple[floa
             continue
         cx, cy = line.center
         text = line.text
-        if is_multiplicity(text):
+        if _READ_MULTIPLICITY.fullmatch(text):
             d_begin = float(np.hypot(cx - at_begin[0], cy - at_begin[1]))
             d_end = float(np.hypot(cx - at_end[0], cy - at_end[1]))
             if d_begin <= min(best_begin, d_end):

@@ -65,8 +65,8 @@ def ocr_available() -> bool:
     return _is_lite(folder) or importlib.util.find_spec("onnxruntime") is not None
 
 
-def _distribution_version() -> str:
-    for name in ("rapidocr", "rapidocrlite"):
+def _distribution_version(lite: bool) -> str:
+    for name in (("rapidocrlite", "rapidocr") if lite else ("rapidocr", "rapidocrlite")):
         try:
             return f"{name}-{importlib.metadata.version(name)}"
         except importlib.metadata.PackageNotFoundError:
@@ -80,8 +80,8 @@ def installed_engine_id() -> str | None:
     folder = _rapidocr_folder()
     if folder is None:
         return None
-    models = "lite" if _is_lite(folder) else "ppocr"
-    return f"{_distribution_version()}/{models}/prep{PREPARATION_VERSION}"
+    lite = _is_lite(folder)
+    return f"{_distribution_version(lite)}/{'lite' if lite else 'ppocr'}/prep{PREPARATION_VERSION}"
 
 
 class RapidOcrEngine:
