@@ -1,12 +1,12 @@
 """``cluestudio check``: image/PlantUML pairs, and a whole workspace checked, stored per
-submission and revision, resumable and idempotent; a revision saved later is checked anew;
-the workspace table arrives through migration v4. Real OCR on a few small rendered images."""
+submission and revision, resumable and idempotent; a revision saved later is checked anew
+(the table's migration v4 is tested in tests/test_workspace.py). Real OCR on a few small
+rendered images."""
 
 from __future__ import annotations
 
 import json
 import random
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,7 @@ import pytest
 from cluestudio.cli import main
 from cluestudio.core.check.workspace import check_workspace, stored_report
 from cluestudio.core.jobs import Cancelled, CancelToken, run_job
-from cluestudio.core.workspace import SaveRevision, import_path, open_workspace, ops, schema
+from cluestudio.core.workspace import SaveRevision, import_path, open_workspace
 
 pytest.importorskip("rapidocr", reason="the ocr extra is not installed")
 pytestmark = [pytest.mark.java, pytest.mark.xdist_group("ocr")]
@@ -224,29 +224,6 @@ def test_files_mode_errors_name_the_file(tmp_path: Path, capsys) -> None:
     assert "no such workspace" in capsys.readouterr().err
 
 
-def test_migration_v4_from_a_v3_database_keeps_data(tmp_path: Path) -> None:
-    path = tmp_path / "v3.sqlite"
-    conn = sqlite3.connect(path, isolation_level=None)
-    assert schema.migrate(conn, target=3) == [1, 2, 3]
-    conn.execute("INSERT INTO tasks(id, title, created_at, diagram_kind)"
-                 " VALUES ('t', 'T', 'now', 'class')")
-    conn.execute("INSERT INTO submissions(task_id, source_id, origin, image_hash, created_at)"
-                 " VALUES ('t', 's1', 'student', 'abc', 'now')")
-    conn.execute("INSERT INTO conversions(uid, submission_id, puml, content_hash, author,"
-                 " author_kind, created_at) VALUES ('u', 1, '@startuml\nclass A\n@enduml',"
-                 " 'h', 'alice', 'human', 'now')")
-    conn.close()
-    with open_workspace(path) as ws:
-        assert schema.user_version(ws._reader()) == 4 == schema.SCHEMA_VERSION
-        assert ws.head_revision(1).puml == "@startuml\nclass A\n@enduml"  # type: ignore[union-attr]
-        assert ws.check_results() == [] and ws.latest_checks() == {}
-        report = {"version": "1", "engine": "e", "triage": 0.5, "flagged": True,
-                  "text_recall": 0.9, "name_precision": 1.0,
-                  "counts": {"missing": 1, "invented": 0}}
-        ws.write(lambda c: ops.put_check_result(c, 1, 1, "abc", report))
-        ws.write(lambda c: ops.put_check_result(c, 1, 1, "abc", {**report, "triage": 0.25}))
-        assert [r["triage"] for r in ws.check_results()] == [0.25]  # replaced
-        assert ws.latest_checks()[1]["triage"] == 0.25
 
 
 def test_check_submission_after_a_save_is_the_matching_alone(course) -> None:

@@ -13,7 +13,7 @@ import pytest
 from PIL import Image
 
 from cluestudio.core.errors import SourceError
-from cluestudio.core.ocr import OcrCache, load_image_bytes, load_image_file
+from cluestudio.core.ocr import OcrCache, load_image_bytes, load_image_file, ocr_available
 from cluestudio.core.workspace.images import ImageError
 
 PUML = """@startuml
@@ -104,6 +104,9 @@ def test_without_the_ocr_extra_the_error_says_what_to_install() -> None:
 
 
 
+needs_ocr = pytest.mark.skipif(not ocr_available(), reason="the ocr extra is not installed")
+
+
 @pytest.fixture(scope="module")
 def images() -> dict[str, bytes]:
     from cluestudio.core.synth import render_look
@@ -112,6 +115,7 @@ def images() -> dict[str, bytes]:
             for look in ("default", "photo")}
 
 
+@needs_ocr
 @pytest.mark.java
 @pytest.mark.xdist_group("ocr")
 @pytest.mark.parametrize("look", ["default", "photo"])
@@ -129,6 +133,7 @@ def test_reads_the_class_names_with_boxes_inside_the_image(images, look) -> None
     assert result.layout.boxes, "the class boxes are found too"
 
 
+@needs_ocr
 @pytest.mark.java
 @pytest.mark.xdist_group("ocr")
 def test_a_second_read_comes_from_the_disk_cache(images, tmp_path: Path) -> None:
@@ -145,6 +150,7 @@ def test_a_second_read_comes_from_the_disk_cache(images, tmp_path: Path) -> None
         assert reopened.get("another-engine", first.image_sha256) is None
 
 
+@needs_ocr
 @pytest.mark.java
 @pytest.mark.xdist_group("ocr")
 def test_check_flags_what_the_conversion_dropped_and_invented(images) -> None:
