@@ -203,7 +203,9 @@ def run(seed: int, diagrams: int, looks: list[str], cache: OcrCache | None = Non
         }
     if draft:
         _score_drafts(drafts, per_look)
-    return {"seed": seed, "diagrams": diagrams, "engine": engine.engine_id, "looks": per_look}
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    return {"seed": seed, "diagrams": diagrams, "engine": engine.engine_id,
+            "cores": os.cpu_count(), "load_at_end": load, "looks": per_look}
 
 
 def _score_drafts(drafts: dict[str, list[tuple[ClassDiagram, ClassDiagram, float]]],
@@ -240,10 +242,10 @@ def _fmt(value: float | None) -> str:
 def print_table(result: dict[str, Any]) -> None:
     looks = result["looks"]
     names = list(looks)
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    load = result.get("load_at_end")
     print(f"engine {result['engine']}, seed {result['seed']}, {result['diagrams']} diagrams "
-          f"× {len(CONVERSION_ERRORS) + 1} conversions per look; {os.cpu_count()} cores, "
-          f"load {load:.1f} at the end")
+          f"× {len(CONVERSION_ERRORS) + 1} conversions per look; {result.get('cores')} cores, "
+          f"load {'?' if load is None else f'{load:.1f}'} at the end")
     print(f"{'':28}" + "".join(f"{n:>13}" for n in names))
 
     def row(label: str, values: list[str]) -> None:
