@@ -17,11 +17,11 @@ $(PY):
 
 $(VENV)/.installed: pyproject.toml | $(PY)
 	$(PIP) install --quiet $(TORCH_SPEC)
-	$(PIP) install --quiet -e ".[ml,baselines]"
+	$(PIP) install --quiet -e ".[ml,baselines,ocr]"
 	@touch $@
 
 $(VENV)/.installed-test: pyproject.toml $(VENV)/.installed
-	$(PIP) install --quiet -e ".[ml,baselines,test]"
+	$(PIP) install --quiet -e ".[ml,baselines,ocr,test]"
 	@touch $@
 
 install: $(VENV)/.installed

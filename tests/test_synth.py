@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import random
+from dataclasses import replace
 
 import pytest
 from PIL import Image
@@ -17,7 +18,21 @@ from cluestudio.core.model import (
     Relation,
     RelationType,
 )
-from cluestudio.core.synth import MUTATIONS, STYLES, _apply, generate, shrink_png, styled
+from cluestudio.core.plantuml import parse_plantuml, write_plantuml
+from cluestudio.core.synth import (
+    CONVERSION_ERRORS,
+    LOOKS,
+    MUTATIONS,
+    STYLES,
+    _apply,
+    generate,
+    photo_of,
+    plant_conversion_error,
+    render_look,
+    shrink_png,
+    styled,
+)
+from cluestudio.core.synth_reference import random_reference
 
 REFERENCE = ClassDiagram(
     classes=(
@@ -131,3 +146,94 @@ def test_cli_synth_writes_puml_and_ground_truth(tmp_path, capsys) -> None:
     assert [c["id"] for c in out] == ["s001", "s002", "s003", "s004"]
     assert json.loads((tmp_path / "s002.json").read_text())["mutations"] == out[1]["mutations"]
     assert (tmp_path / "s004.puml").read_text().startswith("@startuml")
+
+
+# --- planted conversion errors and the looks of image A (issue 18) -------------------------
+
+def _names(diagram: ClassDiagram) -> list[tuple[str, str]]:
+    from cluestudio.core.check import diagram_names
+
+    return sorted((n.text, n.kind) for n in diagram_names(diagram))
+
+
+EXPECTED_DIFF = {  # planted kind → (kind of name that disappears, kind that appears)
+    "drop_class": ("class", None), "drop_attribute": ("attribute", None),
+    "drop_method": ("method", None), "drop_label": ("label", None),
+    "drop_multiplicity": ("multiplicity", None), "rename_class": ("class", "class"),
+    "rename_attribute": ("attribute", "attribute"), "invent_class": (None, "class"),
+    "invent_attribute": (None, "attribute"), "invent_method": (None, "method"),
+}
+
+
+@pytest.mark.parametrize("kind", CONVERSION_ERRORS)
+def test_each_planted_conversion_error_changes_exactly_what_it_says(kind: str) -> None:
+    from collections import Counter
+
+    labelled = replace(REFERENCE, relations=tuple(
+        replace(r, name="holds") if i == 0 else r for i, r in enumerate(REFERENCE.relations)))
+    for seed in range(5):
+        planted = plant_conversion_error(labelled, kind, random.Random(seed))
+        if planted is not None:
+            break
+    assert planted is not None
+    diagram, mutation = planted
+    assert mutation.kind == kind
+    before, after = Counter(_names(labelled)), Counter(_names(diagram))
+    gone, added = before - after, after - before
+    lost_kind, new_kind = EXPECTED_DIFF[kind]
+    if lost_kind:
+        assert (mutation.before, lost_kind) in gone or (kind == "drop_label" and (
+            mutation.before, "label") in gone)
+    if new_kind:
+        name = mutation.after if kind.startswith("rename") else mutation.target.split(".")[-1]
+        assert (name.removesuffix("()"), new_kind) in added
+    if kind.startswith("drop"):
+        assert not added
+    assert parse_plantuml(write_plantuml(diagram)).diagram == diagram
+
+
+def test_random_references_are_deterministic_connected_and_written_back() -> None:
+    first = random_reference(random.Random("1:0"))
+    assert first == random_reference(random.Random("1:0"))
+    assert first != random_reference(random.Random("2:0"))
+    assert 5 <= len(first.classes) <= 8 and len(first.relations) == len(first.classes) - 1
+    linked = {first.classes[0].name}
+    for relation in first.relations:  # each class is tied to one made before it
+        linked |= {relation.begin, relation.end}
+    assert linked == set(first.class_names)
+    assert parse_plantuml(write_plantuml(first)).diagram == first
+
+
+def test_the_photo_is_a_tilted_unevenly_lit_jpeg() -> None:
+    import numpy as np
+
+    drawing = Image.new("RGB", (400, 300), "white")
+    for x in range(100, 300):
+        drawing.putpixel((x, 150), (0, 0, 0))
+    buffer = io.BytesIO()
+    drawing.save(buffer, format="PNG")
+    photo = photo_of(buffer.getvalue(), random.Random(3))
+    assert photo == photo_of(buffer.getvalue(), random.Random(3))
+    with Image.open(io.BytesIO(photo)) as image:
+        assert image.format == "JPEG"
+        assert image.width > 400 * 1.2 and image.height > 300 * 1.2
+        gray = np.asarray(image.convert("L"), dtype=float)
+    corners = [gray[:20, :20].mean(), gray[:20, -20:].mean(), gray[-20:, :20].mean(),
+               gray[-20:, -20:].mean()]
+    assert max(corners) - min(corners) > 15  # the light is uneven
+
+
+@pytest.mark.java
+@pytest.mark.xdist_group("java")
+def test_four_looks_render() -> None:
+    from cluestudio.core.plantuml import write_plantuml as write
+
+    text = write(REFERENCE)
+    shapes = {}
+    for look in LOOKS:
+        data = render_look(text, look, random.Random(0))
+        with Image.open(io.BytesIO(data)) as image:
+            shapes[look] = (image.format, image.size)
+    assert shapes["photo"][0] == "JPEG"
+    assert {shapes[look][0] for look in ("default", "handwritten", "mono_serif")} == {"PNG"}
+    assert len({shapes[look][1] for look in LOOKS}) >= 3  # fonts and styles change the size

@@ -75,7 +75,7 @@ def test_migration_v3_from_a_v2_database_keeps_data(tmp_path: Path) -> None:
                  " author_kind, created_at) VALUES ('u', 1, '@startuml\nclass A\n@enduml',"
                  " 'h', 'alice', 'human', 'now')")
     conn.close()
-    assert SCHEMA_VERSION >= 3
+    assert SCHEMA_VERSION >= 3  # later steps run on top
     with open_workspace(path) as ws:
         assert schema.user_version(ws._reader()) == SCHEMA_VERSION
         assert [t.id for t in ws.tasks()] == ["t"]
@@ -88,6 +88,31 @@ def test_migration_v3_from_a_v2_database_keeps_data(tmp_path: Path) -> None:
         ws.write(lambda c: ops.put_audit_result(c, {**record, "correct": True}))  # replaces
         assert ws.audit_results(model="m") == [{**record, "correct": True}]
         assert ws.audit_results(model="other") == []
+
+
+def test_migration_v5_from_a_v4_database_keeps_data(tmp_path: Path) -> None:
+    path = tmp_path / "v4.sqlite"
+    conn = sqlite3.connect(path, isolation_level=None)
+    assert schema.migrate(conn, target=4) == [1, 2, 3, 4]
+    conn.execute("INSERT INTO tasks(id, title, created_at, diagram_kind)"
+                 " VALUES ('t', 'T', 'now', 'class')")
+    conn.execute("INSERT INTO submissions(task_id, source_id, origin, image_hash, created_at)"
+                 " VALUES ('t', 's1', 'student', 'abc', 'now')")
+    conn.execute("INSERT INTO conversions(uid, submission_id, puml, content_hash, author,"
+                 " author_kind, created_at) VALUES ('u', 1, '@startuml\nclass A\n@enduml',"
+                 " 'h', 'alice', 'human', 'now')")
+    conn.close()
+    with open_workspace(path) as ws:
+        assert schema.user_version(ws._reader()) == SCHEMA_VERSION >= 5
+        assert ws.head_revision(1).puml == "@startuml\nclass A\n@enduml"  # type: ignore[union-attr]
+        assert ws.check_results() == [] and ws.latest_checks() == {}
+        report = {"version": "1", "engine": "e", "triage": 0.5, "flagged": True,
+                  "text_recall": 0.9, "name_precision": 1.0,
+                  "counts": {"missing": 1, "invented": 0}}
+        ws.write(lambda c: ops.put_check_result(c, 1, 1, "abc", report))
+        ws.write(lambda c: ops.put_check_result(c, 1, 1, "abc", {**report, "triage": 0.25}))
+        assert [r["triage"] for r in ws.check_results()] == [0.25]  # replaced
+        assert ws.latest_checks()[1]["triage"] == 0.25
 
 
 def test_newer_workspace_is_refused_and_left_untouched(tmp_path: Path) -> None:

@@ -20,9 +20,11 @@ HELP = "convert class-diagram images to PlantUML with a vision-language model"
 
 def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("model backend")
-    group.add_argument("--backend", choices=("openai", "local"), default="openai",
+    group.add_argument("--backend", choices=("openai", "local", "offline"), default="openai",
                        help="openai: any OpenAI-compatible server (OpenAI, vLLM, Ollama); "
-                            "local: a transformers model on this machine")
+                            "local: a transformers model on this machine; offline: no "
+                            "model, a first draft from class boxes and OCR (convert only; "
+                            "needs the ocr extra)")
     group.add_argument("--model", default=None,
                        help="model name (server) or Hugging Face name / folder (local); "
                             "default: [llm] model in settings.toml")

@@ -272,3 +272,117 @@ def shrink_png(data: bytes, max_bytes: int = 40_000) -> bytes:
             if buffer.tell() <= max_bytes:
                 break
         return buffer.getvalue()
+
+
+# --- conversion errors and looks of image A (issue 18) -------------------------------------
+# A conversion (image A → PlantUML) that dropped, renamed or invented one thing: the truth
+# is rendered as image A, the erroneous diagram is "what the converter wrote", and the
+# Mutation records what the check should find.
+CONVERSION_ERRORS = (
+    "drop_class", "drop_attribute", "drop_method", "drop_label", "drop_multiplicity",
+    "rename_class", "rename_attribute", "invent_class", "invent_attribute", "invent_method",
+)
+# Planted kinds that are the same change as a student mutation above.
+_SAME_AS_MUTATION = {"drop_class": "drop_class", "drop_attribute": "drop_attribute",
+                     "drop_method": "drop_method", "rename_class": "rename_class",
+                     "invent_class": "extra_class", "invent_attribute": "extra_attribute",
+                     "invent_method": "extra_method"}
+
+
+def plant_conversion_error(diagram: ClassDiagram, kind: str, rng: random.Random
+                           ) -> tuple[ClassDiagram, Mutation] | None:
+    """``diagram`` with one conversion error of ``kind`` (None where it cannot apply)."""
+    if kind in _SAME_AS_MUTATION:
+        found = _apply(_SAME_AS_MUTATION[kind], diagram, rng)
+        return None if found is None else (found[0], replace(found[1], kind=kind))
+    if kind == "rename_attribute":
+        owners = [i for i, c in enumerate(diagram.classes) if c.attributes]
+        if not owners:
+            return None
+        ci = rng.choice(owners)
+        cls = diagram.classes[ci]
+        ai = rng.randrange(len(cls.attributes))
+        attr = cls.attributes[ai]
+        new = _variant(attr.name, rng)
+        if new.casefold().replace("_", "") == attr.name.casefold().replace("_", ""):
+            new = "my" + attr.name[:1].upper() + attr.name[1:]
+        attrs = (*cls.attributes[:ai], replace(attr, name=new), *cls.attributes[ai + 1:])
+        return (_set_class(diagram, ci, replace(cls, attributes=attrs)),
+                Mutation(kind, f"{cls.name}.{attr.name}", attr.name, new))
+    if kind in ("drop_label", "drop_multiplicity"):
+        if kind == "drop_label":
+            choices = [i for i, r in enumerate(diagram.relations) if r.name]
+        else:
+            choices = [i for i, r in enumerate(diagram.relations)
+                       if r.label.from_ or r.label.to]
+        if not choices:
+            return None
+        ri = rng.choice(choices)
+        rel = diagram.relations[ri]
+        target = f"{rel.begin}-{rel.type.value}-{rel.end}"
+        if kind == "drop_label":
+            changed, before = replace(rel, name=""), rel.name
+        else:
+            ends = [e for e in ("from_", "to") if getattr(rel.label, e)]
+            end = rng.choice(ends)
+            before = getattr(rel.label, end)
+            changed = replace(rel, label=replace(rel.label, **{end: ""}))
+        rels = list(diagram.relations)
+        rels[ri] = changed
+        return replace(diagram, relations=tuple(rels)), Mutation(kind, target, before, "")
+    raise ValueError(f"unknown conversion error {kind!r}")
+
+
+# Four ways image A looks in practice: PlantUML's default, its handwritten style, another
+# theme and font, and a phone photo of a printout (render_look applies photo_of).
+LOOKS: dict[str, tuple[str, ...]] = {
+    "default": (),
+    "handwritten": ("skinparam handwritten true",),
+    "mono_serif": ("skinparam monochrome true", "skinparam shadowing false",
+                   "skinparam defaultFontName Serif", "skinparam classBackgroundColor white"),
+    "photo": (),
+}
+
+
+def with_skinparams(puml: str, extra: tuple[str, ...]) -> str:
+    lines = puml.strip().splitlines()
+    if lines and lines[0].strip().startswith("@startuml"):
+        return "\n".join([lines[0], *extra, *lines[1:]]) + "\n"
+    return "\n".join(["@startuml", *extra, *lines, "@enduml"]) + "\n"
+
+
+def render_look(puml: str, look: str, rng: random.Random) -> bytes:
+    """Image A of ``puml`` in ``look``: PNG, or JPEG for the photo."""
+    png = render_png_batch([with_skinparams(puml, LOOKS[look])])[0]
+    return photo_of(png, rng) if look == "photo" else png
+
+
+def photo_of(png: bytes, rng: random.Random) -> bytes:
+    """A phone photo of a printed diagram: enlarged, tilted a few degrees, lit unevenly
+    (a gradient and a darker corner), slightly blurred, grainy, saved as JPEG."""
+    import numpy as np
+    from PIL import Image, ImageFilter
+
+    with Image.open(io.BytesIO(png)) as opened:
+        image = opened.convert("RGB")
+    scale = rng.uniform(1.2, 1.5)
+    image = image.resize((int(image.width * scale), int(image.height * scale)),
+                         Image.Resampling.BICUBIC)
+    paper = (rng.randint(235, 250), rng.randint(230, 245), rng.randint(215, 235))
+    image = image.rotate(rng.uniform(-3.0, 3.0), resample=Image.Resampling.BICUBIC,
+                         expand=True, fillcolor=paper)
+    pixels = np.asarray(image, dtype=np.float32)
+    height, width = pixels.shape[:2]
+    ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
+    angle = rng.uniform(0, 2 * np.pi)
+    ramp = (xs / width - 0.5) * np.cos(angle) + (ys / height - 0.5) * np.sin(angle)
+    light = 0.83 + 0.3 * ramp  # 0.68 … 0.98 across the page
+    cx, cy = rng.uniform(0, width), rng.uniform(0, height)
+    light -= 0.12 * np.exp(-(((xs - cx) / width) ** 2 + ((ys - cy) / height) ** 2) * 4)
+    pixels = pixels * light[..., None]
+    noise = np.random.default_rng(rng.randrange(2**32)).normal(0, 5, pixels.shape)
+    pixels = np.clip(pixels + noise, 0, 255).astype(np.uint8)
+    photo = Image.fromarray(pixels).filter(ImageFilter.GaussianBlur(rng.uniform(0.6, 1.1)))
+    out = io.BytesIO()
+    photo.save(out, format="JPEG", quality=rng.randint(45, 65))
+    return out.getvalue()

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.vlm.backend import VLMBackend
 
-BACKENDS = ("openai", "local")
+BACKENDS = ("openai", "local", "offline")
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,10 @@ class BackendOptions:
 
 
 def make_backend(options: BackendOptions) -> VLMBackend:
+    if options.backend == "offline":  # no model: boxes + OCR (core.draft, issue 18)
+        from cluestudio.core.draft.plugin import OfflineDraftConverter
+
+        return OfflineDraftConverter()
     if not options.model:
         raise ClueStudioError("no model: pass --model (or set [llm] model in settings.toml)")
     if options.backend == "openai":

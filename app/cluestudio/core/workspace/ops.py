@@ -204,6 +204,26 @@ def put_probe_result(conn: sqlite3.Connection, submission_id: int, probe: str, m
         (submission_id, probe, model, input_hash, em, rel_acc, json.dumps(result), now_iso()))
 
 
+def put_check_result(conn: sqlite3.Connection, submission_id: int, conversion_id: int,
+                     image_hash: str, report: dict[str, Any]) -> None:
+    """Store an offline conversion check (a ``CheckReport.to_dict()``); checking the same
+    revision, image, check version and engine again replaces the earlier row."""
+    counts = report.get("counts", {})
+    conn.execute(
+        "INSERT INTO check_results(submission_id, conversion_id, image_hash, check_version,"
+        " engine, triage, flagged, text_recall, name_precision, missing, invented, result,"
+        " created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(submission_id,"
+        " conversion_id, image_hash, check_version, engine) DO UPDATE SET"
+        " triage=excluded.triage, flagged=excluded.flagged, text_recall=excluded.text_recall,"
+        " name_precision=excluded.name_precision, missing=excluded.missing,"
+        " invented=excluded.invented, result=excluded.result, created_at=excluded.created_at",
+        (submission_id, conversion_id, image_hash, str(report["version"]),
+         str(report["engine"]), float(report["triage"]), int(bool(report["flagged"])),
+         report.get("text_recall"), report.get("name_precision"),
+         int(counts.get("missing", 0)), int(counts.get("invented", 0)),
+         json.dumps(report, ensure_ascii=False), now_iso()))
+
+
 def put_audit_result(conn: sqlite3.Connection, record: dict[str, Any]) -> None:
     """Store one prior-bias audit answer (a record of ``cluestudio.core.vlm.audit``).
 

@@ -157,6 +157,34 @@ class WorkspaceQueries:
             sql, params = sql + " WHERE submission_id = ?", (submission_id,)
         return rows(self._reader(), sql + " ORDER BY created_at, id", params)
 
+    def check_results(self, submission_id: int | None = None) -> list[dict[str, Any]]:
+        """Offline conversion checks (issue 18), oldest first; ``result`` is the report's
+        JSON text (``CheckReport.from_dict(json.loads(row["result"]))``)."""
+        sql, params = "SELECT * FROM check_results", tuple[int, ...]()
+        if submission_id is not None:
+            sql, params = sql + " WHERE submission_id = ?", (submission_id,)
+        return rows(self._reader(), sql + " ORDER BY created_at, id", params)
+
+    def latest_checks(self) -> dict[int, dict[str, Any]]:
+        """Per submission, the newest check of its head revision and current image A:
+        ``{submission_id: {"conversion_id", "triage", "flagged", "missing", "invented",
+        "text_recall", "name_precision", "check_version", "engine"}}``; a submission
+        whose head revision or image changed since its last check is left out (stale)."""
+        found = self._reader().execute(
+            "SELECT c.submission_id, c.conversion_id, c.triage, c.flagged, c.missing,"
+            " c.invented, c.text_recall, c.name_precision, c.check_version, c.engine"
+            " FROM check_results c JOIN submissions s ON s.id = c.submission_id"
+            " WHERE c.image_hash = s.image_hash AND c.conversion_id ="
+            " (SELECT max(v.id) FROM conversions v WHERE v.submission_id = c.submission_id)"
+            " ORDER BY c.created_at, c.id").fetchall()
+        keys = ("conversion_id", "triage", "flagged", "missing", "invented", "text_recall",
+                "name_precision", "check_version", "engine")
+        latest: dict[int, dict[str, Any]] = {}
+        for r in found:
+            latest[int(r[0])] = dict(zip(keys, r[1:], strict=True))
+            latest[int(r[0])]["flagged"] = bool(latest[int(r[0])]["flagged"])
+        return latest
+
     def audit_results(self, model: str | None = None, prompt_version: str | None = None,
                       seed: int | None = None) -> list[dict[str, Any]]:
         """Prior-bias audit answers as their records (dicts), in the order they were stored;

@@ -201,8 +201,41 @@ def _v4_score_configuration(conn: sqlite3.Connection) -> None:
     )
 
 
+def _v5_check_results(conn: sqlite3.Connection) -> None:
+    # The offline conversion check (``cluestudio check --workspace``, issue 18): one row per
+    # checked (submission, revision, image A, check version, OCR engine), so a rerun skips
+    # what is checked and a revision saved later is checked anew. ``result`` is the whole
+    # report (JSON: missing names with boxes, invented names with lines); triage, flagged
+    # and the counts are copies for sorting and filtering the submission list. Undoing a
+    # revision deletes it, and its checks with it.
+    _script(
+        conn,
+        """
+        CREATE TABLE check_results (
+            id INTEGER PRIMARY KEY,
+            submission_id INTEGER NOT NULL REFERENCES submissions(id) ON DELETE CASCADE,
+            conversion_id INTEGER NOT NULL REFERENCES conversions(id) ON DELETE CASCADE,
+            image_hash TEXT NOT NULL,
+            check_version TEXT NOT NULL,
+            engine TEXT NOT NULL,
+            triage REAL NOT NULL,
+            flagged INTEGER NOT NULL,
+            text_recall REAL,
+            name_precision REAL,
+            missing INTEGER NOT NULL,
+            invented INTEGER NOT NULL,
+            result TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            UNIQUE (submission_id, conversion_id, image_hash, check_version, engine)
+        );
+        CREATE INDEX check_results_by_submission ON check_results(submission_id, conversion_id)
+        """,
+    )
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
-    _v1_initial, _v2_diagram_kind, _v3_audit_results, _v4_score_configuration)
+    _v1_initial, _v2_diagram_kind, _v3_audit_results, _v4_score_configuration,
+    _v5_check_results)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -1,0 +1,128 @@
+"""``cluestudio check``: does the PlantUML say what image A shows? Offline, with OCR.
+
+IMAGE PUML pairs, or ``--workspace COURSE.sqlite``: each submission's head revision
+against its image A, stored in ``check_results`` (skipped when that revision, image and OCR
+engine were already checked). Needs the ``ocr`` extra (``pip install 'cluestudio[ocr]'``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+NAME = "check"
+HELP = "check conversions offline: OCR image A and list what the PlantUML dropped or invented"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("pairs", nargs="*", type=Path, metavar="IMAGE PUML",
+                        help="image A followed by its PlantUML file, repeated; "
+                             "or use --workspace")
+    parser.add_argument("--json", action="store_true",
+                        help="print full reports as JSON (boxes in image pixels, lines)")
+    parser.add_argument("--fail-on-flag", action="store_true",
+                        help="exit with status 1 when any conversion is flagged")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="read every image again instead of using the OCR cache")
+    from cluestudio.cli.cmd_convert import add_workspace_arguments
+
+    add_workspace_arguments(parser, "check", "checked (same revision, image and engine)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from cluestudio.cli.cmd_convert import check_mode
+
+    if check_mode(args, args.pairs, "IMAGE PUML pairs"):
+        return run_workspace(args)
+    return run_files(args)
+
+
+def _cache(args: argparse.Namespace) -> Any:
+    from cluestudio.core.ocr import OcrCache
+
+    return None if args.no_cache else OcrCache()
+
+
+def _describe(report: Any) -> list[str]:
+    lines = []
+    for m in report.missing:
+        x0, y0, x1, y1 = (round(v) for v in m.box.rect)
+        where = f" in {m.owner}" + (f" (line {m.owner_line})" if m.owner_line else "") \
+            if m.owner else ""
+        lines.append(f"  missing {m.kind} {m.text!r} at ({x0},{y0})-({x1},{y1}){where}, "
+                     f"confidence {m.confidence:.2f}")
+    for i in report.invented:
+        near = f", nearest read {i.nearest!r}" if i.nearest else ""
+        line = f"line {i.line}" if i.line else "no line"
+        lines.append(f"  invented {i.kind} {i.text!r} ({line}){near}, "
+                     f"confidence {i.confidence:.2f}")
+    return lines
+
+
+def run_files(args: argparse.Namespace) -> int:
+    from cluestudio.cli.output import print_json
+    from cluestudio.core.check import check_files
+    from cluestudio.core.errors import ClueStudioError
+
+    if len(args.pairs) % 2:
+        raise ClueStudioError("give IMAGE PUML pairs (an even number of paths)")
+    cache = _cache(args)
+    results = []
+    try:
+        for image, puml in zip(args.pairs[::2], args.pairs[1::2], strict=True):
+            results.append((image, puml, check_files(image, puml, cache=cache)))
+    finally:
+        if cache is not None:
+            cache.close()
+    if args.json:
+        print_json([{"image": str(image), "puml": str(puml), **report.to_dict()}
+                    for image, puml, report in results])
+    else:
+        for image, _puml, report in results:
+            verdict = "FLAGGED" if report.flagged else "agrees"
+            if not report.readable:
+                verdict = "UNREADABLE (OCR read almost nothing)"
+            recall = "n/a" if report.text_recall is None else f"{report.text_recall:.0%}"
+            shown = "n/a" if report.name_precision is None else f"{report.name_precision:.0%}"
+            print(f"{image}: {verdict}, triage {report.triage:.2f} (image text in the "
+                  f"PlantUML {recall}, PlantUML names in the image {shown})")
+            for line in _describe(report):
+                print(line)
+    return 1 if args.fail_on_flag and any(r.flagged for _i, _p, r in results) else 0
+
+
+def run_workspace(args: argparse.Namespace) -> int:
+    from collections import Counter
+
+    from cluestudio.cli.cmd_convert import open_batch_workspace
+    from cluestudio.cli.output import print_json, stderr_progress
+    from cluestudio.core.check.workspace import check_workspace
+    from cluestudio.core.jobs import CancelToken, run_job
+
+    cache = _cache(args)
+    try:
+        with open_batch_workspace(args.workspace) as ws:
+            summary = run_job(check_workspace(ws, CancelToken(), tasks=args.task,
+                                              redo=args.redo, cache=cache),
+                              on_progress=stderr_progress)
+    finally:
+        if cache is not None:
+            cache.close()
+    if args.json:
+        print_json({"workspace": str(args.workspace), **summary.to_dict()})
+    else:
+        for o in summary.flagged:
+            stored = " (stored earlier)" if o.stored else ""
+            print(f"FLAGGED {o.label}: triage {o.triage:.2f}, {o.missing} missing, "
+                  f"{o.invented} invented (revision {o.revision_id}){stored}")
+        counts = summary.to_dict()["counts"]
+        print(f"{args.workspace}: " + ", ".join(f"{n} {k}" for k, n in counts.items())
+              + f" ({summary.engine})")
+        for o in summary.having("failed"):
+            print(f"  failed {o.label}: {o.reason}")
+        for reason, n in Counter(o.reason for o in summary.having("skipped")).most_common():
+            print(f"  skipped {n}: {reason}")
+    if args.fail_on_flag and summary.flagged:
+        return 1
+    return 1 if summary.having("failed") else 0

@@ -1,0 +1,181 @@
+"""Pairing the image's tokens with the PlantUML's names, allowing for OCR noise.
+
+Each token and each name is used at most once (a name drawn twice is read twice), in
+rounds from the surest to the loosest, so a loose pairing never takes what an exact one
+would have claimed:
+
+1. same key (case, ``_`` and spaces ignored; multiplicity dots normalised);
+2. near spellings (:func:`near_spelling`): names of four or more letters may differ by one
+   edit, two beyond ten letters, with lengths at most one apart (OCR confuses ``l``/``I``,
+   drops a letter, glues an icon on: ``obook``); shorter names must be exact;
+3. OCR glued two neighbouring words (``employshead``): names that together make up the
+   token; or it split one (``patient No``): neighbouring tokens that together make a name.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from cluestudio.core.check.names import ModelName
+from cluestudio.core.check.tokens import ImageToken
+
+
+def edit_allowance(length: int) -> int:
+    """Edits OCR noise may make in a name of ``length`` characters."""
+    if length < 4:
+        return 0
+    return 1 if length <= 10 else 2
+
+
+# Letter groups OCR reads for one another (``returnedOn`` → ``retumedOn``): folded to one
+# spelling before counting edits, so each confusion costs nothing.
+_CONFUSIONS = (("rn", "m"), ("cl", "d"), ("vv", "w"), ("0", "o"), ("5", "s"), ("1", "l"),
+               ("i", "l"), ("|", "l"))
+
+
+def ocr_fold(key: str) -> str:
+    for many, one in _CONFUSIONS:
+        key = key.replace(many, one)
+    return key
+
+
+def near_spelling(a: str, b: str) -> bool:
+    """Whether keys ``a`` and ``b`` differ only as OCR noise would: a few edits once OCR's
+    usual confusions are folded, and at most one character more or less after folding
+    (``myName`` for ``name`` is a rename, not noise)."""
+    if a == b:
+        return True
+    allowed = edit_allowance(min(len(a), len(b)))
+    if allowed == 0:
+        return False
+    if abs(len(a) - len(b)) <= 1 and _distance(a, b) <= allowed:
+        return True
+    fa, fb = ocr_fold(a), ocr_fold(b)
+    return abs(len(fa) - len(fb)) <= 1 and _distance(fa, fb) <= allowed
+
+
+@dataclass(frozen=True)
+class Pair:
+    tokens: tuple[int, ...]  # indices into the token list
+    names: tuple[int, ...]  # indices into the name list
+    how: str  # exact | fuzzy | glued | split
+
+
+def _distance(a: str, b: str) -> int:
+    from rapidfuzz.distance import Levenshtein
+
+    return int(Levenshtein.distance(a, b))
+
+
+def match(tokens: Sequence[ImageToken], names: Sequence[ModelName]) -> list[Pair]:
+    pairs: list[Pair] = []
+    free_t = set(range(len(tokens)))
+    free_n = set(range(len(names)))
+
+    # 1. exact keys, in reading order on both sides so the pairing is deterministic
+    by_key: dict[str, list[int]] = defaultdict(list)
+    for i in sorted(free_n):
+        by_key[names[i].key].append(i)
+    for t in sorted(free_t, key=lambda i: -tokens[i].confidence):
+        waiting = by_key.get(tokens[t].key)
+        if waiting:
+            n = _best_kind(tokens[t], waiting, names)
+            waiting.remove(n)
+            pairs.append(Pair((t,), (n,), "exact"))
+            free_t.discard(t)
+            free_n.discard(n)
+
+    # 2. near spellings, closest first
+    candidates = []
+    for t in free_t:
+        tk = tokens[t].key
+        if tokens[t].kind == "multiplicity" or tokens[t].weak:
+            continue
+        for n in free_n:
+            nk = names[n].key
+            if names[n].kind == "multiplicity":
+                continue
+            if near_spelling(tk, nk):
+                candidates.append((_distance(ocr_fold(tk), ocr_fold(nk)),
+                                   -tokens[t].confidence, t, n))
+    for _d, _c, t, n in sorted(candidates):
+        if t in free_t and n in free_n:
+            pairs.append(Pair((t,), (n,), "fuzzy"))
+            free_t.discard(t)
+            free_n.discard(n)
+
+    # 2b. multiplicities as OCR garbles them: the small ``*`` and dots get lost or read as a
+    # digit (``0..*`` → ``0``, ``0..3``); only between leftovers, nearest in length first
+    loose = []
+    for t in free_t:
+        if tokens[t].kind != "multiplicity":
+            continue
+        tk = tokens[t].key
+        for n in free_n:
+            nk = names[n].key
+            if names[n].kind == "multiplicity" and _garbled_multiplicity(tk, nk):
+                loose.append((abs(len(nk) - len(tk)), -tokens[t].confidence, t, n))
+    for _d, _c, t, n in sorted(loose):
+        if t in free_t and n in free_n:
+            pairs.append(Pair((t,), (n,), "fuzzy"))
+            free_t.discard(t)
+            free_n.discard(n)
+
+    # 3a. one token glued from several names
+    for t in sorted(free_t):
+        tk = tokens[t].key
+        if len(tk) < 5 or tokens[t].kind == "multiplicity":
+            continue
+        parts = [n for n in sorted(free_n, key=lambda i: -len(names[i].key))
+                 if len(names[n].key) >= 2 and names[n].key in tk]
+        covered, used, rest = 0, [], tk
+        for n in parts:
+            nk = names[n].key
+            if nk in rest:
+                rest = rest.replace(nk, "\0" * len(nk), 1)
+                covered += len(nk)
+                used.append(n)
+        if len(used) >= 1 and covered >= 0.8 * len(tk) and covered >= 4:
+            pairs.append(Pair((t,), tuple(used), "glued"))
+            free_t.discard(t)
+            free_n.difference_update(used)
+
+    # 3b. one name split over neighbouring tokens of one line
+    for n in sorted(free_n):
+        nk = names[n].key
+        if len(nk) < 4:
+            continue
+        for t in sorted(free_t):
+            run = [t]
+            joined = tokens[t].key
+            while len(joined) < len(nk):
+                nxt = next((u for u in free_t if tokens[u].line == tokens[t].line
+                            and tokens[u].position == tokens[run[-1]].position + 1), None)
+                if nxt is None:
+                    break
+                run.append(nxt)
+                joined += tokens[nxt].key
+            if len(run) > 1 and _distance(joined, nk) <= edit_allowance(len(nk)):
+                pairs.append(Pair(tuple(run), (n,), "split"))
+                free_t.difference_update(run)
+                free_n.discard(n)
+                break
+    return pairs
+
+
+def _garbled_multiplicity(read: str, written: str) -> bool:
+    if not read or not written:
+        return False
+    if written.startswith(read.rstrip(".")) or read.replace(".", "") == written.replace(".", ""):
+        return True
+    return ".." in read and ".." in written and _distance(read, written) <= 1
+
+
+def _best_kind(token: ImageToken, waiting: list[int], names: Sequence[ModelName]) -> int:
+    """Among names with the token's key, prefer one of the kind the token looks like."""
+    for n in waiting:
+        if names[n].kind == token.kind:
+            return n
+    return waiting[0]

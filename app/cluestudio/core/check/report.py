@@ -1,0 +1,146 @@
+"""The result of checking one conversion against its image: what was dropped, what was
+invented, where, and how urgently a reviewer should open it (the triage score)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from cluestudio.core.ocr.result import Box
+
+# How much a missed or invented name of each kind matters to a reviewer: a class is a
+# diagram's backbone; a type or a note word is often just OCR noise.
+KIND_WEIGHTS = {"class": 3.0, "attribute": 2.0, "method": 2.0, "parameter": 1.0,
+                "label": 1.0, "multiplicity": 0.5, "stereotype": 1.0, "type": 0.5,
+                "note": 0.5, "package": 0.5}
+# Flags of these kinds at or above FLAG_CONFIDENCE raise the submission's flag.
+FLAG_KINDS = frozenset({"class", "attribute", "method"})
+FLAG_CONFIDENCE = 0.5
+# Triage = 1 - exp(-weighted flags / TRIAGE_SCALE): one missing class with two members is
+# about 0.9; one doubtful multiplicity about 0.2.
+TRIAGE_SCALE = 4.0
+
+
+@dataclass(frozen=True)
+class MissingName:
+    """Text in image A that the PlantUML does not have."""
+
+    text: str
+    kind: str  # guessed from where and how it is written
+    box: Box  # in image A's pixels
+    confidence: float  # how sure the flag is (OCR confidence, lowered for doubtful kinds)
+    owner: str = ""  # the class box it sits in, as read (its header)
+    owner_line: int | None = None  # that class's line in the PlantUML, when it has one
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "kind": self.kind, "box": self.box.to_list(),
+                "rect": [round(v, 1) for v in self.box.rect],
+                "confidence": round(self.confidence, 3), "owner": self.owner,
+                "owner_line": self.owner_line}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> MissingName:
+        return cls(str(d["text"]), str(d["kind"]), Box.from_list(d["box"]),
+                   float(d["confidence"]), str(d.get("owner", "")), d.get("owner_line"))
+
+
+@dataclass(frozen=True)
+class InventedName:
+    """A name in the PlantUML that image A does not show."""
+
+    text: str
+    kind: str
+    line: int | None  # its line in the PlantUML (1-based)
+    owner: str = ""  # the class it belongs to in the PlantUML
+    confidence: float = 1.0  # 1 - its best similarity to any text OCR read
+    nearest: str = ""  # the closest text OCR read, a hint for renames
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "kind": self.kind, "line": self.line, "owner": self.owner,
+                "confidence": round(self.confidence, 3), "nearest": self.nearest}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> InventedName:
+        return cls(str(d["text"]), str(d["kind"]), d.get("line"), str(d.get("owner", "")),
+                   float(d.get("confidence", 1.0)), str(d.get("nearest", "")))
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    image_sha256: str
+    engine: str
+    width: int
+    height: int
+    image_tokens: int  # words OCR read that count (not one-letter noise)
+    image_found: int  # of those, how many the PlantUML has
+    names: int  # names the PlantUML draws
+    names_found: int  # of those, how many OCR read in the image
+    missing: tuple[MissingName, ...] = ()
+    invented: tuple[InventedName, ...] = ()
+    readable: bool = True  # False: OCR read (almost) nothing; no verdict on the PlantUML
+    version: str = ""
+    seconds: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def text_recall(self) -> float | None:
+        """Share of the image's words that the PlantUML has (None: no words read)."""
+        return self.image_found / self.image_tokens if self.image_tokens else None
+
+    @property
+    def name_precision(self) -> float | None:
+        """Share of the PlantUML's names that the image shows (None: no names)."""
+        return self.names_found / self.names if self.names else None
+
+    @property
+    def weighted_flags(self) -> float:
+        flags = [(m.kind, m.confidence) for m in self.missing]
+        flags += [(i.kind, i.confidence) for i in self.invented]
+        return sum(KIND_WEIGHTS.get(kind, 1.0) * conf for kind, conf in flags)
+
+    @property
+    def triage(self) -> float:
+        """0 (nothing to look at) … 1 (open this one first). An unreadable image is 1: a
+        person has to look at it."""
+        if not self.readable:
+            return 1.0
+        return 1.0 - math.exp(-self.weighted_flags / TRIAGE_SCALE)
+
+    @property
+    def flagged(self) -> bool:
+        if not self.readable:
+            return True
+        flags = [(m.kind, m.confidence) for m in self.missing]
+        flags += [(i.kind, i.confidence) for i in self.invented]
+        return any(kind in FLAG_KINDS and conf >= FLAG_CONFIDENCE for kind, conf in flags)
+
+    def to_dict(self) -> dict[str, Any]:
+        def rounded(value: float | None) -> float | None:
+            return None if value is None else round(value, 4)
+
+        return {
+            "version": self.version, "engine": self.engine, "image_sha256": self.image_sha256,
+            "width": self.width, "height": self.height, "readable": self.readable,
+            "triage": round(self.triage, 4), "flagged": self.flagged,
+            "text_recall": rounded(self.text_recall),
+            "name_precision": rounded(self.name_precision),
+            "counts": {"image_tokens": self.image_tokens, "image_found": self.image_found,
+                       "names": self.names, "names_found": self.names_found,
+                       "missing": len(self.missing), "invented": len(self.invented)},
+            "missing": [m.to_dict() for m in self.missing],
+            "invented": [i.to_dict() for i in self.invented],
+            "seconds": round(self.seconds, 3),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> CheckReport:
+        counts = d.get("counts", {})
+        return cls(str(d.get("image_sha256", "")), str(d.get("engine", "")),
+                   int(d.get("width", 0)), int(d.get("height", 0)),
+                   int(counts.get("image_tokens", 0)), int(counts.get("image_found", 0)),
+                   int(counts.get("names", 0)), int(counts.get("names_found", 0)),
+                   tuple(MissingName.from_dict(m) for m in d.get("missing", [])),
+                   tuple(InventedName.from_dict(i) for i in d.get("invented", [])),
+                   bool(d.get("readable", True)), str(d.get("version", "")),
+                   float(d.get("seconds", 0.0)))

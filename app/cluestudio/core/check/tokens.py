@@ -1,0 +1,114 @@
+"""The words of image A as OCR read them, cut the way names are written in a class diagram.
+
+An OCR line such as ``□ book(doctor : Doctor, at : DateTime) : Appointment`` becomes the
+tokens book (method), doctor and at (parameters), Doctor, DateTime and Appointment (types),
+each with its slice of the line's box. Visibility icons and class-kind circles read as
+stray characters (``□``, ``α``, ``©``) are dropped. Where the layout knows the class boxes,
+a token's compartment decides its kind (header → class, outside any box → label or
+multiplicity); otherwise the line's own shape does.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from cluestudio.core.check.names import name_key
+from cluestudio.core.ocr.result import Box, Layout, OcrResult
+
+# An identifier, or a multiplicity as OCR reads it (``0..*``, ``0.*``, ``1..n``, ``*``).
+_TOKEN = re.compile(r"(?P<mult>(?<![\w.])(?:\d+|\*)(?:\s?\.{1,3}\s?(?:\d+|\*|n)?)?(?![\w]))"
+                    r"|(?P<ident>[^\W\d]\w*)")
+
+
+@dataclass(frozen=True)
+class ImageToken:
+    text: str
+    kind: str  # guessed: class, attribute, method, parameter, type, label, multiplicity
+    box: Box
+    confidence: float
+    line: int  # index of the OCR line
+    position: int  # index of the token within its OCR line
+    weak: bool = False  # one letter: compared, never reported on its own
+    class_box: int | None = None  # index of the layout box holding it
+
+    @property
+    def key(self) -> str:
+        return name_key(self.text, multiplicity=self.kind == "multiplicity")
+
+    def to_dict(self) -> dict[str, object]:
+        return {"text": self.text, "kind": self.kind, "box": self.box.to_list(),
+                "rect": [round(v, 1) for v in self.box.rect],
+                "confidence": round(self.confidence, 3)}
+
+
+def _clean(word: str) -> tuple[str, int]:
+    """Drop icon noise at the front (non-ASCII letters before an ASCII name); returns the
+    cleaned word and how many characters were dropped."""
+    dropped = 0
+    while len(word) > 1 and not word[0].isascii() and any(c.isascii() for c in word[1:]):
+        word = word[1:]
+        dropped += 1
+    return word, dropped
+
+
+def _weak(word: str) -> bool:
+    """One letter, or two non-Latin ones (a visibility icon read as ``ασ``): compared,
+    never reported."""
+    return (len(word.strip("_")) < 2
+            or (len(word) == 2 and not any(c.isascii() for c in word)))
+
+
+def _line_kinds(text: str, spans: list[tuple[int, int]]) -> list[str]:
+    """Kinds by the line's shape: ``op(p : T) : R`` and ``name : Type``."""
+    paren = text.find("(")
+    close = text.rfind(")")
+    kinds = []
+    for i, (start, _end) in enumerate(spans):
+        before = text[:start]
+        if paren >= 0 and start < paren:
+            kinds.append("method" if i == len([s for s in spans if s[0] < paren]) - 1
+                         else "label")
+        elif paren >= 0 and (close < 0 or start < close):
+            inner = text[paren + 1:start]
+            last_sep = max(inner.rfind(","), -1)
+            kinds.append("type" if ":" in inner[last_sep + 1:] else "parameter")
+        elif paren >= 0 or ":" in before:
+            kinds.append("type")
+        elif ":" in text[start:]:
+            kinds.append("attribute")
+        else:
+            kinds.append("label")
+    return kinds
+
+
+def image_tokens(ocr: OcrResult, layout: Layout | None = None) -> list[ImageToken]:
+    out: list[ImageToken] = []
+    for index, line in enumerate(ocr.lines):
+        found: list[tuple[str, int, int, bool]] = []
+        for match in _TOKEN.finditer(line.text):
+            if match.group("mult") is not None:
+                found.append((match.group(), match.start(), match.end(), True))
+                continue
+            word, dropped = _clean(match.group())
+            found.append((word, match.start() + dropped, match.end(), False))
+        if not found:
+            continue
+        idents = [(s, e) for w, s, e, mult in found if not mult]
+        shape = iter(_line_kinds(line.text, idents))
+        located = None if layout is None else layout.locate(line.box)
+        for position, (word, start, end, mult) in enumerate(found):
+            kind = "multiplicity" if mult else next(shape)
+            # a digit before a member's name in a box is its visibility icon misread
+            icon = (mult and position == 0 and located is not None and located[1] > 0
+                    and len(found) > 1 and not found[1][3])
+            if not mult and located is not None and located[1] == 0:
+                kind = "stereotype" if "«" in line.text or "<<" in line.text else "class"
+            elif not mult and located is None and layout is not None and layout.boxes:
+                kind = "label"
+            elif not mult and located is not None and kind == "label":
+                kind = "attribute"  # a bare word in a member compartment: an enum value
+            out.append(ImageToken(word, kind, line.char_box(start, end), line.confidence,
+                                  index, position, weak=icon or (not mult and _weak(word)),
+                                  class_box=None if located is None else located[0]))
+    return out

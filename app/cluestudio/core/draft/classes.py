@@ -1,0 +1,109 @@
+"""Class boxes + the text OCR read inside them → classes with attributes and methods.
+
+The header compartment gives the class name (its last line: a stereotype line «…» comes
+first) and its kind (PlantUML's circled letter: C, A, I, E); members come one per OCR line
+from the other compartments, a line with parentheses being a method. PlantUML draws
+visibility as icons, which OCR reads as stray characters: a round one (``•``, ``o``) is
+``+``, a square one (``□``, ``口``, ``α``) is ``-``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from cluestudio.core.ocr.result import ClassBox, OcrResult, TextLine
+
+_PUBLIC_MARKS = "•●○◦oe0"
+_PRIVATE_MARKS = "□口αa¤回▫▪◻"
+_KIND_LETTERS = {"A": "abstract class", "I": "interface", "E": "enum", "C": "class"}
+_CIRCLE_ALONE = re.compile(r"\W*\(?\s*([CAIE])\s*\)?\W*")
+_CIRCLE = re.compile(r"^\W*\(?\s*([CAIE])\s*\)?\s*(?=\W|[A-Z])")
+_IDENT = re.compile(r"[^\W\d]\w*")
+
+
+@dataclass(frozen=True)
+class DraftClass:
+    name: str
+    keyword: str  # "class", "abstract class", "interface", "enum"
+    stereotype: str
+    members: tuple[str, ...]  # PlantUML member lines
+    box: ClassBox
+
+
+def _lines_in(ocr: OcrResult, rect: tuple[float, float, float, float]) -> list[TextLine]:
+    x0, y0, x1, y1 = rect
+    inside = [ln for ln in ocr.lines
+              if x0 - 2 <= ln.box.center[0] <= x1 + 2 and y0 - 2 <= ln.box.center[1] <= y1 + 2]
+    return sorted(inside, key=lambda ln: (ln.box.rect[1], ln.box.rect[0]))
+
+
+def _header(lines: list[TextLine]) -> tuple[str, str, str]:
+    """(name, keyword, stereotype) from the header's lines."""
+    keyword, stereotype, name = "class", "", ""
+    for line in lines:
+        text = line.text.strip()
+        alone = _CIRCLE_ALONE.fullmatch(text)
+        if alone:  # the circled letter read as a line of its own
+            keyword = _KIND_LETTERS[alone.group(1)]
+            continue
+        circle = _CIRCLE.match(text)
+        if circle:
+            keyword = _KIND_LETTERS[circle.group(1)]
+            text = text[circle.end():]
+        if "«" in text or "<<" in text:
+            words = _IDENT.findall(text)
+            stereotype = words[0] if words else ""
+            continue
+        words = [w for w in _IDENT.findall(_drop_icon(text)) if len(w) > 1]
+        if words:
+            capitalised = all(w[0].isupper() for w in words)
+            name = "".join(words) if capitalised else max(words, key=len)
+    return name, keyword, stereotype
+
+
+def _drop_icon(text: str) -> str:
+    """Non-Latin marks glued in front of a name (``©Prescription``, ``ècancel``)."""
+    return re.sub(r"^[^\x00-\x7f]+(?=[A-Za-z_])", "", text.strip())
+
+
+def _member(text: str) -> str | None:
+    """A PlantUML member line from an OCR line, or None when nothing usable is left."""
+    text = text.strip()
+    visibility = ""
+    # the icon comes first; OCR reads it as a mark, often glued to the name
+    if text[:1] in _PUBLIC_MARKS and len(text) > 1 and (text[1] == " " or not text[:1].isalpha()):
+        visibility, text = "+", text[1:]
+    elif text[:1] in _PRIVATE_MARKS and len(text) > 1 and (
+            text[1] == " " or not text[:1].isascii()):
+        visibility, text = "-", text[1:]
+    text = _drop_icon(re.sub(r"^[^\w(]+", "", text))
+    text = re.sub(r"[^\w\s:(),<>\[\]*.]", "", text)
+    text = re.sub(r"\s*:\s*", " : ", text)
+    text = re.sub(r"\s*,\s*", ", ", text).rstrip(" .:,")
+    if not _IDENT.match(text):
+        return None
+    if "(" in text and ")" not in text:
+        text += ")"
+    return f"{visibility}{text}"
+
+
+def classes_from(ocr: OcrResult) -> list[DraftClass]:
+    out: list[DraftClass] = []
+    taken: set[str] = set()
+    for box in ocr.layout.boxes:
+        header, *parts = box.compartments
+        name, keyword, stereotype = _header(_lines_in(ocr, header))
+        if not name or (not parts and not name[0].isupper()):
+            continue  # a closed loop of lines with a label in it, not a class
+        while name in taken:
+            name += "_"
+        taken.add(name)
+        members = []
+        for part in parts:
+            for line in _lines_in(ocr, part):
+                member = _member(line.text)
+                if member:
+                    members.append(member)
+        out.append(DraftClass(name, keyword, stereotype, tuple(members), box))
+    return out

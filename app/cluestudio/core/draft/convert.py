@@ -1,0 +1,81 @@
+"""Image A → a PlantUML draft: classes from boxes and OCR, relations from traced strokes."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from cluestudio.core.draft.classes import DraftClass, classes_from
+from cluestudio.core.model import ClassDiagram
+from cluestudio.core.ocr.cache import OcrCache
+from cluestudio.core.ocr.engine import OcrEngine
+
+DRAFT_VERSION = "1"
+_ARROWS = {"AS": "-->", "AG": "o--", "CO": "*--", "DE": "..>", "GE": "--|>", "RE": "..|>"}
+
+
+@dataclass(frozen=True)
+class DraftResult:
+    puml: str
+    diagram: ClassDiagram
+    classes: int
+    relations: int
+    warnings: tuple[str, ...] = ()
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"\W", "_", name) or "Unnamed"
+
+
+def _multiplicity(text: str) -> str:
+    """``0.*``, ``0...1`` and ``0..`` as OCR reads them → ``0..*``, ``0..1``, ``0..*`` (a
+    lost upper bound is most often the small ``*``)."""
+    text = re.sub(r"\s*\.+\s*", "..", text.strip())
+    return text + "*" if text.endswith("..") else text
+
+
+def _class_block(cls: DraftClass) -> list[str]:
+    stereotype = f" <<{cls.stereotype}>>" if cls.stereotype else ""
+    lines = [f"{cls.keyword} {_safe(cls.name)}{stereotype} {{"]
+    lines += [f"  {member}" for member in cls.members]
+    return [*lines, "}"]
+
+
+def draft_from_image(data: bytes, source: str = "<image>", *, engine: OcrEngine | None = None,
+                     cache: OcrCache | None = None) -> DraftResult:
+    """A draft diagram of image ``data``; members the parser cannot read are left out
+    (and listed in ``warnings``) so the draft always parses."""
+    from cluestudio.core.draft.relations import trace_relations
+    from cluestudio.core.errors import ClueStudioError
+    from cluestudio.core.ocr.image import load_image_bytes
+    from cluestudio.core.ocr.service import read_loaded
+    from cluestudio.core.plantuml import parse_plantuml
+
+    image = load_image_bytes(data, source)
+    ocr = read_loaded(image, engine=engine, cache=cache)
+    classes = classes_from(ocr)
+    warnings: list[str] = []
+    body: list[str] = []
+    for cls in classes:
+        kept = []
+        for member in cls.members:
+            probe = "\n".join(["@startuml", f"class {_safe(cls.name)} {{", f"  {member}", "}",
+                               "@enduml"])
+            try:
+                parse_plantuml(probe)
+            except ClueStudioError:
+                warnings.append(f"{cls.name}: left out {member!r} (unreadable)")
+                continue
+            kept.append(member)
+        body += _class_block(DraftClass(cls.name, cls.keyword, cls.stereotype, tuple(kept),
+                                        cls.box))
+    relations = trace_relations(image.pixels, ocr, [c.box.rect for c in classes])
+    for rel in relations:
+        begin, end = _safe(classes[rel.begin].name), _safe(classes[rel.end].name)
+        ends = tuple(f' "{_multiplicity(m)}"' if m else "" for m in (rel.from_, rel.to))
+        label = re.sub(r"[^\w\s]", "", rel.name).strip()
+        suffix = f" : {label}" if label else ""
+        body.append(f"{begin}{ends[0]} {_ARROWS[rel.type.value]}{ends[1]} {end}{suffix}")
+    puml = "\n".join(["@startuml", *body, "@enduml"]) + "\n"
+    diagram = parse_plantuml(puml, source=f"draft of {source}").diagram
+    return DraftResult(puml, diagram, len(classes), len(relations), tuple(warnings))

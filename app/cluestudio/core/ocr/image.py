@@ -1,0 +1,80 @@
+"""Image A from untrusted bytes, checked the way imports check it, then decoded for OCR.
+
+The size, decompression-bomb and truncation checks are the importer's
+(:func:`cluestudio.core.workspace.images.check_image`), so a file refused on import is
+refused here with the same one-line message naming it; SVG or other text passed where an
+image belongs gets a message that says so instead of Pillow's "cannot identify".
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from cluestudio.core.errors import SourceError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from cluestudio.core.workspace.images import CheckedImage
+
+
+@dataclass(frozen=True)
+class LoadedImage:
+    checked: CheckedImage
+    pixels: np.ndarray  # H×W×3 uint8 RGB, transparency flattened onto white
+
+    @property
+    def sha256(self) -> str:
+        return self.checked.hash
+
+
+def _looks_like_text(head: bytes) -> str | None:
+    """'SVG' or 'text' when the bytes are markup or plain text rather than an image."""
+    sample = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    if sample.startswith((b"<svg", b"<?xml", b"<!doctype svg")) or b"<svg" in sample[:1024]:
+        return "an SVG (vector) file"
+    if sample.startswith(b"@start"):
+        return "PlantUML text"
+    try:  # not final: a character cut at the end of the sample is no reason to doubt it
+        codecs.getincrementaldecoder("utf-8")().decode(head[:2048], final=False)
+    except UnicodeDecodeError:
+        return None
+    return "a text file" if head and b"\x00" not in head[:2048] else None
+
+
+def load_image_bytes(data: bytes, source: str = "<image>") -> LoadedImage:
+    """Check and decode ``data``; raise :class:`~cluestudio.core.workspace.images.ImageError`
+    (a :class:`SourceError` naming ``source``) for anything that is not a usable image."""
+    import numpy as np
+    from PIL import Image
+
+    from cluestudio.core.workspace.images import ImageError, check_image
+
+    kind = _looks_like_text(data[:4096])
+    if kind is not None:
+        raise ImageError(f"{kind}, not a raster image; give image A as PNG, JPEG, GIF, "
+                         "WebP or BMP", source=source)
+    if not data:
+        raise ImageError("empty file, not an image", source=source)
+    checked = check_image(data, source)
+    with Image.open(io.BytesIO(data)) as opened:
+        opened.seek(0)  # the first frame of an animated GIF/WebP
+        image = opened.convert("RGBA")
+    canvas = Image.new("RGBA", image.size, (255, 255, 255, 255))
+    canvas.alpha_composite(image)
+    return LoadedImage(checked, np.asarray(canvas.convert("RGB")))
+
+
+def load_image_file(path: str | os.PathLike[str]) -> LoadedImage:
+    source = os.fspath(path)
+    try:
+        data = Path(source).read_bytes()
+    except OSError as error:
+        raise SourceError(f"cannot read the image ({error.strerror or error})",
+                          source=source) from error
+    return load_image_bytes(data, source)

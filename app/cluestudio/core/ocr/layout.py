@@ -1,0 +1,177 @@
+"""Class boxes in a diagram image: closed outlines and their compartments, found without OpenCV.
+
+Ink (dark strokes, by a local threshold so uneven light in a photo does not matter) is
+slightly thickened so blur or JPEG gaps in an outline still close it; every region of
+non-ink that the outside background does not reach is enclosed by strokes. Compartments are
+the enclosed regions that are big and nearly fill their bounding rectangle (a class box's
+header, attributes and methods); compartments stacked with the same left and right edges
+make one class box. Loops formed by relation lines are not rectangles and are left out.
+Works for straight (PlantUML), wobbly (``handwritten``) and slightly rotated outlines.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from cluestudio.core.ocr.result import ClassBox, Layout, Rect
+
+if TYPE_CHECKING:
+    import numpy as np
+
+
+def ink_mask(gray: np.ndarray) -> np.ndarray:
+    """Strokes of a grayscale image (float H×W), thickened by one pixel."""
+    import numpy as np
+    from scipy import ndimage
+
+    # Ink is darker than the paper or box fill around it by a share (a photo's uneven light
+    # scales both), and dark in absolute terms too, so a light box fill never counts.
+    paper = ndimage.maximum_filter(gray, size=15)
+    ink = (gray < 0.88 * paper) | (gray < 90)
+    ink &= gray < 200
+    # A blurred photo loses bits of a thin outline: bridge short gaps in long straight
+    # strokes only (box edges), so text never gets joined to the edges around it.
+    for run, gap in (((1, 25), (1, 9)), ((25, 1), (9, 1))):
+        straight = ndimage.binary_opening(ink, structure=np.ones(run, dtype=bool))
+        ink |= ndimage.binary_closing(straight, structure=np.ones(gap, dtype=bool))
+    return np.asarray(ndimage.binary_dilation(ink, iterations=1))
+
+
+def deskew_angle(gray: np.ndarray, limit: float = 5.0) -> float:
+    """The tilt (degrees) that makes a diagram's strokes horizontal again: the rotation
+    whose row profile of ink is sharpest (box edges become single peaks), searched in
+    whole degrees, then in quarters around the best. 0 for an export; a photo is rarely
+    held straight."""
+    import numpy as np
+    from scipy import ndimage
+
+    ink = ink_mask(gray)
+    factor = max(1, int(max(ink.shape) / 400))
+    small = ink[::factor, ::factor].astype(np.float32)
+
+    def sharpness(angle: float) -> float:
+        turned = small if angle == 0 else ndimage.rotate(small, angle, reshape=False,
+                                                         order=0, prefilter=False)
+        return float(np.square(np.diff(turned.sum(axis=1))).sum())
+
+    def best_of(angles: list[float]) -> float:
+        scored = [(sharpness(a), -abs(a), a) for a in angles]
+        return max(scored)[2]  # ties keep the smaller tilt
+
+    coarse = best_of([float(a) for a in np.arange(-limit, limit + 0.5, 1.0)])
+    return best_of([coarse + d for d in (-0.75, -0.5, -0.25, 0.0, 0.25, 0.5, 0.75)])
+
+
+def upright_gray(pixels: np.ndarray, angle: float) -> np.ndarray:
+    """The grayscale image turned by ``angle`` degrees (0: as it is)."""
+    import numpy as np
+    from scipy import ndimage
+
+    gray = pixels.astype(np.float32).mean(axis=2)
+    if not angle:
+        return gray
+    # corners turned in from outside take the paper's brightness: no edge to read as ink
+    paper = float(np.percentile(gray, 90))
+    return ndimage.rotate(gray, angle, reshape=False, order=1, cval=paper)
+
+
+def straightened(pixels: np.ndarray) -> tuple[np.ndarray, float]:
+    """(grayscale image turned upright, the angle it was turned by)."""
+    angle = deskew_angle(pixels.astype("float32").mean(axis=2))
+    angle = 0.0 if abs(angle) < 0.2 else angle
+    return upright_gray(pixels, angle), angle
+
+
+def find_layout(pixels: np.ndarray, *, min_side: int = 12) -> Layout:
+    """The class boxes of an RGB image (H×W×3 uint8), tilt corrected (``Layout.angle``)."""
+    import numpy as np
+    from scipy import ndimage
+
+    gray, angle = straightened(pixels)
+    ink = ink_mask(gray)
+    labels, count = ndimage.label(~ink)
+    if count == 0:
+        return Layout(())
+    outside = set(np.unique(np.concatenate(
+        [labels[0, :], labels[-1, :], labels[:, 0], labels[:, -1]])).tolist())
+    sizes = np.bincount(labels.ravel(), minlength=count + 1)
+    slices = ndimage.find_objects(labels)
+    parts: list[Rect] = []
+    thin: list[Rect] = []  # empty compartments: a few pixels high
+    for index, found in enumerate(slices, start=1):
+        if found is None or index in outside:
+            continue
+        height = found[0].stop - found[0].start
+        width = found[1].stop - found[1].start
+        if width < 2 * min_side or height < 3:
+            continue
+        # Text inside a compartment is ink, so the region's own pixels fill less than all of
+        # its rectangle: compare with the rectangle minus that ink.
+        area = height * width
+        inked = int(ink[found].sum())
+        if sizes[index] < 0.8 * max(1, area - inked):
+            continue
+        rect = (float(found[1].start), float(found[0].start), float(found[1].stop),
+                float(found[0].stop))
+        if height < min_side:
+            if sizes[index] >= 0.8 * area:
+                thin.append(rect)
+        elif _outlined(ink, rect):
+            parts.append(rect)
+    center = (pixels.shape[1] / 2, pixels.shape[0] / 2)
+    return Layout(tuple(_stack(parts, thin)), angle, center)
+
+
+def _outlined(ink: np.ndarray, rect: Rect, cover: float = 0.85) -> bool:
+    """Whether ink runs along all four sides of ``rect``: a compartment is drawn with four
+    strokes; a loop of relation lines has slanted sides. The band allows a photo's tilt."""
+    import numpy as np
+
+    height, width = ink.shape
+    x0, y0, x1, y1 = (int(v) for v in rect)
+    across = 4 + int(0.04 * (x1 - x0))
+    down = 4 + int(0.04 * (y1 - y0))
+
+    def band(rows: slice, cols: slice, axis: int) -> float:
+        return float(np.asarray(ink[rows, cols]).any(axis=axis).mean())
+
+    top = band(slice(max(0, y0 - across), y0 + 2), slice(x0, x1), 0)
+    bottom = band(slice(max(0, y1 - 2), min(height, y1 + across)), slice(x0, x1), 0)
+    left = band(slice(y0, y1), slice(max(0, x0 - down), x0 + 2), 1)
+    right = band(slice(y0, y1), slice(max(0, x1 - 2), min(width, x1 + down)), 1)
+    return min(top, bottom, left, right) >= cover
+
+
+def _stack(parts: list[Rect], thin: list[Rect] = []) -> list[ClassBox]:  # noqa: B006
+    """Group compartments into class boxes: same left/right edges, touching vertically; an
+    empty (thin) compartment joins a box but never starts one."""
+    starts = len(parts)
+    parts = sorted(parts, key=lambda r: (r[1], r[0])) + sorted(thin, key=lambda r: r[1])
+    used = [False] * len(parts)
+    boxes: list[ClassBox] = []
+    for i, first in enumerate(parts[:starts]):
+        if used[i]:
+            continue
+        used[i] = True
+        column = [first]
+        while True:
+            last = column[-1]
+            tolerance = max(6.0, 0.04 * (last[2] - last[0]))
+            nxt = next((j for j, r in enumerate(parts) if not used[j]
+                        and abs(r[0] - last[0]) <= tolerance
+                        and abs(r[2] - last[2]) <= tolerance
+                        and 0 <= r[1] - last[3] <= 18), None)
+            if nxt is None:
+                break
+            used[nxt] = True
+            column.append(parts[nxt])
+        rect = (min(r[0] for r in column), column[0][1], max(r[2] for r in column),
+                column[-1][3])
+        boxes.append(ClassBox(rect, tuple(column)))
+    # A region inside another (an icon's interior, a note's fold) is not a class of its own.
+    return [b for b in boxes if not any(o is not b and _inside(b.rect, o.rect) for o in boxes)]
+
+
+def _inside(inner: Rect, outer: Rect) -> bool:
+    return (inner[0] >= outer[0] - 1 and inner[1] >= outer[1] - 1 and inner[2] <= outer[2] + 1
+            and inner[3] <= outer[3] + 1)
