@@ -1,11 +1,19 @@
 """PlantUML class-diagram text → :class:`ClassDiagram` (DESIGN §2), with line-numbered warnings.
 
-Reads the subset students and LLMs write, as PlantUML 1.2022.6 reads it: class, abstract,
-interface and enum declarations (bodies, stereotypes, generics, quoted names with aliases,
-``extends``/``implements``), packages and namespaces (``Class.package`` is the dotted path),
-notes, relations, ``Name : member`` lines; skinparams, styles, ``hide``/``show``, titles,
-legends, directions and comments are read past on purpose. Any other line becomes a
-:class:`ParseWarning`; real errors raise :class:`PlantUMLSyntaxError` naming the 1-based line.
+Reads what PlantUML 1.2022.6 reads in a class diagram (checked file by file against the jar
+in ``tests/test_parser_differential.py``): class, abstract, interface, enum, annotation,
+entity, struct, protocol, circle, diamond, ``()`` and ``<>`` declarations, objects, maps and
+json; bodies, separators, stereotypes, colours, generics, quoted names and aliases,
+``extends``/``implements``; packages, namespaces and the other ``{`` containers (a class's
+``package`` is the dotted path); ``set namespaceSeparator``; notes; links of every form;
+association classes ``(A, B) .. C``; lollipops ``A -() I``; ``Name : member`` lines.
+Skinparams, styles, ``hide``/``show``/``remove``, titles, legends, directions, sprites and
+comments are read past on purpose. Which class a name means follows PlantUML (``_names.py``);
+how kinds map onto the model is in ``docs/adr/0009-plantuml-class-diagrams.md``. Any other
+line becomes a :class:`ParseWarning`; real errors raise :class:`PlantUMLSyntaxError` naming
+the 1-based line. Preprocessor directives (``!define``, ``!procedure``, ``!if``…) are
+expanded by PlantUML itself (``_preprocess.py``), with warnings and errors on the user's
+lines.
 
 How arrows map to relations (``A`` is written left, ``B`` right; any length, ``-``/``=`` solid
 or ``.`` dotted, with or without ``[style]`` and ``up/down/left/right`` inside)::
@@ -24,7 +32,10 @@ or ``.`` dotted, with or without ``[style]`` and ``up/down/left/right`` inside):
     A .. B       A <..> B         DE    A      B     dotted, no single head: as written
     A --> B      A -> B           AS    A      B     solid: as written, heads or not
     A <-- B      A <--> B         AS    A      B
-    A -- B       A +-- B          AS    A      B     `+` (nesting), x, #, crow's feet: AS
+    A -- B       A +-- B          AS    A      B     `+` (nesting), x, #, crow's feet,
+    A <||-- B    A --:|> B        AS    A      B     <||, <|:, _>, [], () …: AS (as in the XMI)
+    A -() I      I ()- A          RE    A      I     a lollipop: A provides interface I
+    (A, B) .. C                   AS    C      A     association class: C–A and C–B
     A -[hidden]- B                —                  layout only: no relation (classes kept)
 
 When both ends carry heads of different kinds the stronger decides: triangle, then filled
@@ -32,61 +43,128 @@ diamond, then hollow diamond, then arrow. Multiplicities follow their class: ``A
 B`` gives ``label.from_ = "*"`` (B's, the begin) and ``label.to = "1"``. The label after ``:``
 becomes ``Relation.name`` without PlantUML's reading marks (``owns >``, ``< owns``); ``: "1"
 owns "*"`` is PlantUML's other way to write multiplicities. ``A::x --> B`` links the classes.
+Text PlantUML would read as another diagram type (sequence ``Alice -> Bob``, use case,
+activity…) is an error.
 
-Names: a class is known by its display name (``class "Long Name" as LN`` → ``Long Name``;
-the alias works in relations, and so does ``"Long Name"``, where PlantUML would make a
-second class: we follow what the author meant). Generic parameters are dropped (``List<T>``
-→ ``List``, as PlantUML identifies it); ``a.b.C`` is class ``C`` in package ``a.b``.
-``entity``, ``struct``, ``annotation``… are classes whose stereotype is the keyword;
-``protocol``/``circle`` are interfaces. Classes named only by a relation, a note or ``Name :
-member`` are created in the order they first appear. Package and namespace names are global
-(PlantUML scopes namespaced classes; we do not). A note linked to a class (``N1 .. A``) takes
-that class as its target; notes on links are not modelled. Text PlantUML would read as
-another diagram type (sequence ``Alice -> Bob``, use case, activity…) is an error.
+Cost: one pass over the lines, each line read a constant number of times by possessive
+regular expressions; names are dictionary lookups. Input over ``max_bytes`` (default
+:data:`MAX_PARSE_BYTES`) is refused before it is read, blocks nested deeper than
+:data:`MAX_NESTING` are refused where they open.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from cluestudio.core.errors import PlantUMLSyntaxError, SourceError
-from cluestudio.core.model import (
-    ClassDiagram,
-    ClassKind,
-)
+from cluestudio.core.model import ClassDiagram, ClassKind, RelationType
 from cluestudio.core.plantuml._arrows import ArrowError, RelationSyntax, parse_relation
-from cluestudio.core.plantuml._builder import ClassDraft, DiagramBuilder
+from cluestudio.core.plantuml._builder import (
+    BuildError,
+    ClassDraft,
+    DiagramBuilder,
+    OmittedLink,
+)
 from cluestudio.core.plantuml._declarations import (
     CLASS_HEADER,
+    DIAMOND_HEADER,
+    LOLLIPOP_HEADER,
+    MIXING_HEADER,
+    NEWER_KEYWORDS,
+    OBJECT_HEADER,
     PACKAGE_HEADER,
     DeclarationError,
+    ElementHeader,
     parse_class_header,
+    parse_lollipop_header,
+    parse_mixing_header,
+    parse_object_header,
     parse_package_header,
+    stereotypes_in,
 )
 from cluestudio.core.plantuml._lines import ParseWarning, SourceLine, diagram_lines
 from cluestudio.core.plantuml._members import MemberError, parse_member
+from cluestudio.core.plantuml._names import TOP, Scope
+from cluestudio.core.plantuml._preprocess import (
+    Expand,
+    expand_with_jvm,
+    needs_preprocessor,
+    preprocess,
+)
 
-__all__ = ["ParseResult", "ParseWarning", "parse_file", "parse_plantuml"]
+__all__ = [
+    "MAX_NESTING",
+    "MAX_PARSE_BYTES",
+    "OmittedLink",
+    "ParseResult",
+    "ParseTooLarge",
+    "ParseWarning",
+    "parse_file",
+    "parse_plantuml",
+]
+
+_GE, _RE = RelationType.GENERALIZATION, RelationType.REALIZATION
+
+#: Largest text :func:`parse_plantuml` and :func:`parse_file` read (UTF-8 bytes), by default.
+MAX_PARSE_BYTES = 1024 * 1024
+#: Deepest nesting of package/namespace/together blocks. PlantUML itself needs 43 s and
+#: 6 GB for 5,000 levels; real diagrams use fewer than ten.
+MAX_NESTING = 50
+
+
+class ParseTooLarge(PlantUMLSyntaxError):
+    """A text over the parser's size limit (refused before it is read)."""
 
 
 @dataclass(frozen=True)
 class ParseResult:
     diagram: ClassDiagram
     warnings: tuple[ParseWarning, ...] = ()
+    #: Links PlantUML draws that are no relation of the model (hidden, to notes, packages).
+    omitted_links: tuple[OmittedLink, ...] = field(default=(), compare=False)
+    #: Points PlantUML adds for association classes ``(A, B) .. C`` (entities, not classes).
+    association_points: int = field(default=0, compare=False)
 
 
-def parse_plantuml(text: str, source: str | None = None) -> ParseResult:
-    """Parse PlantUML class-diagram text; ``source`` (a file name) is used in messages."""
-    return _Parser(text, source).run()
+Preprocessor = Expand | Literal["auto"] | None
 
 
-def parse_file(path: str | os.PathLike[str]) -> ParseResult:
+def parse_plantuml(text: str, source: str | None = None, *,
+                   max_bytes: int = MAX_PARSE_BYTES,
+                   preprocessor: Preprocessor = "auto") -> ParseResult:
+    """Parse PlantUML class-diagram text; ``source`` (a file name) is used in messages.
+
+    Text with preprocessor directives is expanded by ``preprocessor``: ``"auto"`` runs
+    PlantUML's own (a JVM, only for such text), ``None`` leaves the directives as warnings.
+    Raises :class:`ParseTooLarge` over ``max_bytes`` (UTF-8) and
+    :class:`PlantUMLSyntaxError` for text PlantUML would refuse.
+    """
+    _check_size(text, max_bytes, source)
+    lines, warnings = diagram_lines(text, source)
+    if preprocessor is not None and needs_preprocessor(text):
+        expand = expand_with_jvm if preprocessor == "auto" else preprocessor
+        expanded = preprocess(text, expand, source)
+        # Text around @startuml/@enduml was judged on the user's text above; PlantUML's
+        # preprocessor returns the diagram only.
+        lines, _outside = diagram_lines(expanded.text, source, expanded.origins)
+        warnings += expanded.warnings
+    return _Parser(lines, warnings, source).run()
+
+
+
+def parse_file(path: str | os.PathLike[str], *, max_bytes: int = MAX_PARSE_BYTES,
+               preprocessor: Preprocessor = "auto") -> ParseResult:
     """Parse a ``.puml`` file (UTF-8); errors name the file."""
     source = os.fspath(path)
     try:
+        size = Path(source).stat().st_size
+        if size > max_bytes:
+            raise _too_large(size, max_bytes, source)
         data = Path(source).read_bytes()
     except OSError as error:
         raise SourceError(f"cannot read the file ({error.strerror or error})",
@@ -98,26 +176,47 @@ def parse_file(path: str | os.PathLike[str]) -> ParseResult:
         raise PlantUMLSyntaxError(
             f"not UTF-8 text (byte 0x{data[error.start]:02x} at offset {error.start}); "
             "save the file as UTF-8", line=line, source=source) from error
-    return parse_plantuml(text, source=source)
+    return parse_plantuml(text, source=source, max_bytes=max_bytes, preprocessor=preprocessor)
+
+
+def _check_size(text: str, max_bytes: int, source: str | None) -> None:
+    # A character is 1 to 4 bytes in UTF-8: count the bytes only when it could matter.
+    if len(text) > max_bytes:
+        raise _too_large(len(text.encode("utf-8", "surrogatepass")), max_bytes, source)
+    if len(text) * 4 > max_bytes:
+        size = len(text.encode("utf-8", "surrogatepass"))
+        if size > max_bytes:
+            raise _too_large(size, max_bytes, source)
+
+
+def _too_large(size: int, max_bytes: int, source: str | None) -> ParseTooLarge:
+    return ParseTooLarge(
+        f"the diagram is {size / 1024:,.0f} KB, over the parser's limit of "
+        f"{max_bytes / 1024:,.0f} KB; split it into smaller diagrams", source=source)
+
+
+# -- the line reader -------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class _Block:
-    kind: str  # "package" or "together"
-    path: str  # dotted package path inside this block (a together block keeps its parent's)
+    kind: str  # "package", "namespace", "together" or "container"
+    scope: Scope
     line: SourceLine
 
 
 # Lines that are layout or styling only: nothing in the model.
 _IGNORED_FIRST_WORDS = frozenset({
-    "hide", "show", "remove", "restore", "scale", "allowmixing", "allow_mixing", "skin",
-    "caption", "mainframe", "newpage", "sprite",
+    "hide", "show", "remove", "restore", "scale", "skin", "caption", "mainframe", "newpage",
+    "hide-class", "show-class", "layout_new_line", "footbox", "autonumber",
 })
 _IGNORED = re.compile(
-    r"(?:left\s++to\s++right|top\s++to\s++bottom)\s++direction|!(?:theme|pragma)\b.*+",
+    r"(?:left\s++to\s++right|top\s++to\s++bottom)\s++direction|!(?:theme|pragma)\b.*+"
+    r"|url\s++(?:of|for)\s++.*+|(?:hide|show)\s++footbox",
     re.IGNORECASE,
 )
-_SET_SEPARATOR = re.compile(r"set\s++namespaceseparator\s++(\S++)", re.IGNORECASE)
+_ALLOW_MIXING = re.compile(r"allow_?+mixing", re.IGNORECASE)
+_SET_SEPARATOR = re.compile(r"set\s++(?:namespace)?separator\s++(\S++)", re.IGNORECASE)
 # Multi-line blocks that carry no model content, and the line that ends each.
 _TEXT_BLOCKS = {
     "title": re.compile(r"end\s*+title", re.IGNORECASE),
@@ -126,39 +225,48 @@ _TEXT_BLOCKS = {
     "legend": re.compile(r"end\s*+legend", re.IGNORECASE),
 }
 _LEGEND_HEADER = re.compile(r"legend(?:\s++(?:left|right|top|bottom|center))*+", re.IGNORECASE)
+_BLOCK_HEADER = re.compile(r"(?:header|footer)(?:\s++(?:left|right|center))?+", re.IGNORECASE)
 _END_NOTE = re.compile(r"end\s*+note", re.IGNORECASE)
+_STYLE_END = re.compile(r".*</style>\s*+", re.IGNORECASE)
+_SPRITE_BLOCK = re.compile(r"sprite\s.*\{\s*+", re.IGNORECASE)
 _NOTE_FLOATING = re.compile(
-    r'note\s++"(?P<text>[^"]*+)"\s++as\s++(?P<alias>[\w$.]++)\s*+(?:#\S*+)?+', re.IGNORECASE)
-_NOTE_AS = re.compile(r"note\s++as\s++(?P<alias>[\w$.]++)\s*+(?:#\S*+)?+", re.IGNORECASE)
+    r'note\s++"(?P<text>[^"]*+)"\s++as\s++(?P<alias>[\w.]++)\s*+(?:#\S*+)?+', re.IGNORECASE)
+_NOTE_AS = re.compile(r"note\s++as\s++(?P<alias>[\w.]++)\s*+(?:<<.*>>\s*+)?+(?:#\S*+)?+",
+                      re.IGNORECASE)
 _NOTE_OF = re.compile(
-    r'note\s++(?:left|right|top|bottom)\s++of\s++(?P<target>"[^"\n]++"|[\w$.:]++)'
-    r"\s*+(?:#\S*+\s*+)?+(?::(?P<text>.*+))?+", re.IGNORECASE)
+    r'note\s++(?:left|right|top|bottom)\s++of\s++(?P<target>"[^"\n]++"|[^\s"{}<>]++)'
+    r"\s*+(?:<<.*?>>\s*+)?+(?:#\S*+\s*+)?+(?::(?P<text>.*+))?+", re.IGNORECASE)
 _NOTE_BESIDE = re.compile(
     r"note\s++(?:left|right|top|bottom)\s*+(?:#\S*+\s*+)?+(?::(?P<text>.*+))?+", re.IGNORECASE)
 _NOTE_ON_LINK = re.compile(
-    r"note\s++(?:(?:left|right|top|bottom)\s++)?+on\s++link\s*+(?:#\S*+\s*+)?+"
+    r"note\s++(?:(?:left|right|top|bottom)\s++)?+o[nf]\s++link\s*+(?:#\S*+\s*+)?+"
     r"(?::(?P<text>.*+))?+", re.IGNORECASE)
-_ADD_MEMBER = re.compile(r'(?P<name>"[^"\n]++"|[\w$.]++)\s*+:(?!:)\s*+(?P<member>.*+)')
+_ADD_MEMBER = re.compile(r'(?P<name>"[^"\n]++"|[\w.]++)\s*+:(?!:)\s*+(?P<member>.*+)')
+_ADD_STEREOTYPE = re.compile(r'(?P<name>"[^"\n]++"|[\w.]++)\s*+(?P<stereo><<.*>>)')
 _TOGETHER = re.compile(r"together\s*+\{", re.IGNORECASE)
+_MAP_ENTRY = re.compile(r"(?P<key>.*?)\s*+=>\s*+(?P<value>.*+)")
 # Statements of other PlantUML diagram types (sequence, use case, activity, component,
-# state, object): fine to warn about inside a class diagram, proof of another type without one.
+# state): fine to warn about inside a class diagram, proof of another type without one.
 _FOREIGN = re.compile(
     r"(?:participant|actor|boundary|control|collections|queue|activate|deactivate|destroy|"
-    r"create|autonumber|return|alt|else|opt|loop|par|break|critical|group|end|ref|box|hnote|"
+    r"create|return|alt|else|opt|loop|par|break|critical|group|end|ref|box|hnote|"
     r"rnote|usecase|component|node|artifact|cloud|folder|frame|rectangle|storage|agent|file|"
-    r"card|state|start|stop|if|elseif|endif|while|endwhile|repeat|fork|partition|object|map|"
-    r"json|person|database)\b|\.\.\.|\|\|\||==|[:\[(]",
+    r"card|state|start|stop|if|elseif|endif|while|endwhile|repeat|fork|partition|"
+    r"person|database)\b|\.\.\.|\|\|\||==|[:\[(]",
     re.IGNORECASE,
 )
 
 
 class _Parser:
-    def __init__(self, text: str, source: str | None) -> None:
+    def __init__(self, lines: list[SourceLine], warnings: list[ParseWarning],
+                 source: str | None) -> None:
         self.source = source
-        self.lines, self.warnings = diagram_lines(text, source)
+        self.lines, self.warnings = lines, warnings
         self.pos = 0
         self.model = DiagramBuilder()
         self.blocks: list[_Block] = []
+        self.scope = TOP
+        self.allow_mixing = False
         self.class_evidence = False
         self.other_diagram: SourceLine | None = None
         self.deferred: PlantUMLSyntaxError | None = None
@@ -172,17 +280,20 @@ class _Parser:
             if line.text:
                 self._statement(line)
         for block in self.blocks:
-            if block.kind == "package":
+            if block.kind != "together":
                 # PlantUML draws an unclosed package (it is closed at the end), so warn only.
-                self._warn(block.line, "package '{' is never closed")
+                self._warn(block.line, f"{block.kind} '{{' is never closed")
         if not self.class_evidence and self.other_diagram is not None:
             raise self._error(self.other_diagram,
                               "not a class diagram: PlantUML reads this as another diagram "
                               "type (sequence, use case, activity, …)")
         if self.deferred is not None:
             raise self.deferred
+        diagram, renamed = self.model.build()
+        self.warnings.extend(ParseWarning(line, "", message) for line, message in renamed)
         warnings = tuple(sorted(self.warnings, key=lambda w: w.line))
-        return ParseResult(self.model.build(), warnings)
+        return ParseResult(diagram, warnings, tuple(self.model.omitted),
+                           self.model.association_points)
 
     def _error(self, line: SourceLine, message: str) -> PlantUMLSyntaxError:
         return PlantUMLSyntaxError(message, line=line.number, text=line.raw, source=self.source)
@@ -202,15 +313,18 @@ class _Parser:
                 return True
         return False
 
-    def _open_block(self, block: _Block) -> None:
-        self.blocks.append(block)
-        self.model.package_path = block.path
+    def _open_block(self, kind: str, scope: Scope, line: SourceLine) -> None:
+        if len(self.blocks) >= MAX_NESTING:
+            raise self._error(line, f"blocks nested more than {MAX_NESTING} deep; the parser "
+                              "stops here (PlantUML itself slows to a crawl)")
+        self.blocks.append(_Block(kind, scope, line))
+        self.scope = scope
 
     def _close_block(self, line: SourceLine) -> None:
         if not self.blocks:
             raise self._error(line, "'}' without an open package or class body")
         self.blocks.pop()
-        self.model.package_path = self.blocks[-1].path if self.blocks else ""
+        self.scope = self.blocks[-1].scope if self.blocks else TOP
 
     # -- statements ----------------------------------------------------------------------
 
@@ -227,7 +341,7 @@ class _Parser:
                 self._relation(relation, line)
                 return
             member = _ADD_MEMBER.fullmatch(text)
-            if member and self.model.is_class(member.group("name")):
+            if member and self.model.is_class(member.group("name").strip('"'), self.scope):
                 self._member_line(member, line)
                 return
         lowered = text.lower()
@@ -241,42 +355,69 @@ class _Parser:
         elif first.startswith("!"):
             if not _IGNORED.fullmatch(text):
                 self._warn(line, "preprocessor directive not expanded; ignored")
-        elif first == "skinparam" or first.startswith("skinparam"):
+        elif first.startswith("skinparam"):
             if text.endswith("{"):
-                self._skip_braces(line)
+                self._skip_braces(line, "skinparam block")
         elif lowered.startswith("<style>"):
-            if "</style>" not in lowered and not self._skip_until(re.compile(r".*</style>\s*")):
+            if "</style>" not in lowered and not self._skip_until(_STYLE_END):
                 self._warn(line, "<style> is never closed")
+        elif _SPRITE_BLOCK.fullmatch(text):
+            self._skip_braces(line, "sprite")
+        elif _ALLOW_MIXING.fullmatch(text):
+            self.allow_mixing = True
         elif first in _IGNORED_FIRST_WORDS or _IGNORED.fullmatch(text):
             pass
         elif m := _SET_SEPARATOR.fullmatch(text):
             value = m.group(1)
-            self.model.separator = None if value.lower() == "none" else value
+            self.model.names.separator = None if value.lower() == "none" else value
         elif first in _TEXT_BLOCKS and (lowered == first or (
-                first == "legend" and _LEGEND_HEADER.fullmatch(text))):
+                first == "legend" and _LEGEND_HEADER.fullmatch(text)) or (
+                first in ("header", "footer") and _BLOCK_HEADER.fullmatch(text))):
             if not self._skip_until(_TEXT_BLOCKS[first]):
                 self._warn(line, f"{first} block is never closed")
-        elif first in ("title", "header", "footer"):
+        elif first in ("title", "header", "footer", "legend", "sprite"):
             pass
         elif first == "note":
             self._note(line)
         elif _TOGETHER.fullmatch(text):
             self.class_evidence = True
-            self._open_block(_Block("together", self.model.package_path, line))
-        elif m := CLASS_HEADER.fullmatch(text):
+            self._open_block("together", self.scope, line)
+        else:
+            self._declaration_or_link(line, text)
+
+    def _declaration_or_link(self, line: SourceLine, text: str) -> None:
+        if m := CLASS_HEADER.fullmatch(text):
             self._class(line, m.group(1), m.group("rest") or "")
+        elif m := OBJECT_HEADER.fullmatch(text):
+            self._object(line, m.group(1).lower(), m.group("rest") or "")
+        elif m := LOLLIPOP_HEADER.fullmatch(text):
+            rest = m.group("rest")
+            self._element(line, "()", lambda: parse_lollipop_header(rest), ClassKind.INTERFACE)
+        elif m := DIAMOND_HEADER.fullmatch(text):
+            name = m.group("name")
+            self._element(line, "<>", lambda: ElementHeader(name, "", "diamond", False),
+                          ClassKind.CLASS)
         elif (m := PACKAGE_HEADER.fullmatch(text)) and (
                 m.group(1).lower() in ("package", "namespace") or text.endswith("{")):
-            self._package(line, m.group(1), m.group("rest") or "")
+            self._package(line, m.group(1).lower(), m.group("rest") or "")
+        elif m := MIXING_HEADER.fullmatch(text):
+            self._mixing(line, m.group(1).lower(), m.group("rest"))
+        elif m := _ADD_STEREOTYPE.fullmatch(text):
+            self.class_evidence = True
+            draft = self._class_named(m.group("name"), line)
+            draft.stereotype = stereotypes_in(m.group("stereo")) or draft.stereotype
         else:
             self._relation_or_member(line)
 
-    def _skip_braces(self, line: SourceLine) -> None:
+    def _skip_braces(self, line: SourceLine, what: str) -> None:
         depth = 1
         while depth and (nxt := self._next_line()) is not None:
             depth += nxt.text.count("{") - nxt.text.count("}")
         if depth:
-            self._warn(line, "skinparam block is never closed")
+            self._warn(line, f"{what} is never closed")
+
+    def _class_named(self, token: str, line: SourceLine) -> ClassDraft:
+        return self.model.class_for(token.strip('"'), line.number, self.scope)
 
     # -- classes -------------------------------------------------------------------------
 
@@ -289,14 +430,33 @@ class _Parser:
             self.class_evidence = True  # `entity X` alone is a sequence participant
         elif self.other_diagram is None:
             self.other_diagram = line
-        draft = self.model.declare(header, line.number)
-        if header.opens_body:
+        if header.keyword in NEWER_KEYWORDS:
+            self._warn(line, f"'{header.keyword}' is read by newer PlantUML only, not "
+                       "1.2022.6; read as a class")
+        draft = self.model.class_for(header.name, line.number, self.scope, declaration=True)
+        self.model.declare(draft, kind=header.kind, stereotype=header.stereotype,
+                           display=header.display, scope=self.scope, line=line.number)
+        for parent in header.extends:
+            target = self.model.class_for(parent, line.number, self.scope,
+                                          kind=self._parent_kind(header.kind))
+            self.model.add_relation(_GE, draft.key, target.key, line.number)
+        for interface in header.implements:
+            target = self.model.class_for(interface, line.number, self.scope,
+                                          kind=ClassKind.INTERFACE)
+            self.model.add_relation(_RE, draft.key, target.key, line.number)
+        if header.opens_body or (not header.closes_body and self._brace_follows()):
             self._body(draft, line)
-        elif not header.closes_body and self.pos < len(self.lines) \
-                and self.lines[self.pos].text == "{":
-            # PlantUML accepts the brace on the very next line (not after a blank one).
+
+    @staticmethod
+    def _parent_kind(kind: ClassKind) -> ClassKind:
+        return ClassKind.INTERFACE if kind is ClassKind.INTERFACE else ClassKind.CLASS
+
+    def _brace_follows(self) -> bool:
+        """PlantUML accepts the brace on the very next line (not after a blank one)."""
+        if self.pos < len(self.lines) and self.lines[self.pos].text == "{":
             self.pos += 1
-            self._body(draft, line)
+            return True
+        return False
 
     def _body(self, draft: ClassDraft, header: SourceLine) -> None:
         in_enum = draft.kind is ClassKind.ENUM
@@ -314,23 +474,100 @@ class _Parser:
         except MemberError as error:
             self._warn(line, f"cannot read this member: {error}; ignored")
 
+    # -- objects, maps, json, lollipops, diamonds, mixed-in elements -------------------------
+
+    def _object(self, line: SourceLine, keyword: str, rest: str) -> None:
+        try:
+            header = parse_object_header(keyword, rest)
+        except DeclarationError as error:
+            raise self._error(line, f"cannot read the {keyword} declaration: {error}") from None
+        self.class_evidence = True
+        draft = self._declare_element(header, line, ClassKind.CLASS)
+        if not header.opens_body:
+            return
+        if keyword == "json":
+            self._skip_braces(line, "json body")
+            return
+        while (body_line := self._next_line()) is not None:
+            if body_line.text == "}":
+                return
+            if not body_line.text:
+                continue
+            if keyword == "map":
+                self._map_entry(draft, body_line)
+            else:
+                self._add_members(draft, body_line, body_line.text, False)
+        raise self._error(line, f"{keyword} body '{{' is never closed (missing '}}')")
+
+    def _map_entry(self, draft: ClassDraft, line: SourceLine) -> None:
+        entry = _MAP_ENTRY.fullmatch(line.text)
+        if entry is not None:
+            self._add_members(draft, line, entry.group("key"), False)
+            return
+        key, _, link = line.text.partition(" ")
+        try:
+            relation = parse_relation(f"{draft.key} {link.strip()}") if link else None
+        except ArrowError:
+            relation = None
+        if relation is None:
+            self._warn(line, "a map entry is 'key => value' or 'key *--> Class'; ignored")
+            return
+        self._add_members(draft, line, key, False)
+        self._relation(relation, line)
+
+    def _element(self, line: SourceLine, what: str, read: Callable[[], ElementHeader],
+                 kind: ClassKind) -> None:
+        try:
+            header = read()
+        except DeclarationError as error:
+            raise self._error(line, f"cannot read the {what} declaration: {error}") from None
+        self.class_evidence = True
+        self._declare_element(header, line, kind)
+
+    def _declare_element(self, header: ElementHeader, line: SourceLine,
+                         kind: ClassKind) -> ClassDraft:
+        draft = self.model.class_for(header.name, line.number, self.scope, declaration=True)
+        self.model.declare(draft, kind=kind, stereotype=header.stereotype,
+                           display=header.display, scope=self.scope, line=line.number)
+        return draft
+
+    def _mixing(self, line: SourceLine, keyword: str, rest: str) -> None:
+        if not self.allow_mixing:
+            if self.other_diagram is None:
+                self.other_diagram = line
+            self._warn(line, f"'{keyword}' is not part of a class diagram (PlantUML needs "
+                       "'allowmixing' first); ignored")
+            return
+        try:
+            header = parse_mixing_header(keyword, rest)
+        except DeclarationError as error:
+            raise self._error(line, f"cannot read the {keyword} declaration: {error}") from None
+        self._declare_element(header, line, ClassKind.CLASS)
+
     # -- packages ------------------------------------------------------------------------
 
     def _package(self, line: SourceLine, keyword: str, rest: str) -> None:
         try:
             header = parse_package_header(keyword, rest)
         except DeclarationError as error:
-            raise self._error(line, f"cannot read the package declaration: {error}") from None
+            raise self._error(line, f"cannot read the {keyword} declaration: {error}") from None
         self.class_evidence = True
-        path = self.model.add_package(header.name)
-        if header.opens_body:
-            self._open_block(_Block("package", path, line))
+        names = self.model.names
+        segment = names.package_path(header.name)
+        path = f"{self.scope.path}.{segment}" if self.scope.path else segment
+        namespace = self.scope.namespace
+        if keyword == "namespace" and names.separator:
+            namespace = f"{namespace}{names.separator}{header.name}" if namespace \
+                else header.name
+        self.model.add_group(header.name, path)
+        if header.alias:
+            self.model.add_group(header.alias, path)
+            names.group_paths[header.alias] = path
+        kind = keyword if keyword in ("package", "namespace") else "container"
+        if header.opens_body or (not header.closes_body and self._brace_follows()):
+            self._open_block(kind, Scope(path, namespace), line)
         elif not header.closes_body:
-            if self.pos < len(self.lines) and self.lines[self.pos].text == "{":
-                self.pos += 1
-                self._open_block(_Block("package", path, line))
-            else:
-                self._warn(line, "package without a '{ … }' body; ignored")
+            self._warn(line, f"{keyword} without a '{{ … }}' body; ignored")
 
     # -- notes ---------------------------------------------------------------------------
 
@@ -343,12 +580,15 @@ class _Parser:
             self.class_evidence = True
             self.model.add_note(self._note_text(line), "", line.number, m.group("alias"))
         elif m := _NOTE_ON_LINK.fullmatch(text):
+            if not self.model.links:
+                raise self._error(line, "a note on link needs a link on an earlier line")
             if m.group("text") is None:
                 self._note_text(line)
         elif m := _NOTE_OF.fullmatch(text):
-            target_token = m.group("target")
-            quoted = target_token.startswith('"')
-            target = self.model.class_named(target_token.strip('"'), quoted, line.number)
+            target_token = m.group("target").strip('"')
+            if "::" in target_token and self.model.names.separator != "::":
+                target_token = target_token.split("::", 1)[0]
+            target = self.model.class_for(target_token, line.number, self.scope).key
             if text.lower().split()[1] in ("top", "bottom"):
                 self.class_evidence = True
             elif self.other_diagram is None:
@@ -401,11 +641,12 @@ class _Parser:
 
     def _member_line(self, match: re.Match[str], line: SourceLine) -> None:
         """``Name : member`` adds a member to a class (created if new)."""
+        member = match.group("member")
+        if not member.strip():
+            raise self._error(line, "nothing after ':' (expected a member)")
         self.class_evidence = True
-        token = match.group("name")
-        name = self.model.class_named(token.strip('"'), token.startswith('"'), line.number)
-        draft = self.model.classes[name]
-        self._add_members(draft, line, match.group("member"), draft.kind is ClassKind.ENUM)
+        draft = self._class_named(match.group("name"), line)
+        self._add_members(draft, line, member, draft.kind is ClassKind.ENUM)
 
     def _relation(self, syntax: RelationSyntax, line: SourceLine) -> None:
         if syntax.sequence_like:
@@ -413,6 +654,10 @@ class _Parser:
                 self.other_diagram = line
         else:
             self.class_evidence = True
-        message = self.model.link(syntax, line.number)
+        try:
+            message = self.model.link(syntax, line.number, self.scope)
+        except BuildError as error:
+            raise self._error(line, str(error)) from None
         if message:
             self._warn(line, message)
+
