@@ -121,7 +121,7 @@ note left of Book : hardcover only
         ("A -[dashed]-> B", DE, "A", "B"),
         ("A<|--B", GE, "B", "A"),
         ("A *--o B", CO, "A", "B"),
-        ("A::field --> B::other", AS, "A", "B"),
+        ("A::field --> B::other", AS, "A", "B::other"),  # B is unknown: PlantUML's name
     ],
 )
 def test_arrow_maps_to_canonical_relation(arrow: str, expected_type: RelationType,

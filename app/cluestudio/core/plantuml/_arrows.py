@@ -246,8 +246,10 @@ def _sequence_like(match: re.Match[str], lh: str | None, rh: str | None, style: 
                    left: LinkEnd, right: LinkEnd) -> bool:
     """Whether PlantUML would also take this line as a sequence message (``A -> B``)."""
     body = match.group("b1") + match.group("b2")
-    # A colour or style is fine in a sequence message, a direction word is not.
-    if set(body) != {"-"} or match.group("dir") or match.group("inside"):
+    # A colour or style is fine in a sequence message, a direction word is not; nor is a
+    # class diagram's `@weight`.
+    if set(body) != {"-"} or match.group("dir") or match.group("inside") \
+            or match.string.startswith("@"):
         return False
     if match.group("m1") is not None or match.group("m2") is not None:
         return False

@@ -34,10 +34,11 @@ from cluestudio.core.plantuml._names import TOP, NameTable, Place, Scope
 
 @dataclass(frozen=True)
 class OmittedLink:
-    """A PlantUML link that is no relation of the model, with the reason.
+    """A line PlantUML draws between two elements that is no relation of the model.
 
-    ``reason`` is ``hidden`` (layout only), ``note`` (a note's connector) or ``package``
-    (an end is a package). ``begin``/``end`` are the ends as written.
+    ``reason`` is ``hidden`` (a layout helper), ``note`` (a note's connector) or ``package``
+    (an end is a package). ``begin``/``end`` are model class names where the end is a
+    class, else the name as written.
     """
 
     line: int
@@ -119,6 +120,8 @@ class DiagramBuilder:
             for r in self.relations
         )
         notes = tuple(Note(n.text, names.get(n.target, ""), line=n.line) for n in self.notes)
+        self.omitted = [OmittedLink(o.line, names.get(o.begin, o.begin), names.get(o.end, o.end),
+                                    o.reason) for o in self.omitted]
         return ClassDiagram(classes, relations, notes), renamed
 
     def _model_names(self) -> tuple[dict[str, str], list[tuple[int, str]]]:
@@ -163,7 +166,12 @@ class DiagramBuilder:
                   declaration: bool = False, kind: ClassKind = ClassKind.CLASS) -> ClassDraft:
         """The class ``token`` names from ``scope``, created (in order of appearance) if new."""
         if "::" in token and self.names.separator != "::" and not token.startswith("::"):
-            token = token.split("::", 1)[0]  # `A::member` names class A
+            owner = token.split("::", 1)[0]
+            # `A::member` names class A when A is a known plain name; otherwise PlantUML
+            # reads the whole of `A::member` (or `p.A::member`) as a class name.
+            if owner in self.names and (not self.names.separator
+                                        or self.names.separator not in owner):
+                token = owner
         key, place = self.names.resolve(token, scope, declaration=declaration)
         draft = self.classes.get(key)
         if draft is None:
@@ -195,6 +203,24 @@ class DiagramBuilder:
         place = Place(f"\0lollipop{self._lollipops}", scope.path, token)
         return self._create(place, line, ClassKind.INTERFACE)
 
+    def turn_into_group(self, key: str) -> None:
+        """A class that a package of the same name replaces: it, and what links it, go."""
+        del self.classes[key]
+        self.names.discard(key)
+        kept = []
+        for relation in self.relations:
+            if key in (relation.begin, relation.end):
+                self.omitted.append(OmittedLink(relation.line, relation.begin, relation.end,
+                                                "package"))
+            else:
+                kept.append(relation)
+        self.relations = kept
+        for note in self.notes:
+            if note.target == key:
+                note.target = ""
+        if self.last_class == key:
+            self.last_class = None
+
     def add_group(self, name: str, path: str) -> None:
         """Register a package or namespace block (its name and full path)."""
         self.groups.update((name, path))
@@ -218,14 +244,14 @@ class DiagramBuilder:
                 if not self._is_group(side, scope) and side.couple is None:
                     self.class_for(side.token, line, scope)
             self.omitted.append(OmittedLink(line, left.token, right.token, "package"))
-            return "a link to or from a package is not part of the model; ignored"
+            return None
         if left.couple is not None or right.couple is not None:
             self._association_class(syntax, line, scope)
             return None
         begin = self._end_class(left, syntax.lollipop == "left", line, scope)
         end = self._end_class(right, syntax.lollipop == "right", line, scope)
         if syntax.hidden:
-            self.omitted.append(OmittedLink(line, left.token, right.token, "hidden"))
+            self.omitted.append(OmittedLink(line, begin, end, "hidden"))
             return None
         if syntax.swap:
             begin, end = end, begin
@@ -263,9 +289,12 @@ class DiagramBuilder:
     # -- notes ---------------------------------------------------------------------------
 
     def add_note(self, text: str, target: str, line: int, alias: str = "") -> None:
+        """A note; one with a target is drawn with a connector to it."""
         if alias:
             self.note_aliases[alias] = len(self.notes)
         self.notes.append(_NoteDraft(text, target, line))
+        if target:
+            self.omitted.append(OmittedLink(line, f"note {len(self.notes)}", target, "note"))
 
     def _note_alias(self, end: LinkEnd, scope: Scope) -> int | None:
         if end.quoted or end.couple is not None or self.is_class(end.token, scope):
@@ -278,7 +307,12 @@ class DiagramBuilder:
 
     def _link_note(self, left: LinkEnd, right: LinkEnd, left_note: int | None,
                    right_note: int | None, line: int, scope: Scope) -> None:
-        self.omitted.append(OmittedLink(line, left.token, right.token, "note"))
+        begin, end = left.token, right.token
+        if left_note is None and left.couple is None:
+            begin = self.class_for(left.token, line, scope).key
+        if right_note is None and right.couple is None:
+            end = self.class_for(right.token, line, scope).key
+        self.omitted.append(OmittedLink(line, begin, end, "note"))
         if left_note is not None and right_note is not None:
             return  # a line between two notes says nothing about classes
         if left_note is not None:

@@ -70,7 +70,7 @@ MIXING_HEADER = re.compile(rf"({'|'.join(re.escape(k) for k in MIXING_KEYWORDS)}
 
 _CODE = re.compile(r'[^\s{}"<>]++')
 _SPACE = re.compile(r"\s++")
-_TOKEN = re.compile(r"\S*+")
+_TOKEN = re.compile(r"[^\s{]*+")
 _AS = re.compile(r"\s++as\s++", re.IGNORECASE)
 _INHERIT = re.compile(r"(extends|implements)\s++", re.IGNORECASE)
 _INHERIT_NAME = re.compile(r'"[^"\n]++"|[^\s,{}"]++')

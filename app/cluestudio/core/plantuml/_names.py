@@ -54,6 +54,12 @@ class NameTable:
     def __contains__(self, key: str) -> bool:
         return key in self._keys
 
+    def discard(self, key: str) -> None:
+        self._keys.discard(key)
+        for place, known in list(self._by_place.items()):
+            if known == key:
+                del self._by_place[place]
+
     def add(self, place: Place) -> None:
         self._keys.add(place.key)
         self._by_place.setdefault((place.package, place.display), place.key)

@@ -33,7 +33,7 @@ Expand = Callable[[str], tuple[list[str], list[int]]]
 # file inclusions that are never followed.
 _DIRECTIVE = re.compile(r"\s*+!\s*+(?P<word>\$?+[^\W\d]\w*+)", re.IGNORECASE)
 _PASSIVE = frozenset({"pragma", "theme"})
-_INCLUSION = re.compile(r"\s*+!\s*+(?:include\w*+|import)\b", re.IGNORECASE)
+INCLUSION = re.compile(r"\s*+!\s*+(?:include\w*+|import)\b", re.IGNORECASE)
 # Bodies whose lines must stay as written: a marker line inside would be replayed at every
 # call (or, in a function, be an error).
 _DEFINITION_START = re.compile(
@@ -56,7 +56,7 @@ def needs_preprocessor(text: str) -> bool:
     """Whether ``text`` holds a directive only PlantUML's preprocessor can expand."""
     for line in split_lines(text):
         match = _DIRECTIVE.match(line)
-        if match is None or _INCLUSION.match(line):
+        if match is None or INCLUSION.match(line):
             continue
         if match.group("word").lower() not in _PASSIVE:
             return True
@@ -68,7 +68,7 @@ def preprocess(text: str, expand: Expand, source: str | None = None) -> Preproce
     lines = split_lines(text)
     warnings: list[ParseWarning] = []
     for index, line in enumerate(lines):
-        if _INCLUSION.match(line):
+        if INCLUSION.match(line):
             warnings.append(ParseWarning(
                 index + 1, line, "!include and !import are not followed (diagrams are read "
                 "without other files); ignored"))
@@ -94,23 +94,42 @@ def expand_with_jvm(text: str, timeout_s: float = PREPROCESS_TIMEOUT) -> tuple[l
     copies it through, so every expanded line is known to come from the line of the marker
     above it.
     """
+    result = expand_many_with_jvm([text], timeout_s)[0]
+    if isinstance(result, SourceError):
+        raise result
+    return result
+
+
+def expand_many_with_jvm(texts: list[str], timeout_s: float = PREPROCESS_TIMEOUT
+                         ) -> list[tuple[list[str], list[int]] | SourceError]:
+    """:func:`expand_with_jvm` for many texts in one JVM; an error is returned, not raised."""
     marker = f"cs{secrets.token_hex(8)}x"
-    marked = _with_markers(split_lines(text), marker)
     with tempfile.TemporaryDirectory(prefix="cluestudio-preproc-") as folder:
-        source = Path(folder) / "diagram.puml"
-        source.write_text(marked, encoding="utf-8")
-        output = Path(folder) / "out"
-        _run_jvm(["-preproc", "-charset", "UTF-8", "-o", str(output), str(source)],
-                 timeout_s, folder)
-        try:
-            result = (output / "diagram.preproc").read_text(encoding="utf-8")
-        except OSError as error:
-            raise RenderError("PlantUML's preprocessor wrote nothing") from error
-    lines, origins = _unmark(split_lines(result), marker)
-    if not any(_END.match(line) for line in lines):
-        # PlantUML stops copying at a preprocessor error; -syntax names the line.
-        raise _preprocessor_error(text, origins[-1] if origins else 1)
-    return lines, origins
+        sources = []
+        for index, text in enumerate(texts):
+            source = Path(folder) / f"d{index:05d}" / "diagram.puml"
+            source.parent.mkdir()
+            source.write_text(_with_markers(split_lines(text), marker), encoding="utf-8")
+            sources.append(source)
+        _run_jvm(["-preproc", "-charset", "UTF-8", *(str(s) for s in sources)],
+                 timeout_s * max(1, len(texts) // 20 + 1), folder)
+        outputs = []
+        for source in sources:
+            # PlantUML names the file after `@startuml name` when the diagram has one.
+            written = sorted(source.parent.glob("*.preproc"))
+            outputs.append(written[0].read_text(encoding="utf-8") if written else None)
+    results: list[tuple[list[str], list[int]] | SourceError] = []
+    for text, output in zip(texts, outputs, strict=True):
+        if output is None:
+            results.append(RenderError("PlantUML's preprocessor wrote nothing"))
+            continue
+        lines, origins = _unmark(split_lines(output), marker)
+        if any(_END.match(line) for line in lines):
+            results.append((lines, origins))
+        else:
+            # PlantUML stops copying at a preprocessor error; -syntax names the line.
+            results.append(_preprocessor_error(text, origins[-1] if origins else 1))
+    return results
 
 
 def _with_markers(lines: list[str], marker: str) -> str:
@@ -125,7 +144,7 @@ def _with_markers(lines: list[str], marker: str) -> str:
             inside = True
         elif _END.match(line):
             inside = False
-        elif inside and not in_definition:
+        elif inside and not in_definition and not (out and out[-1].rstrip().endswith("\\")):
             out.append(f"{marker}{number}")
         if _DEFINITION_START.match(line):
             in_definition = True

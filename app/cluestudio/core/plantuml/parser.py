@@ -78,6 +78,7 @@ from cluestudio.core.plantuml._declarations import (
     NEWER_KEYWORDS,
     OBJECT_HEADER,
     PACKAGE_HEADER,
+    ClassHeader,
     DeclarationError,
     ElementHeader,
     parse_class_header,
@@ -100,6 +101,7 @@ from cluestudio.core.plantuml._preprocess import (
 __all__ = [
     "MAX_NESTING",
     "MAX_PARSE_BYTES",
+    "DiagramError",
     "OmittedLink",
     "ParseResult",
     "ParseTooLarge",
@@ -119,6 +121,15 @@ MAX_NESTING = 50
 
 class ParseTooLarge(PlantUMLSyntaxError):
     """A text over the parser's size limit (refused before it is read)."""
+
+
+class DiagramError(PlantUMLSyntaxError):
+    """A line PlantUML would refuse, with the warnings about the lines read before it."""
+
+    def __init__(self, message: str, *, line: int | None = None, text: str = "",
+                 source: str | None = None, warnings: tuple[ParseWarning, ...] = ()) -> None:
+        super().__init__(message, line=line, text=text, source=source)
+        self.warnings = warnings
 
 
 @dataclass(frozen=True)
@@ -207,7 +218,7 @@ class _Block:
 
 # Lines that are layout or styling only: nothing in the model.
 _IGNORED_FIRST_WORDS = frozenset({
-    "hide", "show", "remove", "restore", "scale", "skin", "caption", "mainframe", "newpage",
+    "hide", "show", "remove", "restore", "scale", "skin", "caption", "mainframe",
     "hide-class", "show-class", "layout_new_line", "footbox", "autonumber",
 })
 _IGNORED = re.compile(
@@ -296,7 +307,8 @@ class _Parser:
                            self.model.association_points)
 
     def _error(self, line: SourceLine, message: str) -> PlantUMLSyntaxError:
-        return PlantUMLSyntaxError(message, line=line.number, text=line.raw, source=self.source)
+        return DiagramError(message, line=line.number, text=line.raw, source=self.source,
+                            warnings=tuple(self.warnings))
 
     def _warn(self, line: SourceLine, message: str) -> None:
         self.warnings.append(ParseWarning(line.number, line.raw, message))
@@ -323,15 +335,28 @@ class _Parser:
     def _close_block(self, line: SourceLine) -> None:
         if not self.blocks:
             raise self._error(line, "'}' without an open package or class body")
-        self.blocks.pop()
+        closed = self.blocks.pop()
+        if closed.kind == "package" and self.blocks and self.blocks[-1].kind == "namespace":
+            # PlantUML 1.2022.6 closes the namespace together with a package right inside
+            # it, so the namespace's own '}' then closes nothing (an error, as there).
+            self.blocks.pop()
         self.scope = self.blocks[-1].scope if self.blocks else TOP
 
     # -- statements ----------------------------------------------------------------------
 
     def _statement(self, line: SourceLine) -> None:
         text = line.text
+        # A declaration goes first (`class x.y.Z` is also a link `class x. y.Z`), then
         # PlantUML reads `Title --> X` or `Node : +x` as a link or a member of a class named
-        # like a keyword, so those two forms go first.
+        # like a keyword, so those two forms come before the other keywords.
+        if (m := CLASS_HEADER.fullmatch(text)) is not None:
+            try:
+                header = parse_class_header(m.group(1), m.group("rest") or "")
+            except DeclarationError:
+                pass  # a link after all (`Class --> Other`), or an error reported below
+            else:
+                self._class(line, header)
+                return
         if text not in ("{", "}"):
             try:
                 relation = parse_relation(text)
@@ -367,6 +392,9 @@ class _Parser:
             self.allow_mixing = True
         elif first in _IGNORED_FIRST_WORDS or _IGNORED.fullmatch(text):
             pass
+        elif first == "newpage":
+            self._warn(line, "newpage: PlantUML draws several pages; they are read as one "
+                       "diagram")
         elif m := _SET_SEPARATOR.fullmatch(text):
             value = m.group(1)
             self.model.names.separator = None if value.lower() == "none" else value
@@ -387,7 +415,12 @@ class _Parser:
 
     def _declaration_or_link(self, line: SourceLine, text: str) -> None:
         if m := CLASS_HEADER.fullmatch(text):
-            self._class(line, m.group(1), m.group("rest") or "")
+            try:
+                header = parse_class_header(m.group(1), m.group("rest") or "")
+            except DeclarationError as error:
+                raise self._error(line, f"cannot read the class declaration: {error}") \
+                    from None
+            self._class(line, header)
         elif m := OBJECT_HEADER.fullmatch(text):
             self._object(line, m.group(1).lower(), m.group("rest") or "")
         elif m := LOLLIPOP_HEADER.fullmatch(text):
@@ -421,11 +454,7 @@ class _Parser:
 
     # -- classes -------------------------------------------------------------------------
 
-    def _class(self, line: SourceLine, keyword: str, rest: str) -> None:
-        try:
-            header = parse_class_header(keyword, rest)
-        except DeclarationError as error:
-            raise self._error(line, f"cannot read the class declaration: {error}") from None
+    def _class(self, line: SourceLine, header: ClassHeader) -> None:
         if header.keyword != "entity":
             self.class_evidence = True  # `entity X` alone is a sequence participant
         elif self.other_diagram is None:
@@ -488,32 +517,38 @@ class _Parser:
         if keyword == "json":
             self._skip_braces(line, "json body")
             return
+        bad_entry: SourceLine | None = None
         while (body_line := self._next_line()) is not None:
             if body_line.text == "}":
+                if bad_entry is not None:
+                    # PlantUML reports a multi-line command's error at its last line.
+                    raise self._error(body_line, "a map entry is 'key => value' or 'key "
+                                      f"*--> Class' (line {bad_entry.number})")
                 return
             if not body_line.text:
                 continue
             if keyword == "map":
-                self._map_entry(draft, body_line)
+                if not self._map_entry(draft, body_line) and bad_entry is None:
+                    bad_entry = body_line
             else:
                 self._add_members(draft, body_line, body_line.text, False)
         raise self._error(line, f"{keyword} body '{{' is never closed (missing '}}')")
 
-    def _map_entry(self, draft: ClassDraft, line: SourceLine) -> None:
+    def _map_entry(self, draft: ClassDraft, line: SourceLine) -> bool:
         entry = _MAP_ENTRY.fullmatch(line.text)
         if entry is not None:
             self._add_members(draft, line, entry.group("key"), False)
-            return
+            return True
         key, _, link = line.text.partition(" ")
         try:
             relation = parse_relation(f"{draft.key} {link.strip()}") if link else None
         except ArrowError:
             relation = None
         if relation is None:
-            self._warn(line, "a map entry is 'key => value' or 'key *--> Class'; ignored")
-            return
+            return False
         self._add_members(draft, line, key, False)
         self._relation(relation, line)
+        return True
 
     def _element(self, line: SourceLine, what: str, read: Callable[[], ElementHeader],
                  kind: ClassKind) -> None:
@@ -559,6 +594,11 @@ class _Parser:
         if keyword == "namespace" and names.separator:
             namespace = f"{namespace}{names.separator}{header.name}" if namespace \
                 else header.name
+        code = header.alias or header.name
+        existing = self.model.names.find(code, self.scope)
+        if existing is not None and existing == code:
+            # PlantUML turns a class of that name into the package (it is drawn no more).
+            self.model.turn_into_group(existing)
         self.model.add_group(header.name, path)
         if header.alias:
             self.model.add_group(header.alias, path)
