@@ -16,7 +16,7 @@ from cluestudio.core.errors import PlantUMLSyntaxError
 _Numbering = Callable[[int], int]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ParseWarning:
     """A line the parser read past: its 1-based number, its text and why."""
 
@@ -25,7 +25,7 @@ class ParseWarning:
     message: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SourceLine:
     number: int  # 1-based, in the user's text
     text: str  # comments removed, surrounding whitespace stripped

@@ -357,11 +357,13 @@ class _Parser:
             else:
                 self._class(line, header)
                 return
+        arrow_error: ArrowError | None = None
         if text not in ("{", "}"):
             try:
                 relation = parse_relation(text)
-            except ArrowError:
+            except ArrowError as error:
                 relation = None  # maybe a keyword line (`title A --> B`); decided below
+                arrow_error = error
             if relation is not None:
                 self._relation(relation, line)
                 return
@@ -411,9 +413,10 @@ class _Parser:
             self.class_evidence = True
             self._open_block("together", self.scope, line)
         else:
-            self._declaration_or_link(line, text)
+            self._declaration_or_link(line, text, arrow_error)
 
-    def _declaration_or_link(self, line: SourceLine, text: str) -> None:
+    def _declaration_or_link(self, line: SourceLine, text: str,
+                             arrow_error: ArrowError | None) -> None:
         if m := CLASS_HEADER.fullmatch(text):
             try:
                 header = parse_class_header(m.group(1), m.group("rest") or "")
@@ -440,7 +443,7 @@ class _Parser:
             draft = self._class_named(m.group("name"), line)
             draft.stereotype = stereotypes_in(m.group("stereo")) or draft.stereotype
         else:
-            self._relation_or_member(line)
+            self._not_a_declaration(line, arrow_error)
 
     def _skip_braces(self, line: SourceLine, what: str) -> None:
         depth = 1
@@ -653,21 +656,17 @@ class _Parser:
             parts.append(line.text)
         raise self._error(header, "note is never closed (missing 'end note')")
 
-    # -- relations and `Name : member` ----------------------------------------------------
+    # -- `Name : member`, links and what is left ------------------------------------------
 
-    def _relation_or_member(self, line: SourceLine) -> None:
-        try:
-            relation = parse_relation(line.text)
-        except ArrowError as error:
+    def _not_a_declaration(self, line: SourceLine, arrow_error: ArrowError | None) -> None:
+        """A line that is no link (``_statement`` tried) and no keyword statement."""
+        if arrow_error is not None:
             # Deferred: if the whole text turns out to be a sequence diagram, that is the
             # error to report, not this line's unreadable (sequence) arrow.
             if self.deferred is None:
-                self.deferred = self._error(line, str(error))
+                self.deferred = self._error(line, str(arrow_error))
             if self.other_diagram is None:
                 self.other_diagram = line
-            return
-        if relation is not None:
-            self._relation(relation, line)
             return
         if m := _ADD_MEMBER.fullmatch(line.text):
             self._member_line(m, line)
