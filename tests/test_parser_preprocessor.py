@@ -1,0 +1,137 @@
+"""PlantUML's preprocessor in front of the parser: which texts go through it, how its lines
+map back to the user's, and (with Java) the real thing."""
+
+from __future__ import annotations
+
+import pytest
+
+from cluestudio.core.errors import PlantUMLSyntaxError, RenderError
+from cluestudio.core.plantuml._preprocess import (
+    expand_many_with_jvm,
+    expand_with_jvm,
+    needs_preprocessor,
+)
+from cluestudio.core.plantuml.parser import parse_plantuml
+from cluestudio.core.plantuml.runtime import RuntimeMissing, java_executable, plantuml_jar
+
+
+@pytest.mark.parametrize(
+    ("text", "needed"),
+    [
+        ("class A", False),
+        ("!pragma layout smetana\n!theme plain\nclass A", False),
+        ("!include common.puml\nclass A", False),  # never followed, so nothing to expand
+        ("class A {\n  !!! not a directive\n}", False),
+        ("!define ENTITY class\nENTITY A", True),
+        ("  !$x = 1\nclass A", True),
+        ("!procedure $p()\n!endprocedure", True),
+        ("!if 1\nclass A\n!endif", True),
+    ],
+)
+def test_which_texts_need_the_preprocessor(text: str, needed: bool) -> None:
+    assert needs_preprocessor(text) is needed
+
+
+def test_expanded_lines_carry_the_users_line_numbers() -> None:
+    text = "@startuml\n!define E(x) class x\n!include lib.puml\nE(A)\nE(B)\nA --> B\n@enduml\n"
+    seen = []
+
+    def expand(marked: str) -> tuple[list[str], list[int]]:
+        seen.append(marked)
+        return ["@startuml", "class A", "class B", "A --> B", "@enduml"], [1, 4, 5, 6, 7]
+
+    result = parse_plantuml(text, source="d.puml", preprocessor=expand)
+    assert [(c.name, c.line) for c in result.diagram.classes] == [("A", 4), ("B", 5)]
+    assert result.diagram.relations[0].line == 6
+    # The inclusion never reaches PlantUML; the user hears about it on its own line.
+    assert "!include" not in seen[0] and "!define" in seen[0]
+    assert [(w.line, w.text) for w in result.warnings] == [(3, "!include lib.puml")]
+
+
+def test_an_error_in_expanded_text_names_the_users_line() -> None:
+    def expand(_text: str) -> tuple[list[str], list[int]]:
+        return ["@startuml", "class A {", "@enduml"], [1, 3, 4]
+
+    with pytest.raises(PlantUMLSyntaxError) as caught:
+        parse_plantuml("@startuml\n!$x = 1\nclass A {\n@enduml", preprocessor=expand)
+    assert caught.value.line == 3
+
+
+def test_a_preprocessor_failure_is_a_syntax_error_on_its_line() -> None:
+    def expand(_text: str) -> tuple[list[str], list[int]]:
+        raise RenderError("No if related to this endif", line=3)
+
+    with pytest.raises(PlantUMLSyntaxError) as caught:
+        parse_plantuml("class A\n!if 1\n!endif\n!endif", source="x.puml", preprocessor=expand)
+    assert (caught.value.line, caught.value.text) == (3, "!endif")
+    assert str(caught.value).startswith("x.puml:3: PlantUML's preprocessor: No if related")
+
+
+def test_without_a_preprocessor_directives_stay_warnings() -> None:
+    result = parse_plantuml("!define E class\nclass A\n!if 1\n", preprocessor=None)
+    assert result.diagram.class_names == ("A",)
+    assert [w.line for w in result.warnings] == [1, 3]
+
+
+# -- PlantUML itself ------------------------------------------------------------------------
+
+
+def _java_available() -> bool:
+    try:
+        return java_executable().exists() and plantuml_jar().exists()
+    except RuntimeMissing:
+        return False
+
+
+needs_java = pytest.mark.skipif(not _java_available(), reason="no Java runtime or PlantUML jar")
+
+
+@needs_java
+@pytest.mark.java
+@pytest.mark.xdist_group("java")
+def test_plantuml_expands_defines_procedures_functions_and_ifs() -> None:
+    text = """@startuml classes
+' a comment
+!define ENTITY(name) class name <<entity>>
+!$colour = "#E0F0FF"
+!procedure $service($name)
+  class $name <<service>> $colour
+!endprocedure
+!function $repo($entity)
+  !return $entity + "Repository"
+!endfunction
+ENTITY(Customer)
+$service(Billing)
+class $repo("Order")
+!if 1 == 2
+class Never
+!else
+class Always
+!endif
+Billing --> Customer
+@enduml
+"""
+    result = parse_plantuml(text, source="p.puml")
+    diagram = result.diagram
+    assert [(c.name, c.stereotype, c.line) for c in diagram.classes] == [
+        ("Customer", "entity", 11), ("Billing", "service", 12), ("OrderRepository", "", 13),
+        ("Always", "", 17)]
+    assert diagram.relations[0].line == 19
+    assert result.warnings == ()
+
+
+@needs_java
+@pytest.mark.java
+@pytest.mark.xdist_group("java")
+def test_plantuml_preprocessor_errors_and_many_texts_in_one_jvm() -> None:
+    with pytest.raises(PlantUMLSyntaxError) as caught:
+        parse_plantuml("@startuml\nclass A\n!if 1\n!endif\n!endif\nclass B\n@enduml\n")
+    assert caught.value.line == 5
+    texts = ["!define K class\nK A\n", "!$n = 2\n!if $n > 1\nclass Many\n!endif\n",
+             "@startuml\n!endif\n@enduml\n"]
+    first, second, third = expand_many_with_jvm(texts)
+    assert not isinstance(first, Exception) and "class A" in first[0]
+    assert not isinstance(second, Exception)
+    assert second[1][second[0].index("class Many")] == 3
+    assert isinstance(third, RenderError) and third.line == 2
+    assert expand_with_jvm("!define K class\nK A\n")[0] == first[0]
