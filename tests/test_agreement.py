@@ -14,6 +14,8 @@ from cluestudio.core.agreement import (
     icc,
     item_agreement,
     krippendorff_alpha_interval,
+    krippendorff_alpha_ordinal,
+    pairwise_agreement,
     pairwise_kappas,
     weighted_kappa,
 )
@@ -23,7 +25,7 @@ nan = math.nan
 # Krippendorff, K. (2011). Computing Krippendorff's Alpha-Reliability. Annenberg School for
 # Communication, University of Pennsylvania, Departmental Papers (ASC) 43, §C–E: four
 # observers, twelve units, values 1–5, missing data. Published: α_nominal = 0.743,
-# α_interval = 0.849. Rows here are units (items), columns observers A–D.
+# α_ordinal = 0.815, α_interval = 0.849. Rows here are units (items), columns observers A–D.
 KRIPPENDORFF_2011 = np.array([
     [1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
     [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, 3],
@@ -53,6 +55,45 @@ def test_krippendorff_alpha_matches_the_krippendorff_package() -> None:
         expected = krippendorff.alpha(reliability_data=data.T,
                                       level_of_measurement="interval")
         assert krippendorff_alpha_interval(data) == pytest.approx(expected, abs=1e-12)
+
+
+def test_ordinal_alpha_matches_the_published_example_and_the_package() -> None:
+    assert krippendorff_alpha_ordinal(KRIPPENDORFF_2011) == pytest.approx(0.815, abs=5e-4)
+    krippendorff = pytest.importorskip("krippendorff")
+    rng = np.random.default_rng(1)
+    for trial in range(40):
+        # Integer scores, half-point rubric steps and totals with gaps between values.
+        step = (1.0, 0.5, 2.5)[trial % 3]
+        data = rng.integers(0, 9, size=(30, 3)).astype(float) * step
+        data[rng.random(data.shape) < 0.2] = np.nan
+        expected = krippendorff.alpha(reliability_data=data.T, level_of_measurement="ordinal")
+        assert krippendorff_alpha_ordinal(data) == pytest.approx(expected, abs=1e-12)
+
+
+def test_ordinal_alpha_uses_order_not_spacing() -> None:
+    data = np.array([[1, 1], [2, 3], [3, 3], [4, 4], [2, 2]], dtype=float)
+    stretched = np.where(data >= 3, data * 10, data)  # same order, other spacing
+    assert krippendorff_alpha_ordinal(stretched) == pytest.approx(
+        krippendorff_alpha_ordinal(data), abs=1e-12)
+    assert krippendorff_alpha_interval(stretched) != pytest.approx(
+        krippendorff_alpha_interval(data), abs=1e-3)
+    assert krippendorff_alpha_ordinal(np.array([[1.0, 1.0], [2.0, 2.0]])) == 1.0
+    assert math.isnan(krippendorff_alpha_ordinal(np.array([[3.0, 3.0], [3.0, 3.0]])))
+    assert math.isnan(krippendorff_alpha_ordinal(np.array([[1.0, nan], [nan, 2.0]])))
+
+
+def test_reports_show_both_alphas_and_say_which_is_which() -> None:
+    ratings = Ratings.from_matrix(KRIPPENDORFF_2011)
+    report = agreement_report(ratings)
+    assert report.alpha_ordinal == pytest.approx(0.815, abs=5e-4)
+    assert report.to_dict()["alpha_ordinal"] == report.alpha_ordinal
+    text = report.to_text()
+    assert "alpha (interval): 0.849" in text and "(ordinal): 0.815" in text
+    assert "alpha w/o (interval)" in text
+    pair = pairwise_agreement(ratings)[0]
+    both = np.isfinite(KRIPPENDORFF_2011[:, 0]) & np.isfinite(KRIPPENDORFF_2011[:, 1])
+    assert pair.alpha_ordinal == pytest.approx(
+        krippendorff_alpha_ordinal(KRIPPENDORFF_2011[both][:, :2]), abs=1e-12)
 
 
 def test_alpha_edge_cases() -> None:

@@ -29,6 +29,7 @@ from cluestudio.core.calibrate.split import score_bins, stratified_split
 from cluestudio.core.clue import ClueScorer, ClueWeights
 from cluestudio.core.jobs import Cancelled, CancelToken, run_job
 from cluestudio.core.model import ClassDiagram
+from support.clue_support import random_pairs
 
 
 class HashEmbedder:
@@ -114,10 +115,13 @@ ALL = [0, 1, 2, 3, 4]
     ("exact", "paper", "reference", TIE_FREE),
     (HashEmbedder(), "paper", "reference", ALL),
     (HashEmbedder(), "oodeval-code", "paper-eq3", ALL),
+    (HashEmbedder(), "oodeval-code", "reference", ALL),
 ])
 def test_leaf_cache_scores_equal_the_engine(embedder: object, profile: str,
                                             normalization: str, columns: list[int]) -> None:
     pairs = _pairs(60, seed=11)
+    # Unknown relation ends, empty strings and odd multiplicities: every profile rule.
+    pairs += random_pairs(20, seed=11)
     scorer = ClueScorer(embedder, profile=profile, normalization=normalization,  # type: ignore[arg-type]
                         cache=False)
     batch = run_job(scorer.build_leaves(pairs))
@@ -218,6 +222,39 @@ def test_fit_recovers_planted_weights_test_correlation() -> None:
     assert fitted.test["clue"] > shipped.test["clue"] + 0.1
     assert fitted.train_objective >= max(b.train_objective for b in result.baselines) - 1e-12
     assert len(result.history) == 80 and result.trials == 80
+
+
+def test_eq12_cannot_identify_the_weights_and_the_intervals_say_so() -> None:
+    """Humans follow clue under planted weights: other weights fit them as well or better,
+    far from the planted ones, and the bootstrap intervals flag exactly that."""
+    pairs = planted_pairs(400, tasks=10, seed=21, max_mutations=8)
+    cache = run_job(build_leaf_cache([(p.reference, p.candidate) for p in pairs],
+                                     embedder="exact", cache=False))
+    planted = to_weights([0.35, 0.25, 0.55, 0.85, 0.3, 0.2, 0.7, 0.15, 0.6], name="planted")
+    human = planted_human(cache.scores(planted), metric="clue", noise=4.0, seed=3)
+    result = run_job(calibrate(cache, human, trials=80, seed=0, bootstrap=12,
+                               bootstrap_trials=20))
+    truth = evaluate(Objective(cache, human), planted, result.split, "planted")
+    # The objective prefers weights that are not the truth ...
+    assert result.best.train_objective > truth.train_objective
+    distance = np.abs(np.array(list(result.weights.values().values()))
+                      - np.array(list(planted.values().values())))
+    assert distance.mean() > 0.1
+    # ... and the intervals are wide and cover the planted weights.
+    intervals = result.intervals
+    assert intervals is not None and intervals.resamples == 12
+    assert len(intervals.wide) >= 8
+    covered = [n for n, w in planted.values().items()
+               if intervals.low[n] - 1e-9 <= w <= intervals.high[n] + 1e-9]
+    assert len(covered) >= 12
+    assert result.warnings and "do not read them as findings" in result.warnings[0]
+    assert result.to_dict()["weight_intervals"]["wide"] == intervals.wide
+    # A threshold above any possible width is silent; the refits are seeded.
+    lenient = run_job(calibrate(cache, human, trials=20, seed=0, bootstrap=3,
+                                bootstrap_trials=10, width_threshold=1.0))
+    again = run_job(calibrate(cache, human, trials=20, seed=0, bootstrap=3,
+                              bootstrap_trials=10, width_threshold=1.0))
+    assert lenient.warnings == [] and lenient.intervals == again.intervals
 
 
 def test_fit_is_reproducible_writes_a_loadable_profile_and_honours_patience(tmp_path) -> None:

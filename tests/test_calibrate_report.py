@@ -170,6 +170,39 @@ def test_cli_calibrate_writes_profile_and_report(tmp_path: Path, capsys) -> None
     assert ClueWeights.load(profile).values() == pytest.approx(out["weights"])
     assert (report / "report.json").exists() and (report / "correlations.txt").exists()
     assert not (report / "scatter.png").exists()  # --no-plots
+    # Every fitted weight comes with its bootstrap interval (20 refits by default), and
+    # the profile and the report keep them.
+    intervals = out["weight_intervals"]
+    assert intervals["resamples"] == 20 and intervals["trials"] == 20
+    for name, value in out["weights"].items():
+        entry = intervals["weights"][name]
+        assert entry["fitted"] == pytest.approx(value)
+        assert 0 <= entry["low"] <= entry["high"] <= 1
+    import tomllib
+
+    saved = tomllib.loads(profile.read_text())["calibration"]["bootstrap"]
+    assert saved["resamples"] == 20 and saved["wide_intervals"] == len(intervals["wide"])
+    report_json = json.loads((report / "report.json").read_text())
+    assert report_json["calibration"]["weight_intervals"] == intervals
+
+
+def test_cli_calibrate_warns_about_unidentified_weights(tmp_path: Path, capsys) -> None:
+    pairs, ratings = _study(tmp_path)
+    code = main(["calibrate", str(pairs), "--ratings", str(ratings), "--trials", "8",
+                 "--embedder", "exact", "--weight-bootstrap", "5", "--bootstrap-trials", "6",
+                 "--interval-warning", "0.05"])
+    assert code == 0
+    captured = capsys.readouterr()
+    assert "warning:" in captured.err and "do not read them as findings" in captured.err
+    assert "95% interval (5 bootstrap refits)" in captured.out
+    assert "wide: not identified" in captured.out
+    assert main(["calibrate", str(pairs), "--ratings", str(ratings), "--trials", "4",
+                 "--embedder", "exact", "--weight-bootstrap", "0"]) == 0
+    captured = capsys.readouterr()
+    assert "warning:" not in captured.err and "weights: w_e=" in captured.out
+    assert main(["calibrate", str(pairs), "--ratings", str(ratings),
+                 "--embedder", "exact", "--weight-bootstrap", "1"]) == 2
+    assert "--weight-bootstrap must be 0" in capsys.readouterr().err
 
 
 def test_cli_calibrate_reports_unrated_pairs(tmp_path: Path, capsys) -> None:
@@ -187,5 +220,13 @@ def test_cli_agreement(tmp_path: Path, capsys) -> None:
     out = json.loads(capsys.readouterr().out)
     assert out["graders"] == ["ann", "bob"] and len(out["disagreements"]) == 3
     assert -1 <= out["alpha_interval"] <= 1 and out["icc"]["k"] == 2
+    krippendorff = pytest.importorskip("krippendorff")
+    from cluestudio.core.agreement import Ratings
+    from cluestudio.core.calibrate.ratings_io import read_ratings
+
+    table = Ratings.from_records((r.id, r.grader, r.total) for r in read_ratings(ratings))
+    assert out["alpha_ordinal"] == pytest.approx(krippendorff.alpha(
+        reliability_data=table.values.T, level_of_measurement="ordinal"), abs=1e-12)
     assert main(["agreement", str(ratings)]) == 0
-    assert "Krippendorff" in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert "Krippendorff's alpha (interval)" in text and "(ordinal)" in text

@@ -19,6 +19,7 @@ from cluestudio.core.clue import (
     multiplicity_match,
     optmatch,
 )
+from cluestudio.core.clue.relations import PACKAGE_MULTIPLICITY
 from cluestudio.core.model import Multiplicity
 from support.clue_support import AG, AS, CO, DE, GE, RE, cls, diagram, method, rel
 
@@ -52,9 +53,37 @@ def test_attributes_matched_by_hungarian() -> None:
 def test_oodeval_code_profile_uses_raw_cosine() -> None:
     ref = diagram([cls("Customer", [("name", "String"), ("age", "int")])])
     cand = diagram([cls("Customer", [("name", "String"), ("years", "int")])])
-    # different strings now give σ = cos = 0: age/years = .594, name/years = 0 → (1+.594)/2
+    # different strings now give σ = cos = 0: age/years = w_at, name/years = 0 → (1+w_at)/2
     result = scores(ref, cand, profile="oodeval-code").scores
-    assert result.clue_attribute == pytest.approx(0.797)
+    assert result.clue_attribute == pytest.approx(0.797, abs=1e-3)
+    # ... with the package's own full-precision weights unless others are given
+    assert result.clue_attribute == pytest.approx((1 + 0.5942232195411594) / 2, abs=1e-12)
+    rounded = scores(ref, cand, profile="oodeval-code", weights=ClueWeights.default()).scores
+    assert rounded.clue_attribute == pytest.approx(0.797, abs=1e-12)
+
+
+def test_oodeval_code_profile_keeps_the_packages_rules() -> None:
+    # Empty strings are compared like any other string (one-hot: "" == "" → 1, else 0):
+    # attribute types "" vs "int" → 0 under both profiles, "" vs "" → 1.
+    ref = diagram([cls("A", [("x", "")])], [rel(AS, "A", "Ghost", "1", "0..*")])
+    cand = diagram([cls("A", [("x", "")]), cls("B")], [rel(AS, "A", "Nobody", "1", "*")])
+    w = ClueWeights.shipped("oodeval-code")
+    result = scores(ref, cand, profile="oodeval-code").scores
+    assert result.clue_attribute == pytest.approx(1.0)
+    # "0..*" vs "*": both contain "*" → match; the unknown ends Ghost and Nobody both fall
+    # back to class 0 (A), so ES_ce(A, A) = 1 stands in for them.
+    assert result.clue_relation == pytest.approx(w.w_rt + w.w_rn + w.w_rm)
+    # case-sensitive: "Many" is no "many" marker for the package ...
+    ref = diagram([A_EMPTY, B_EMPTY], [rel(AS, "A", "B", "1", "Many")])
+    cand = diagram([A_EMPTY, B_EMPTY], [rel(AS, "A", "B", "1", "*")])
+    assert scores(ref, cand, profile="oodeval-code").scores.clue_relation == pytest.approx(
+        w.w_rt + w.w_rn + w.w_rm / 2)
+    # ... but is under the default profile
+    assert scores(ref, cand).scores.clue_relation == pytest.approx(0.156 + 0.624 + 0.220)
+    # a reference without classes: the package leaves clue-attribute/-method at 0
+    nothing = scores(diagram([]), cand, profile="oodeval-code").scores
+    assert (nothing.clue_class, nothing.clue_attribute, nothing.clue_method) == (1.0, 0.0, 0.0)
+    assert scores(diagram([]), cand).scores.clue_attribute == 1.0
 
 
 def test_method_with_parameters() -> None:
@@ -80,7 +109,8 @@ def test_empty_strings_rules() -> None:
 @pytest.mark.parametrize(("t1", "l1", "t2", "l2", "lut", "rm"), [
     (AS, ("1", "*"), AS, ("1", "*"), 1.00, 1.0),
     (AS, ("1", "*"), CO, ("1", "many"), 0.85, 1.0),   # both "many" markers
-    (AS, ("1", "0..*"), AS, ("1", "*"), 1.00, 0.5),   # ranges compare as strings
+    (AS, ("1", "0..*"), AS, ("1", "*"), 1.00, 1.0),   # "*" found anywhere (DESIGN §3)
+    (AS, ("1..*", "1"), AS, ("many", "0..1"), 1.00, 0.5),  # 1 vs 0..1: no "many" marker
     (AG, ("1", "Many"), AG, ("1", "multi"), 1.00, 1.0),  # case-insensitive
     (AS, (" 1 ", ""), AS, ("1", ""), 1.00, 1.0),      # trimmed; empty == empty
     (AS, ("1", "*"), GE, ("", ""), 0.17, 0.0),        # T1 vs T2 → 0
@@ -181,9 +211,13 @@ def test_optmatch_and_helpers() -> None:
     assert optmatch(es) == pytest.approx(1.6 / 3)
     assert optmatch(es, "paper-eq3") == pytest.approx(0.8)
     assert optmatch(np.zeros((0, 3))) == 1.0 and optmatch(np.zeros((2, 0))) == 0.0
-    assert multiplicity_match("0..*", "*") == 0.0
+    assert multiplicity_match("0..*", "*") == 1.0  # a search anywhere, not a whole match
     assert multiplicity_match("MUCH", "*") == 1.0
-    assert multiplicity_match("1..*", "many") == 0.0
+    assert multiplicity_match("1..*", "many") == 1.0
+    assert multiplicity_match("1", "0..1") == 0.0
+    assert multiplicity_match(" 1", "1") == 1.0  # trimmed
+    assert multiplicity_match("Many", "*", PACKAGE_MULTIPLICITY) == 0.0  # case-sensitive
+    assert multiplicity_match(" 1", "1", PACKAGE_MULTIPLICITY) == 0.0  # untrimmed
     lut = load_lut()
     assert np.allclose(lut, lut.T) and lut[0, 2] == 0.85 and lut[4, 5] == 0.72
 

@@ -131,3 +131,53 @@ def test_minilm_ships_offline_and_knows_synonyms() -> None:
     vectors = scorer.embedder.encode(["Customer", "Client", "Engine"])
     sims = 0.5 * (vectors @ vectors.T + 1)
     assert sims[0, 1] > sims[0, 2]
+
+
+def _declare_pooling(folder, **flags) -> None:
+    import json
+
+    (folder / "modules.json").write_text(json.dumps([
+        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+        {"idx": 1, "name": "1", "path": "1_Pooling",
+         "type": "sentence_transformers.models.Pooling"}]), encoding="utf-8")
+    (folder / "1_Pooling").mkdir(exist_ok=True)
+    (folder / "1_Pooling" / "config.json").write_text(json.dumps(
+        {"word_embedding_dimension": 32, **flags}), encoding="utf-8")
+    (folder / "sentence_bert_config.json").write_text(
+        json.dumps({"max_seq_length": 16, "do_lower_case": False}), encoding="utf-8")
+
+
+def test_declared_pooling_follows_the_model_folder(tiny_bert, tmp_path) -> None:
+    import shutil
+
+    from cluestudio.core.embed.hf import declared_pooling
+
+    texts = ["client order", "customer", ""]
+    # A plain encoder (no sentence-transformers config): [CLS], as the authors' package
+    # pools bert-base-uncased and codebert-base; cut at the model's 64 positions.
+    declared = get_embedder(str(tiny_bert), pooling="declared", device="cpu")
+    assert declared.resolved_pooling.mode == "cls" and declared.resolved_pooling.max_length == 64
+    cls_vectors = get_embedder(str(tiny_bert), pooling="cls", device="cpu").encode(texts)
+    assert np.allclose(declared.encode(texts), cls_vectors, atol=1e-6)
+    # The same weights declaring mean pooling: mean, cut at max_seq_length.
+    mean_folder = tmp_path / "st-mean"
+    shutil.copytree(tiny_bert, mean_folder)
+    _declare_pooling(mean_folder, pooling_mode_mean_tokens=True)
+    as_st = get_embedder(str(mean_folder), pooling="declared", device="cpu")
+    assert as_st.resolved_pooling.mode == "mean" and as_st.resolved_pooling.max_length == 16
+    mean_vectors = get_embedder(str(tiny_bert), pooling="mean", device="cpu").encode(texts)
+    assert np.allclose(as_st.encode(texts), mean_vectors, atol=1e-6)
+    assert ":mean:" in as_st.id and ":len16" in as_st.id  # its own cache key
+    # An empty string is a string like any other here: one [CLS] [SEP] input.
+    assert np.isfinite(as_st.encode([""])).all()
+    # Pooling the package cannot reproduce is refused with the file named.
+    _declare_pooling(mean_folder, pooling_mode_max_tokens=True)
+    with pytest.raises(EmbedderError, match=r"st-mean.*only mean or"):
+        declared_pooling(mean_folder)
+
+
+def test_minilm_declares_mean_pooling() -> None:
+    from cluestudio.core.embed.hf import declared_pooling, minilm_path
+
+    pooling = declared_pooling(minilm_path())
+    assert (pooling.mode, pooling.max_length, pooling.lower_case) == ("mean", 256, False)

@@ -70,8 +70,8 @@ def _icc2k(table: np.ndarray) -> float:
     return float((bms - ems) / (bms + (jms - ems) / n))
 
 
-def _alpha(table: np.ndarray) -> float:
-    return float(krippendorff.alpha(reliability_data=table, level_of_measurement="interval"))
+def _alpha(table: np.ndarray, level: str = "interval") -> float:
+    return float(krippendorff.alpha(reliability_data=table, level_of_measurement=level))
 
 
 def test_agreement_scopes_match_independent_implementations(tmp_path) -> None:
@@ -90,6 +90,8 @@ def test_agreement_scopes_match_independent_implementations(tmp_path) -> None:
     for key, table in (("total", totals), ("classes", classes), ("overall", overall)):
         scope = scopes[key]
         assert scope.report.alpha_interval == pytest.approx(_alpha(table), abs=1e-9)
+        assert scope.report.alpha_ordinal == pytest.approx(_alpha(table, "ordinal"),
+                                                           abs=1e-9)
         assert scope.report.icc.icc2k == pytest.approx(_icc2k(table), abs=1e-9)
         assert scope.report.icc.n == 4 and scope.report.icc.dropped == 2
         assert scope.pairable == 6
@@ -99,6 +101,8 @@ def test_agreement_scopes_match_independent_implementations(tmp_path) -> None:
             a, b = table[GRADERS.index(pair.first)], table[GRADERS.index(pair.second)]
             both = np.isfinite(a) & np.isfinite(b)
             assert pair.alpha_interval == pytest.approx(_alpha(np.vstack([a, b])), abs=1e-9)
+            assert pair.alpha_ordinal == pytest.approx(
+                _alpha(np.vstack([a, b]), "ordinal"), abs=1e-9)
             assert pair.icc2k == pytest.approx(_icc2k(np.vstack([a, b])), abs=1e-9)
             if key == "total":
                 labels = np.unique(np.concatenate([a[both], b[both]]))
@@ -158,13 +162,20 @@ def test_agreement_tab_shows_overall_pairs_and_graders(qtbot, tmp_path) -> None:
         total_row = overview.topLevelItem(0)
         assert total_row.text(0) == "Total"
         assert total_row.text(1) == "6" and total_row.text(2) == "3"
+        # Both alphas, side by side, each column saying which one it is.
+        headers = overview.headerItem()
+        assert (headers.text(4), headers.text(5)) == ("α (interval)", "α (ordinal)")
         assert total_row.text(4) == f"{_alpha(totals):.3f}"
-        assert total_row.text(5) == f"{_icc2k(totals):.3f}"
+        assert total_row.text(5) == f"{_alpha(totals, 'ordinal'):.3f}"
+        assert total_row.text(6) == f"{_icc2k(totals):.3f}"
         # The total is shown per pair and per grader until another score is picked.
         assert view.agreement_pairs.topLevelItemCount() == 3
         first = view.agreement_pairs.topLevelItem(0)
         assert first.text(0) == "ana / ben" and first.text(1) == "6"
         assert first.text(2) == f"{_alpha(totals[:2]):.3f}"
+        assert first.text(3) == f"{_alpha(totals[:2], 'ordinal'):.3f}"
+        assert view.agreement_pairs.headerItem().text(3) == "α (ordinal)"
+        assert view.agreement_graders.headerItem().text(8) == "α without (interval)"
         rows = {view.agreement_graders.topLevelItem(i).text(0):
                 view.agreement_graders.topLevelItem(i)
                 for i in range(view.agreement_graders.topLevelItemCount())}
@@ -179,7 +190,7 @@ def test_agreement_tab_shows_overall_pairs_and_graders(qtbot, tmp_path) -> None:
         expected = sk_metrics.cohen_kappa_score(a[both], c[both], labels=np.arange(5),
                                                 weights="quadratic")
         pair = view.agreement_pairs.topLevelItem(1)
-        assert pair.text(0) == "ana / cy" and pair.text(5) == f"{expected:.3f}"
+        assert pair.text(0) == "ana / cy" and pair.text(6) == f"{expected:.3f}"
         rows = {view.agreement_graders.topLevelItem(i).text(0):
                 view.agreement_graders.topLevelItem(i) for i in range(3)}
         assert rows["ben"].text(2) == f"{np.nanmean(methods[1]):.2f}"

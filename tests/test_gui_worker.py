@@ -163,3 +163,29 @@ def test_shutdown_cancels_running_and_queued_jobs_and_joins(qtbot) -> None:
     assert not job_runner.is_running()
     assert queued.cancelled and not ran_queued
     assert len(steps) < 10_000
+
+
+@pytest.mark.parametrize("escape", [SystemExit(4), KeyboardInterrupt()])
+def test_a_job_that_exits_or_interrupts_is_an_error_and_the_lane_goes_on(
+        qtbot, runner, escape: BaseException) -> None:
+    """A plugin calling sys.exit (or raising KeyboardInterrupt) inside a job used to end the
+    worker thread: every queued job stayed unrun and Quit waited forever."""
+    import time
+
+    errors: list[tuple[int, str]] = []
+    results: list[tuple[int, object]] = []
+    runner.error.connect(lambda job_id, text: errors.append((job_id, text)))
+    runner.result.connect(lambda job_id, value: results.append((job_id, value)))
+
+    def bad(cancel: CancelToken) -> None:
+        raise escape
+
+    bad_handle = runner.submit(bad, "bad plugin")
+    good_handle = runner.submit(lambda cancel: "still here", "after")
+    qtbot.waitUntil(lambda: bool(results), timeout=5000)
+    assert results == [(good_handle.id, "still here")]
+    assert [job for job, _ in errors] == [bad_handle.id]
+    assert type(escape).__name__ in errors[0][1]
+    started = time.monotonic()
+    runner.shutdown()
+    assert time.monotonic() - started < 2

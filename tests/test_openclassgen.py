@@ -330,3 +330,67 @@ def test_io_plugin_loads_a_file_and_a_corpus() -> None:
     assert importer.manifest.kind == "io" and importer.manifest.diagram_kinds == ("class",)
     assert "Order" in importer.load(FIXTURES / "shop" / "orders.py").class_names
     assert importer.load(FIXTURES / "corpus.json").class_names == ("TaskManager",)
+
+
+def _ast_classes(folder: Path) -> int:
+    """Independent count: every distinct (module, qualified name) ``ast`` finds."""
+    import ast
+
+    found = set()
+    for path in folder.rglob("*.py"):
+        def walk(body, prefix, module=path):
+            for node in body:
+                if isinstance(node, ast.ClassDef):
+                    found.add((module, prefix + node.name))
+                    walk(node.body, f"{prefix}{node.name}.")
+        walk(ast.parse(path.read_text(encoding="utf-8")).body, "")
+    return len(found)
+
+
+@needs_writer
+def test_stdlib_email_round_trips_with_every_class(tmp_path: Path) -> None:
+    import email
+
+    from cluestudio.core.plantuml import parse_plantuml
+
+    folder = Path(email.__file__).parent
+    out = tmp_path / "email.puml"
+    result = _cli(str(folder), "-o", str(out), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    expected = _ast_classes(folder)
+    if sys.version_info[:2] == (3, 11):
+        assert expected == 129
+    imported = import_code(folder)[0].diagram
+    parsed = parse_plantuml(out.read_text(), source=str(out)).diagram
+    assert len(imported.classes) == len(parsed.classes) == expected
+    assert parsed.without_lines() == imported.without_lines()
+    # The four names two modules share are told apart by their module.
+    names = set(parsed.class_names)
+    assert {"headerregistry.Address", "_header_value_parser.Address", "headerregistry.Group",
+            "_header_value_parser.Group", "header.Header", "_header_value_parser.Header",
+            "_parseaddr.AddressList", "_header_value_parser.AddressList"} <= names
+    assert ("_header_value_parser.AddressList", "TokenList") in {
+        (r.begin, r.end) for r in parsed.relations if r.type is RelationType.GENERALIZATION}
+
+
+def test_same_name_in_two_modules_is_qualified_and_resolved_by_import() -> None:
+    modules = [
+        ("class Address:\n    street: str\n", "a/postal.py", "app.postal"),
+        ("class Address:\n    host: str\n", "a/net.py", "app.net"),
+        ("class Address:\n    pass\n", "b/net.py", "lib.net"),
+        ("from .postal import Address\n"
+         "class Customer:\n    home: Address\n", "a/shop.py", "app.shop"),
+        ("from app.net import Address as NetAddress\n"
+         "class Server(NetAddress):\n    pass\n", "a/srv.py", "app.srv"),
+        ("class Twice:\n    x: int\nclass Twice:\n    y: int\n", "a/twice.py", "app.twice"),
+    ]
+    diagram, origins = diagram_from_modules(modules)
+    names = [c.name for c in diagram.classes]
+    # The shortest module tail that tells the three apart; unique names stay plain.
+    assert names == ["postal.Address", "app.net.Address", "lib.net.Address", "Customer",
+                     "Server", "Twice"]
+    assert origins["app.net.Address"] == "a/net.py:1"
+    edges = {(r.type, r.begin, r.end) for r in diagram.relations}
+    assert (RelationType.COMPOSITION, "Customer", "postal.Address") in edges  # relative import
+    assert (RelationType.GENERALIZATION, "Server", "app.net.Address") in edges  # import as
+    assert diagram.classes[-1].attributes == (Attribute("x", "int", "+"),)  # first definition

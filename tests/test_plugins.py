@@ -135,6 +135,35 @@ class BadScore:
 
 class NeedsMissing:
     pass
+
+class Stringy:  # returns text where a number belongs
+    def score(self, reference, candidate):
+        return MetricResult({"stringy": "0.5"})
+
+class NotFinite:
+    def score(self, reference, candidate):
+        return MetricResult({"nan": float("nan"), "inf": float("inf")})
+
+class Unstorable:
+    def score(self, reference, candidate):
+        return MetricResult({"ok": 1.0}, explanation={"a set": {1, 2}})
+
+class NotAResult:
+    def score(self, reference, candidate):
+        return 0.75
+
+class Exits:
+    def score(self, reference, candidate):
+        import sys
+        sys.exit(7)
+
+class ExitsOnInit:
+    def __init__(self):
+        raise SystemExit(3)
+
+class Interrupts:
+    def score(self, reference, candidate):
+        raise KeyboardInterrupt
 """
 
 
@@ -280,3 +309,58 @@ def test_installed_registry_lists_without_crashing() -> None:
     assert registry is p.get_registry()
     for status in registry.statuses():
         assert status.manifest.kind in p.KINDS
+
+
+HOSTILE = {
+    "stringy": ("Stringy", "not a number"),
+    "not-finite": ("NotFinite", "not a finite number"),
+    "unstorable": ("Unstorable", "cannot be stored"),
+    "not-a-result": ("NotAResult", "not a metric result"),
+    "exits": ("Exits", "SystemExit: 7"),
+    "exits-on-init": ("ExitsOnInit", "SystemExit: 3"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_a_bad_plugin_result_is_one_failure_and_the_registry_goes_on(
+        broken_package: str, name: str) -> None:
+    cls, message = HOSTILE[name]
+    point = EntryPoint(name, f"{broken_package}.mod:{cls}", "cluestudio.metrics")
+    registry = _registry(broken_package, [point])
+    ref, cand = _pair()
+    assert registry.score(name, ref, cand) is None
+    status = registry.status("metric", name)
+    assert message in status.error
+    assert registry.score("good", ref, cand).values == {"one": 1.0}
+
+
+def test_keyboard_interrupt_from_a_plugin_on_a_worker_thread_is_its_failure(
+        broken_package: str) -> None:
+    import threading
+
+    point = EntryPoint("interrupts", f"{broken_package}.mod:Interrupts", "cluestudio.metrics")
+    registry = _registry(broken_package, [point])
+    ref, cand = _pair()
+    outcome: list[object] = []
+    worker = threading.Thread(target=lambda: outcome.append(
+        registry.score("interrupts", ref, cand)))
+    worker.start()
+    worker.join(30)
+    assert outcome == [None]
+    assert "KeyboardInterrupt" in registry.status("metric", "interrupts").error
+    # On the main thread it is the user's Ctrl+C, and it goes on up.
+    with pytest.raises(KeyboardInterrupt):
+        registry.score("interrupts", ref, cand)
+
+
+def test_kind_metric_runner_contains_bad_results_too(broken_package: str) -> None:
+    from cluestudio.core.kind_metrics import MetricRunner
+
+    points = [EntryPoint(n, f"{broken_package}.mod:{HOSTILE[n][0]}", "cluestudio.metrics")
+              for n in ("stringy", "exits")]
+    registry = _registry(broken_package, points)
+    runner = MetricRunner(registry)
+    manifests = [registry.status("metric", n).manifest for n in ("stringy", "exits", "good")]
+    runs = runner.run(manifests, *_pair())
+    assert [run.name for run in runs] == ["good"]
+    assert set(runner.errors) == {"stringy", "exits"}

@@ -67,11 +67,12 @@ def test_lines_before_startuml_shift_the_line_number() -> None:
     assert prepared.user_line(2) == 5
 
 
-def test_only_one_block_reaches_the_pipe_and_format_lines_are_defused() -> None:
+def test_only_the_first_block_is_sent() -> None:
     prepared = renderer_module._prepare(
         "@startuml\n@@@format svg\nclass A\n@enduml\n@startuml\nclass B\n@enduml"
     )
-    assert prepared.block == "@startuml\n @@@format svg\nclass A\n@enduml\n"
+    # Text is passed through as written: no line of it can steer the framed protocol.
+    assert prepared.block == "@startuml\n@@@format svg\nclass A\n@enduml\n"
     assert prepared.user_line(99) == 3  # an error "after the end" points at the last line
 
 

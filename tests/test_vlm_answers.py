@@ -110,3 +110,36 @@ def test_convert_prompt_keeps_seed000_instructions() -> None:
 ])
 def test_extract_plantuml(answer: str, expected: str | None) -> None:
     assert extract_plantuml(answer) == expected
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    # Models that reason before answering: the last verdict counts.
+    ("The triangle points at Mammal, so Dog inherits from Mammal. True", "True"),
+    ("True? Let me check. The hollow triangle is at Dog, so it is False.", "False"),
+    ("False. Wait: the triangle touches Animal, so the answer is... True", "True"),
+    ("Answer: True. Hmm, no. Final answer: False", "False"),
+    ("No arrow is unclear here; the diamond sits at Team.\n\nTherefore: True", "True"),
+    ("Looking at the arrowheads: no arrow is a", "Unknown"),  # cut off before a verdict
+    ("The arrow points up. Is it True or False? Hard to say: True or False.", "Unknown"),
+    ("<think>long reasoning that never ends", "Unknown"),
+])
+def test_truth_parser_reads_the_last_verdict(answer: str, expected: str) -> None:
+    assert parse_truth(answer) == expected
+
+
+def test_em_alias_table() -> None:
+    from cluestudio.core.vlm.answers import alias_rules, name_aliases
+
+    assert len(alias_rules()) >= 5 and all(rule.why for rule in alias_rules())
+    gold = ["Dog", "Animal"]
+    assert exact_match(["C Dog", "(C) Animal"], gold)  # the class icon read as text
+    assert exact_match(["Ⓒ Dog", "CAnimal"], gold)
+    assert exact_match(["Dog class", "zoo.Animal"], gold)
+    assert exact_match(["1. Dog", "- Animal"], gold)
+    assert exact_match(["Repository<T>"], ["Repository"])
+    # An alias is used only where the name as read matches nothing, never against a
+    # correct reading: "CD" stays "CD" for a prior-free gold name "CD".
+    assert exact_match(["CD", "A"], ["CD", "A"]) and not exact_match(["D", "A"], ["CD", "A"])
+    assert exact_match(["CDog"], ["CDog"]) and not exact_match(["CDog"], ["Dog", "CDog"])
+    assert not exact_match(["C Dog"], ["Cat"])  # an alias is no licence to guess
+    assert "dog" in name_aliases("C Dog")

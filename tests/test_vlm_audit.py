@@ -162,3 +162,152 @@ def test_audit_with_real_plantuml_rendering(stub, tmp_path: Path) -> None:
         with Image.open(io.BytesIO(images(request)[0])) as image:
             sizes.append(image.size)
     assert sizes[1][0] > sizes[0][0]  # PlantUML's `scale 1.5` made a larger image
+
+
+# -- the paper's generator: an endpoint proposes chains, we validate and repair ----------------
+def _last_user(request: dict) -> str:
+    texts = [m["content"] if isinstance(m["content"], str)
+             else "\n".join(p.get("text", "") for p in m["content"])
+             for m in request["messages"] if m["role"] == "user"]
+    return texts[-1]
+
+
+def chain_handler(bad_first: bool = True):
+    """An LLM that first proposes some unusable chains, then fixes them when told why."""
+    counter = {"n": 0}
+
+    def handle(request: dict) -> str:
+        prompt = _last_user(request)
+        relation = next(r for r in ("inheritance", "aggregation", "composition", "dependency")
+                        if f'"{r}"' in prompt or r in prompt)
+        counter["n"] += 1
+        n = counter["n"]
+        if "were rejected" in prompt:  # the repair turn: valid replacements
+            return json.dumps([[f"Fixed{n}A", f"Fixed{n}B", f"Fixed{n}C"]])
+        if bad_first and n == 1:
+            return ("Sure! " + json.dumps([
+                ["Dog", "Mammal", "Animal"],
+                ["Animal", "Mammal", "Cat"],      # reverses Mammal → Animal: ambiguous prior
+                ["dog house", "Kennel", "Yard"],  # not an identifier
+                ["Same", "Same", "Other"],        # repeated name
+                ["Dog", "Mammal", "Animal"],      # repeat
+            ]))
+        if n == 3 and bad_first:
+            return "I cannot do that."  # no JSON: asked again afresh
+        return json.dumps([[f"{relation.title()}{n}{k}A", f"{relation.title()}{n}{k}B",
+                            f"{relation.title()}{n}{k}C"] for k in range(3)])
+
+    return handle
+
+
+def test_generator_validates_and_repairs_proposed_chains(stub) -> None:
+    from cluestudio.core.vlm.chains import propose_chains
+
+    stub.handler = chain_handler()
+    report = run_job(propose_chains(_backend(stub), "inheritance", 6))
+    assert len(report.accepted) == 6 and report.new == 6
+    assert report.accepted[0] == ("Dog", "Mammal", "Animal")
+    reasons = " | ".join(r for _, r in report.rejected)
+    assert "contradicts accepted chains" in reasons
+    assert "not an UpperCamelCase identifier" in reasons
+    assert "the three names must differ" in reasons and "repeats an accepted chain" in reasons
+    # The second request was the repair turn: the model's reply, then the structured errors.
+    repair = stub.requests[1]["messages"]
+    assert [m["role"] for m in repair][-2:] == ["assistant", "user"]
+    assert "were rejected" in repair[-1]["content"] and "Cat" in repair[-1]["content"]
+    assert any(c[0].startswith("Fixed") for c in report.accepted)
+    assert report.unparsable == 1
+
+
+def test_generator_stops_when_the_model_never_complies(stub) -> None:
+    from cluestudio.core.vlm.chains import propose_chains
+
+    stub.handler = lambda request: "no chains today"
+    report = run_job(propose_chains(_backend(stub), "dependency", 5, max_requests=4))
+    assert report.accepted == () and report.requests == 4 and report.unparsable == 4
+
+
+def test_vocabulary_file_round_trip_and_bad_files(tmp_path: Path) -> None:
+    from cluestudio.core.vlm.chains import VocabularyError, load_vocabulary, save_vocabulary
+
+    path = tmp_path / "chains.json"
+    chains = {"inheritance": (("Puppy", "Dog", "Animal"),),
+              "composition": (("Ship", "Deck", "Cabin"),)}
+    save_vocabulary(path, chains, {"generator": "stub"})
+    assert load_vocabulary(path) == chains
+    path.write_text(json.dumps({"relations": {"inheritance": [["Dog", "Animal", "Dog"]]}}))
+    with pytest.raises(VocabularyError, match=r"chains.json: inheritance chain 1 .*differ"):
+        load_vocabulary(path)
+    path.write_text(json.dumps({"relations": {"friendship": []}}))
+    with pytest.raises(VocabularyError, match="unknown relation 'friendship'"):
+        load_vocabulary(path)
+    path.write_text("{not json")
+    with pytest.raises(VocabularyError, match=r"chains\.json: not valid JSON"):
+        load_vocabulary(path)
+
+
+def test_cli_generates_a_vocabulary_then_audits_from_it(stub, tmp_path: Path, capsys) -> None:
+    stub.handler = chain_handler(bad_first=False)
+    vocab = tmp_path / "chains.json"
+    base = ["--model", "gen", "--base-url", stub.url, "--relations", "inheritance",
+            "composition"]
+    assert main(["audit", *base, "--vocabulary", str(vocab), "--generate-vocabulary", "4",
+                 "--out", str(tmp_path)]) == 0
+    assert "written to" in capsys.readouterr().out
+    data = json.loads(vocab.read_text())
+    assert {r: len(c) for r, c in data["relations"].items()} == {"inheritance": 4,
+                                                                  "composition": 4}
+    # Re-running with a bigger N extends the file instead of starting over.
+    before = len(stub.requests)
+    assert main(["audit", *base, "--vocabulary", str(vocab), "--generate-vocabulary", "5",
+                 "--out", str(tmp_path)]) == 0
+    assert len(stub.requests) - before == 2  # one request per relation
+    assert json.loads(vocab.read_text())["relations"]["inheritance"][:4] == \
+        data["relations"]["inheritance"]
+    capsys.readouterr()
+    assert main(["audit", *base, "--vocabulary", str(vocab), "--dry-run", "--per-cell", "0",
+                 "--out", str(tmp_path)]) == 0
+    written = list((tmp_path / "diagrams").glob("*.puml"))
+    assert any("Inheritance" in p.read_text() for p in written)
+    assert not any("Mammal" in p.read_text() for p in written)  # not the shipped chains
+
+
+# -- stage 2's answer budget and models that reason first ------------------------------------
+def reasoning_handler():
+    """Reads the diagram right but reasons before its verdict; cut off below 64 tokens."""
+    from support.openai_stub import diagram_of, images, question_of, user_text
+
+    def handle(request: dict) -> str:
+        prompt = user_text(request)
+        classes, edges = diagram_of(png_source(images(request)[0]))
+        if "List all class names" in prompt:
+            return json.dumps(classes)
+        pair = question_of(prompt)
+        reasoning = ("Looking at the arrowheads: no arrow is ambiguous here. The question "
+                     "asks about the drawn direction. ")
+        if request.get("max_tokens", 0) < 64:
+            return reasoning[:40]  # truncated before any verdict
+        return reasoning + ("So the statement is True." if pair in edges
+                            else "So the statement is false.")
+
+    return handle
+
+
+def test_stage2_budget_is_configurable_and_the_last_verdict_counts(stub, tmp_path: Path) -> None:
+    stub.handler = reasoning_handler()
+    path = tmp_path / "results.jsonl"
+    config = AuditConfig(relations=("inheritance",), scales=(1.0,), per_cell=2, seed=1)
+    cut = run_job(run_audit(_backend(stub), config, ResultCache(path), fake_render))
+    assert {r["parsed"] for r in cut.records} == {"Unknown"}
+    assert all(r["stage2_max_tokens"] == 16 for r in cut.records)
+    roomy = AuditConfig(relations=("inheritance",), scales=(1.0,), per_cell=2, seed=1,
+                        stage2_max_tokens=256)
+    run = run_job(run_audit(_backend(stub), roomy, ResultCache(path), fake_render))
+    assert run.asked == len(cut.records)  # another budget: asked again, not reused
+    assert all(r["correct"] for r in run.records)
+    assert run.prompt_version.endswith("+stage2-max256")
+    from support.openai_stub import user_text
+
+    questions = [r for r in stub.requests if "List all class names" not in user_text(r)]
+    assert [r["max_tokens"] for r in questions] == [16] * len(cut.records) + \
+        [256] * len(run.records)

@@ -10,6 +10,7 @@ import pytest
 from cluestudio.core.vlm.cache import ResultCache, record_key
 from cluestudio.core.vlm.conditions import (
     CONDITIONS,
+    CONFLICT_CONDITIONS,
     MIXED_3,
     PRIOR_CONFORM,
     PRIOR_FREE,
@@ -17,9 +18,11 @@ from cluestudio.core.vlm.conditions import (
     REVERSE_3,
     SCALES,
     VOCABULARY,
+    AuditInstance,
     abbreviate,
     check_instance,
     generate,
+    pairing,
 )
 from cluestudio.core.vlm.prompts import RELATIONS
 from cluestudio.core.vlm.report import summarize, to_csv, to_json, to_svg
@@ -147,3 +150,97 @@ def test_cache_survives_a_torn_line_and_resumes(tmp_path: Path) -> None:
     second = _record(REVERSE_2, "inheritance", 1.0, False)
     again.add(second)
     assert len(ResultCache(path)) == 2
+
+
+# -- structural pairing (DESIGN §6) and the paper's constraints (iii), (iv) -------------------
+def _synthetic_vocabulary(chains_per_relation: int) -> dict[str, tuple[tuple[str, str, str], ...]]:
+    """Many chains (as a generated vocabulary would give), names unique per chain."""
+    return {relation: tuple((f"Leaf{i}X", f"Middle{i}Y", f"Root{i}Z")
+                            for i in range(chains_per_relation)) for relation in RELATIONS}
+
+
+@pytest.mark.parametrize(("per_cell", "vocabulary"), [
+    (1, None), (2, None), (3, None), (7, None), (10, None), (None, None),
+    (25, 40), (100, 60), (None, 60),
+])
+@pytest.mark.parametrize("seed", [0, 5])
+def test_every_conflict_item_is_paired_with_its_twin(per_cell: int | None,
+                                                     vocabulary: int | None, seed: int) -> None:
+    chains = None if vocabulary is None else _synthetic_vocabulary(vocabulary)
+    instances = generate(per_cell=per_cell, seed=seed, vocabulary=chains)
+    twins = pairing(instances)
+    conflicts = [i for i in instances if i.condition in CONFLICT_CONDITIONS]
+    assert conflicts and len(twins) == len(conflicts)  # 100% pairing
+    for instance in conflicts:
+        twin = twins[instance.id]
+        assert check_instance(instance, twin) == [], (instance, twin)
+        assert twin.question == instance.question and twin.gold and not instance.gold
+        (begin, end), = twin.edges
+        assert (end, begin) in instance.edges  # same arrow, reversed
+        if instance.condition == REVERSE_2:
+            assert instance.layout == twin.layout
+        else:  # the 2-reverse diagram augmented with the chain's third class
+            assert [n for n in instance.layout if n in twin.layout] == list(twin.layout)
+    for relation in RELATIONS:
+        sizes = {c: sum(1 for i in instances if (i.condition, i.relation) == (c, relation))
+                 for c in (PRIOR_CONFORM, *CONFLICT_CONDITIONS)}
+        assert len(set(sizes.values())) == 1, sizes  # each conflict cell as big as conform
+
+
+def test_scale_grows_with_the_vocabulary() -> None:
+    shipped = generate(per_cell=None, seed=0)
+    assert sum(1 for i in shipped if i.condition == REVERSE_3) == \
+        sum(1 for i in shipped if i.condition == REVERSE_2)  # 3-class: as many as 2-class
+    big = generate([PRIOR_CONFORM, MIXED_3], per_cell=None, seed=0,
+                   vocabulary=_synthetic_vocabulary(300))
+    assert sum(1 for i in big if i.condition == MIXED_3) == 4 * 600  # two pairs per chain
+
+
+def _conform(pair=("Dog", "Mammal")) -> AuditInstance:
+    return AuditInstance(PRIOR_CONFORM, "inheritance", (pair[1], pair[0]), (pair,), pair)
+
+
+def test_check_instance_rejects_unintended_relations() -> None:
+    twin = _conform()
+    # (iii) a second arrow between the queried pair, drawn the other way
+    both_ways = AuditInstance(REVERSE_2, "inheritance", ("Mammal", "Dog"),
+                              (("Mammal", "Dog"), ("Dog", "Mammal")), ("Dog", "Mammal"),
+                              twin=twin.id)
+    assert any("edge" in p for p in check_instance(both_ways))
+    # (iii) 3-class: an arrow between the chain's ends instead of the auxiliary pair
+    skip = AuditInstance(MIXED_3, "inheritance", ("Animal", "Mammal", "Dog"),
+                         (("Mammal", "Dog"), ("Dog", "Animal")), ("Dog", "Mammal"),
+                         twin=twin.id)
+    assert any("not adjacent" in p for p in check_instance(skip))
+    # the auxiliary edge must match the condition
+    wrong_mixed = AuditInstance(MIXED_3, "inheritance", ("Animal", "Mammal", "Dog"),
+                                (("Mammal", "Dog"), ("Animal", "Mammal")), ("Dog", "Mammal"),
+                                twin=twin.id)
+    assert any("does not follow the prior" in p for p in check_instance(wrong_mixed))
+    wrong_reverse = AuditInstance(REVERSE_3, "inheritance", ("Animal", "Mammal", "Dog"),
+                                  (("Mammal", "Dog"), ("Mammal", "Animal")), ("Dog", "Mammal"),
+                                  twin=twin.id)
+    assert any("follows the prior" in p for p in check_instance(wrong_reverse))
+    good = AuditInstance(REVERSE_3, "inheritance", ("Animal", "Mammal", "Dog"),
+                         (("Mammal", "Dog"), ("Animal", "Mammal")), ("Dog", "Mammal"),
+                         twin=twin.id)
+    assert check_instance(good, twin) == []
+    # a conflict item nobody made from a twin
+    orphan = AuditInstance(REVERSE_2, "inheritance", ("Mammal", "Dog"), (("Mammal", "Dog"),),
+                           ("Dog", "Mammal"))
+    assert "conflict item without a prior-conform twin" in check_instance(orphan)
+
+
+def test_check_instance_compares_with_the_matched_twin() -> None:
+    twin = _conform()
+    flipped_layout = AuditInstance(REVERSE_2, "inheritance", ("Dog", "Mammal"),
+                                   (("Mammal", "Dog"),), ("Dog", "Mammal"), twin=twin.id)
+    assert "2-reverse layout differs from its twin's" in check_instance(flipped_layout, twin)
+    other = _conform(("Cat", "Mammal"))
+    made_from_other = AuditInstance(REVERSE_2, "inheritance", ("Mammal", "Dog"),
+                                    (("Mammal", "Dog"),), ("Dog", "Mammal"), twin=other.id)
+    problems = check_instance(made_from_other, other)
+    assert "twin asks another question" in problems
+    assert "the twin's arrow is not reversed here" in problems
+    assert "twin is not this item's prior-conform counterpart" in check_instance(
+        made_from_other, twin)

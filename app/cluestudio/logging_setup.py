@@ -17,6 +17,8 @@ import sys
 from pathlib import Path
 from types import TracebackType
 
+from cluestudio.core.redact import RedactingFilter
+
 LOG_DIR_ENV = "CLUESTUDIO_LOG_DIR"
 LOG_FILE_NAME = "cluestudio.log"
 MAX_BYTES = 1_000_000  # per file; with BACKUP_COUNT old files, at most ~4 MB in all
@@ -92,9 +94,12 @@ def setup_logging(level: int = logging.INFO, directory: Path | None = None,
     handler.set_name(_HANDLER_NAME)
     handler.setLevel(level)
     handler.setFormatter(logging.Formatter(FORMAT))
+    # An endpoint may echo the API key in its error text: no handler of ours writes it.
+    handler.addFilter(RedactingFilter())
     root.addHandler(handler)
     console = _StderrWarnings()
     console.set_name(_CONSOLE_NAME)
+    console.addFilter(RedactingFilter())
     root.addHandler(console)
     if root.level == logging.NOTSET or root.level > level:
         root.setLevel(level)

@@ -6,7 +6,8 @@ nothing). The diagram reads what the code declares: attributes from class annota
 ``self.x = …`` in any method and properties; methods with parameters and return annotations;
 inheritance among the imported classes as GE (RE towards a ``Protocol``); composition from
 attributes whose type names another imported class; dataclasses, enums, abstract classes and
-nested classes (named ``Outer.Inner``).
+nested classes (named ``Outer.Inner``). A class name two modules share is qualified by its
+module (``headerregistry.Address``), so every class of the code is one class of the diagram.
 """
 
 from __future__ import annotations
@@ -138,10 +139,11 @@ def _visibility(name: str) -> str:
 
 @dataclass
 class _ClassInfo:
-    qualname: str
+    qualname: str  # as Python names it in its module (``Outer.Inner``)
     node: ast.ClassDef
     package: str
     source: str
+    name: str = ""  # in the diagram: the qualname, module-qualified where two modules clash
     attributes: dict[str, Attribute] = field(default_factory=dict)
     attr_nodes: dict[str, ast.expr | None] = field(default_factory=dict)
     methods: list[Method] = field(default_factory=list)
@@ -287,57 +289,138 @@ def _referenced(annotation: ast.expr | None, known: dict[str, str]) -> tuple[str
 
 def _collect(tree: ast.Module, package: str, source: str) -> list[_ClassInfo]:
     found: list[_ClassInfo] = []
+    seen: set[str] = set()
 
     def walk(body: Iterable[ast.stmt], prefix: str) -> None:
         for node in body:
             if isinstance(node, ast.ClassDef):
                 qualname = f"{prefix}{node.name}"
-                found.append(_ClassInfo(qualname, node, package, source))
+                # A module that defines a name twice (``if …: class A`` / ``else: class A``)
+                # has one class of that name: the first definition stands for it.
+                if qualname not in seen:
+                    seen.add(qualname)
+                    found.append(_ClassInfo(qualname, node, package, source, qualname))
                 walk(node.body, f"{qualname}.")
 
     walk(tree.body, "")
     return found
 
 
+def _display_names(infos: list[_ClassInfo]) -> None:
+    """Make class names unique across modules (a diagram knows a class by its name).
+
+    ``Address`` in ``email.headerregistry`` and in ``email._header_value_parser`` become
+    ``headerregistry.Address`` and ``_header_value_parser.Address``: each is qualified by the
+    shortest tail of its module path that no other class of that name shares. Unique names
+    stay as they are; two modules of the same path (files given without a package) fall
+    back to the file they came from.
+    """
+    by_name: dict[str, list[_ClassInfo]] = {}
+    for info in infos:
+        by_name.setdefault(info.qualname, []).append(info)
+    for group in by_name.values():
+        if len(group) < 2:
+            continue
+        paths = [info.package.split(".") if info.package else [] for info in group]
+
+        def tail(path: list[str], depth: int) -> tuple[str, ...]:
+            return tuple(path[-depth:]) if depth else ()
+
+        for me, (info, path) in enumerate(zip(group, paths, strict=True)):
+            others = [p for k, p in enumerate(paths) if k != me]
+            depth = next((d for d in range(1, len(path) + 1)
+                          if all(tail(o, d) != tail(path, d) for o in others)), len(path))
+            info.name = ".".join([*tail(path, depth), info.qualname])
+        names = [info.name for info in group]
+        for info in group:
+            if names.count(info.name) > 1:
+                info.name = f"{info.name} ({info.source})"
+
+
+def _scopes(infos: list[_ClassInfo], trees: dict[str, ast.Module]) -> dict[str, dict[str, str]]:
+    """For each module, what a class name written in it refers to (name → diagram name).
+
+    A module sees its own classes first, then the classes it imports by name
+    (``from .mod import A as B``), then every class whose simple name is unique among the
+    imported modules; an ambiguous name not defined or imported there goes to the first.
+    """
+    by_module: dict[str, dict[str, str]] = {}
+    everywhere: dict[str, list[str]] = {}
+    for info in infos:
+        local = by_module.setdefault(info.package, {})
+        for key in (info.qualname, info.qualname.rsplit(".", 1)[-1]):
+            local.setdefault(key, info.name)
+            everywhere.setdefault(key, []).append(info.name)
+    shared = {key: names[0] for key, names in everywhere.items()}
+    scopes = {}
+    for package, tree in trees.items():
+        scope = dict(shared)
+        scope.update(_imported(tree, package, by_module))
+        scope.update(by_module.get(package, {}))
+        scopes[package] = scope
+    return scopes
+
+
+def _imported(tree: ast.Module, package: str, by_module: dict[str, dict[str, str]]
+              ) -> dict[str, str]:
+    out = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        module = node.module or ""
+        if node.level:  # relative: from the module's own package upwards
+            parts = package.split(".") if package else []
+            base = parts[:len(parts) - node.level] if node.level <= len(parts) else []
+            module = ".".join([*base, module] if module else base)
+        classes = by_module.get(module, {})
+        for alias in node.names:
+            if alias.name in classes:
+                out[alias.asname or alias.name] = classes[alias.name]
+    return out
+
+
 def diagram_from_modules(modules: Iterable[tuple[str, str, str]], *,
                          include_dunder: bool = False) -> tuple[ClassDiagram, dict[str, str]]:
     """``(code, source name, package)`` triples → one diagram, plus class → ``file:line``.
 
-    Raises :class:`PythonSyntaxError` for the first module that does not parse.
+    Class names are unique in the diagram (see :func:`_display_names`), so the PlantUML it
+    is written to reads back as the same classes. Raises :class:`PythonSyntaxError` for the
+    first module that does not parse.
     """
     infos: list[_ClassInfo] = []
+    trees: dict[str, ast.Module] = {}
     for code, source, package in modules:
-        infos.extend(_collect(parse_python(code, source), package, source))
+        tree = parse_python(code, source)
+        trees.setdefault(package, tree)
+        infos.extend(_collect(tree, package, source))
+    _display_names(infos)
     for info in infos:
         _read_class(info, include_dunder)
-    # Simple names resolve to the first class of that name; qualified ones always resolve.
-    known: dict[str, str] = {}
-    for info in infos:
-        known.setdefault(info.qualname, info.qualname)
-        known.setdefault(info.qualname.rsplit(".", 1)[-1], info.qualname)
-    kinds = {info.qualname: _kind(info.node) for info in infos}
+    scopes = _scopes(infos, trees)
+    kinds = {info.name: _kind(info.node) for info in infos}
     relations: dict[tuple[str, str, RelationType], Relation] = {}
     for info in infos:
+        known = scopes[info.package]
         for base in info.node.bases:
             parent = known.get(_name(base))
-            if parent and parent != info.qualname:
+            if parent and parent != info.name:
                 kind = (RelationType.REALIZATION if kinds[parent] == ClassKind.INTERFACE
-                        and kinds[info.qualname] != ClassKind.INTERFACE
+                        and kinds[info.name] != ClassKind.INTERFACE
                         else RelationType.GENERALIZATION)
-                relations.setdefault((info.qualname, parent, kind),
-                                     Relation(kind, info.qualname, parent))
+                relations.setdefault((info.name, parent, kind),
+                                     Relation(kind, info.name, parent))
         for attr_name, annotation in info.attr_nodes.items():
             found = _referenced(annotation, known)
-            if found and found[0] != info.qualname:
-                key = (info.qualname, found[0], RelationType.COMPOSITION)
+            if found and found[0] != info.name:
+                key = (info.name, found[0], RelationType.COMPOSITION)
                 relations.setdefault(key, Relation(
-                    RelationType.COMPOSITION, info.qualname, found[0],
+                    RelationType.COMPOSITION, info.name, found[0],
                     Multiplicity("", "" if found[1] == "1" else found[1]), attr_name))
     classes = tuple(
-        Class(info.qualname, tuple(info.attributes.values()), tuple(info.methods),
-              kinds[info.qualname], _stereotype(info.node), info.package)
+        Class(info.name, tuple(info.attributes.values()), tuple(info.methods),
+              kinds[info.name], _stereotype(info.node), info.package)
         for info in infos)
-    where = {info.qualname: f"{info.source}:{info.node.lineno}" for info in infos}
+    where = {info.name: f"{info.source}:{info.node.lineno}" for info in infos}
     return ClassDiagram(classes, tuple(relations.values())), where
 
 

@@ -12,12 +12,15 @@ import argparse
 import importlib
 import logging
 import pkgutil
+import sqlite3
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from types import ModuleType
 
 from cluestudio import __version__
-from cluestudio.core.errors import ClueStudioError
+from cluestudio.core.errors import ClueStudioError, describe_failure
+from cluestudio.core.redact import redact
 
 
 def _command_modules() -> list[ModuleType]:
@@ -42,6 +45,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _workspace_argument(args: argparse.Namespace) -> Path | None:
+    """The workspace file a command was given, to name it in a database error."""
+    named = getattr(args, "workspace", None)
+    if isinstance(named, Path):
+        return named
+    return next((value for value in vars(args).values() if isinstance(value, Path)
+                 and value.suffix.lower() in (".sqlite", ".sqlite3", ".db")), None)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -59,7 +71,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ClueStudioError as error:
         # INFO, not WARNING: the user sees the error once, below; the log file keeps it too.
         log.info("%s failed: %s", args.command, error)
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {redact(str(error))}", file=sys.stderr)
+        return 2
+    except (OSError, sqlite3.DatabaseError, MemoryError) as error:
+        # A full disk, a damaged workspace, an unreadable file: the world, not a bug.
+        message = describe_failure(error, _workspace_argument(args))
+        if message is None:
+            raise
+        log.info("%s failed: %s", args.command, message, exc_info=True)
+        print(f"error: {redact(message)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

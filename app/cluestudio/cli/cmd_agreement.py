@@ -2,8 +2,9 @@
 
     cluestudio agreement ratings.csv [--top 20] [--by sd|range] [--json]
 
-Prints Krippendorff's α (interval), ICC(2,1) and ICC(2,k) (Shrout & Fleiss), weighted κ
-for every pair of graders, a per-grader table, and the submissions graders disagree on most.
+Prints Krippendorff's α for interval and for ordinal data (rubric scores are ordinal; both
+are shown, each labelled), ICC(2,1) and ICC(2,k) (Shrout & Fleiss), weighted κ for every
+pair of graders, a per-grader table, and the submissions graders disagree on most.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import argparse
 from pathlib import Path
 
 NAME = "agreement"
-HELP = "inter-rater agreement (Krippendorff's alpha, ICC, weighted kappa) of a ratings CSV"
+HELP = ("inter-rater agreement (Krippendorff's alpha interval and ordinal, ICC, weighted "
+        "kappa) of a ratings CSV")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -5,6 +5,10 @@ Every answer is stored as it arrives, in ``OUT/results.jsonl`` (or ``--cache``) 
 same settings asks only what is missing. Writes ``summary.csv``, ``summary.json`` and
 ``relacc.svg`` into ``--out``; ``--report-only`` rebuilds them from the stored answers
 without asking the model.
+
+The diagrams come from the shipped chains or from ``--vocabulary FILE``; the paper's
+generator fills that file: ``--generate-vocabulary N`` asks the endpoint (a text LLM) for N
+chains per relation, checks and repairs them, and extends FILE (resumable).
 """
 
 from __future__ import annotations
@@ -42,6 +46,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="resize: one render, resized (seed 003); plantuml: re-render "
                              "with PlantUML's scale directive")
     parser.add_argument("--prompt-version", default="v1")
+    parser.add_argument("--stage2-max-tokens", type=int, default=16, metavar="N",
+                        help="answer budget of the relation question (16); raise it for "
+                             "models that reason before answering (the last verdict counts)")
+    parser.add_argument("--vocabulary", type=Path, default=None, metavar="FILE.json",
+                        help="class chains to draw diagrams from (default: the shipped ones)")
+    parser.add_argument("--generate-vocabulary", type=int, default=None, metavar="N",
+                        help="ask the endpoint for N chains per relation, validate and "
+                             "repair them, write --vocabulary FILE, and stop")
     parser.add_argument("--dry-run", action="store_true",
                         help="only write the generated diagrams (.puml) to OUT/diagrams")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -52,22 +64,29 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from cluestudio.cli.output import print_json, stderr_progress
+    from cluestudio.core.errors import ClueStudioError
     from cluestudio.core.jobs import CancelToken, run_job
     from cluestudio.core.vlm.audit import AuditConfig, run_audit, stored_audit
     from cluestudio.core.vlm.cache import AnswerStore, ResultCache
-    from cluestudio.core.vlm.conditions import generate
+    from cluestudio.core.vlm.chains import load_vocabulary
     from cluestudio.core.vlm.conversion import default_renderer
     from cluestudio.core.vlm.report import summarize, to_csv, to_json, to_svg
 
-    config = AuditConfig(
-        conditions=tuple(args.conditions), relations=tuple(args.relations),
+    if args.generate_vocabulary is not None:
+        return _generate_vocabulary(args)
+    if args.stage2_max_tokens < 1:
+        raise ClueStudioError("--stage2-max-tokens must be at least 1")
+    vocabulary = load_vocabulary(args.vocabulary) if args.vocabulary else None
+    config = AuditConfig.with_vocabulary(
+        vocabulary, conditions=tuple(args.conditions), relations=tuple(args.relations),
         scales=tuple(args.scales), per_cell=args.per_cell or None, seed=args.seed,
-        scale_mode=args.scale_mode, prompt_version=args.prompt_version)
+        scale_mode=args.scale_mode, prompt_version=args.prompt_version,
+        stage2_max_tokens=args.stage2_max_tokens)
     args.out.mkdir(parents=True, exist_ok=True)
     if args.dry_run:
         folder = args.out / "diagrams"
         folder.mkdir(exist_ok=True)
-        instances = generate(config.conditions, config.relations, config.per_cell, config.seed)
+        instances = config.instances()
         for instance in instances:
             name = f"{instance.condition}_{instance.relation}_{instance.id}.puml"
             (folder / name).write_text(instance.plantuml(), encoding="utf-8")
@@ -119,3 +138,42 @@ def run(args: argparse.Namespace) -> int:
     for failure in result.failures:
         print(f"failed: {failure}")
     return 0 if not result.failures else 1
+
+
+def _generate_vocabulary(args: argparse.Namespace) -> int:
+    """Seed 003's generator: chains from the endpoint, checked, repaired, saved."""
+    from cluestudio.cli.cmd_convert import backend_from_args
+    from cluestudio.cli.output import print_json, stderr_progress
+    from cluestudio.core.errors import ClueStudioError
+    from cluestudio.core.jobs import CancelToken, run_job
+    from cluestudio.core.vlm.chains import (
+        generate_vocabulary,
+        load_vocabulary,
+        save_vocabulary,
+    )
+
+    if args.vocabulary is None:
+        raise ClueStudioError("--generate-vocabulary needs --vocabulary FILE.json to write")
+    if args.generate_vocabulary < 1:
+        raise ClueStudioError("--generate-vocabulary must be at least 1")
+    existing = load_vocabulary(args.vocabulary) if args.vocabulary.exists() else None
+    backend = backend_from_args(args)
+    vocabulary, reports = run_job(
+        generate_vocabulary(backend, args.generate_vocabulary, tuple(args.relations),
+                            existing, CancelToken()), on_progress=stderr_progress)
+    merged = {**(existing or {}), **vocabulary}
+    save_vocabulary(args.vocabulary, merged, {"generator": backend.model_id})
+    summary = {"vocabulary": str(args.vocabulary),
+               "relations": [r.to_dict() for r in reports]}
+    if args.json:
+        print_json(summary)
+    else:
+        for report in reports:
+            print(f"{report.relation:12} {len(report.accepted):5} chains ({report.new} new, "
+                  f"{len(report.rejected)} rejected, {report.requests} requests)")
+        print(f"written to {args.vocabulary}")
+    short = [r.relation for r in reports if len(r.accepted) < args.generate_vocabulary]
+    if short:
+        print(f"fewer chains than asked for: {', '.join(short)} (run again to continue)",
+              file=sys.stderr)
+    return 0 if not short else 1

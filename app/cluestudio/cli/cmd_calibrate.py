@@ -38,6 +38,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of split and sampler (0)")
     parser.add_argument("--test-fraction", type=float, default=0.2,
                         help="held-out share, stratified by score decile (0.2)")
+    parser.add_argument("--weight-bootstrap", type=int, default=20, metavar="N",
+                        help="refit on N resamples of the training pairs for a 95%% interval "
+                             "of each weight (20; 0 = off). The objective does not identify "
+                             "the weights: wide intervals are reported as warnings")
+    parser.add_argument("--bootstrap-trials", type=int, default=None, metavar="M",
+                        help="trials per bootstrap refit (default: a quarter of --trials, "
+                             "at least 20)")
+    parser.add_argument("--interval-warning", type=float, default=0.2, metavar="WIDTH",
+                        help="warn about weights whose interval is wider than this (0.2)")
     parser.add_argument("--patience", type=int, default=None, metavar="N",
                         help="stop after N trials without a new best (the paper used 50)")
     parser.add_argument("--start", type=Path, metavar="TOML",
@@ -65,12 +74,14 @@ def run(args: argparse.Namespace) -> int:
     from cluestudio.core.calibrate import calibrate, write_report
     from cluestudio.core.calibrate.leafcache import LeafCache
     from cluestudio.core.calibrate.ratings_io import human_totals, read_ratings
-    from cluestudio.core.clue import ClueScorer, ClueWeights
+    from cluestudio.core.clue import ClueScorer, ClueWeights, get_profile
     from cluestudio.core.errors import ClueStudioError
     from cluestudio.core.jobs import run_job
 
     if args.trials < 1:
         raise ClueStudioError("--trials must be at least 1")
+    if args.weight_bootstrap == 1 or args.weight_bootstrap < 0:
+        raise ClueStudioError("--weight-bootstrap must be 0 (off) or at least 2")
     if args.pairs.suffix in {".sqlite", ".db"}:
         ids, tasks, human, pairs, extra = _from_workspace(args.pairs)
         extra_source = "workspace"
@@ -86,7 +97,10 @@ def run(args: argparse.Namespace) -> int:
         extra_source = "pairs file"
     if len(pairs) < 10:
         raise ClueStudioError(f"{len(pairs)} rated pairs are too few to calibrate (need 10+)")
-    start = ClueWeights.load(args.start) if args.start else ClueWeights.default()
+    # Without --start: the shipped weights of the similarity profile (the package's own
+    # full-precision optimum under oodeval-code).
+    start = (ClueWeights.load(args.start) if args.start
+             else ClueWeights.shipped(get_profile(args.profile).weights))
     progress = stderr_progress if not args.json or sys.stderr.isatty() else None
     scorer = ClueScorer(args.embedder, profile=args.profile, normalization=args.normalization,
                         device=args.device)
@@ -102,7 +116,11 @@ def run(args: argparse.Namespace) -> int:
     result = run_job(calibrate(cache, human, trials=args.trials, seed=args.seed,
                                test_fraction=args.test_fraction, start=start,
                                patience=args.patience, name=args.name,
-                               provenance=provenance), on_progress=progress)
+                               provenance=provenance, bootstrap=args.weight_bootstrap,
+                               bootstrap_trials=args.bootstrap_trials,
+                               width_threshold=args.interval_warning), on_progress=progress)
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     out: dict[str, Any] = result.to_dict()
     if args.output is not None:
         result.save_profile(args.output, name=args.name)
@@ -246,7 +264,17 @@ def _print_summary(result: Any, args: argparse.Namespace) -> None:
     print(f"\n{'metric':<16}{'train ρ':>10}{'test ρ':>10}")
     for metric, value in result.best.train.items():
         print(f"{metric:<16}{value:>10.4f}{result.best.test[metric]:>10.4f}")
-    print("\nweights: " + ", ".join(f"{k}={v:.3f}" for k, v in result.weights.values().items()))
+    intervals = result.intervals
+    if intervals is None:
+        print("\nweights: " + ", ".join(f"{k}={v:.3f}"
+                                        for k, v in result.weights.values().items()))
+    else:
+        print(f"\n{'weight':<8}{'fitted':>8}   {100 * intervals.level:.0f}% interval "
+              f"({intervals.resamples} bootstrap refits)")
+        for name, value in intervals.fitted.items():
+            mark = "  wide: not identified" if name in intervals.wide else ""
+            print(f"{name:<8}{value:>8.3f}   [{intervals.low[name]:.3f}, "
+                  f"{intervals.high[name]:.3f}]{mark}")
     if args.output is not None:
         print(f"profile -> {args.output}")
     if args.report is not None:

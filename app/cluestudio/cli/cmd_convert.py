@@ -174,7 +174,8 @@ def run_files(args: argparse.Namespace) -> int:
     from cluestudio.core.vlm.prompts import load_convert_prompts
 
     backend = backend_from_args(args)
-    items = [(path.name, ImageInput.from_bytes(path.read_bytes())) for path in args.images]
+    # Every image is checked (size, format, bombs) before any model sees it.
+    items = [(path.name, ImageInput.from_file(path)) for path in args.images]
     # check=None: our parser, then PlantUML via the warm renderer (image B reuses its PNG).
     check = None if args.plantuml_check else parser_checker
     results = run_job(convert_images(

@@ -18,6 +18,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("workspace", type=Path, help="workspace file (created if missing)")
     parser.add_argument("source", type=Path, help="course folder or .jsonl file")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--allow-outside", action="store_true",
+                        help="also read files that symbolic links or JSONL image paths place "
+                             "outside the imported folder (refused by default)")
 
 
 def print_report(report_dict: dict[str, object], as_json: bool) -> None:
@@ -51,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
 
     with open_workspace(args.workspace) as ws:
         try:
-            report = run_job(import_path(ws, args.source),
+            report = run_job(import_path(ws, args.source, allow_outside=args.allow_outside),
                              None if args.json else stderr_progress)
         except ImportFailed as failed:
             return print_failure(failed, args.json)

@@ -87,7 +87,7 @@ def run_files(args: argparse.Namespace) -> int:
     for image_path, puml_path in zip(args.pairs[::2], args.pairs[1::2], strict=True):
         diagram = parse_plantuml(puml_path.read_text(encoding="utf-8"),
                                  source=str(puml_path)).diagram
-        image = ImageInput.from_bytes(image_path.read_bytes())
+        image = ImageInput.from_file(image_path)
         results.append(run_job(probe_submission(image, diagram, backend, cancel,
                                                 source=image_path.name, prompts=prompts),
                                on_progress=stderr_progress))

@@ -46,7 +46,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         choices=("reference", "paper-eq3"))
     parser.add_argument("--profile", default="paper", choices=("paper", "oodeval-code"),
                         help="similarity profile: paper (σ=(cos+1)/2, mean pooling) or "
-                             "oodeval-code (raw cosine, [CLS] pooling)")
+                             "oodeval-code (the authors' package, rule for rule: raw cosine, "
+                             "its pooling, its weights; docs/adr/0003)")
     parser.add_argument("--explain", action="store_true",
                         help="show the class, member and relation matchings")
     parser.add_argument("--json", action="store_true", help="JSON output")

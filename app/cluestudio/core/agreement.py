@@ -1,7 +1,9 @@
 """Inter-rater agreement of graders who rated the same submissions.
 
 Before a metric is calibrated against "the human score", check the humans agree with each
-other: Krippendorff's α (interval; any number of graders, missing ratings allowed), the
+other: Krippendorff's α (any number of graders, missing ratings allowed) for interval data
+and for ordinal data — rubric scores are ordinal: "3" is more than "2", but the step from 2
+to 3 need not equal the step from 3 to 4, and the ordinal metric does not assume it — the
 intraclass correlations of Shrout & Fleiss (1979), ICC(2,k) being the reliability of the
 mean of k graders, and Cohen's weighted κ for every pair of graders; plus per-item and
 per-grader views for finding the submissions and graders behind a low figure.
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 
@@ -80,6 +83,43 @@ def krippendorff_alpha_interval(values: np.ndarray) -> float:
     if expected <= 0:
         return math.nan  # every rating equal: agreement is undefined, not perfect
     return 1.0 - observed / expected
+
+
+def krippendorff_alpha_ordinal(values: np.ndarray) -> float:
+    """Krippendorff's α with the ordinal metric, items × graders, NaN missing.
+
+    From the coincidence matrix o_ck = Σᵤ (c-k pairs in unit u) / (mᵤ − 1) of the pairable
+    units and the ordinal distance δ²_ck = (Σ_{g=c..k} n_g − (n_c + n_k)/2)², n_g the
+    pairable frequency of value g (Krippendorff 2011, §B and §E): only the order of the
+    values and how often each is used count, not their spacing. Values never used add
+    nothing, so the categories are the distinct values present.
+    """
+    v = np.asarray(values, dtype=float)
+    mask = np.isfinite(v)
+    pairable = mask.sum(axis=1) >= 2
+    v, mask = v[pairable], mask[pairable]
+    if int(mask.sum()) < 2:
+        return math.nan
+    categories, codes = np.unique(v[mask], return_inverse=True)
+    size = len(categories)
+    counts = np.zeros((len(v), size))  # units × categories
+    rows = np.nonzero(mask)[0]
+    np.add.at(counts, (rows, codes), 1.0)
+    m = counts.sum(axis=1)
+    weights = 1.0 / (m - 1)
+    coincidence = (counts * weights[:, None]).T @ counts
+    coincidence -= np.diag((counts * weights[:, None]).sum(axis=0))
+    n_c = coincidence.sum(axis=1)
+    n = float(n_c.sum())
+    cumulative = np.concatenate([[0.0], np.cumsum(n_c)])
+    low = np.minimum.outer(np.arange(size), np.arange(size))
+    high = np.maximum.outer(np.arange(size), np.arange(size))
+    between = cumulative[high + 1] - cumulative[low]  # Σ n_g for g from c to k
+    delta = (between - (n_c[:, None] + n_c[None, :]) / 2.0) ** 2
+    expected = float((np.outer(n_c, n_c) * delta).sum())
+    if expected <= 0:
+        return math.nan  # one value only: agreement is undefined, not perfect
+    return 1.0 - (n - 1.0) * float((coincidence * delta).sum()) / expected
 
 
 # -- intraclass correlation ------------------------------------------------------------------
@@ -215,7 +255,8 @@ def pairwise_kappas(ratings: Ratings) -> list[PairKappa]:
 
 @dataclass(frozen=True)
 class PairAgreement:
-    """Two graders on the items both rated: α (interval), ICC(2,k = 2) and weighted κ."""
+    """Two graders on the items both rated: α (interval and ordinal), ICC(2,k = 2) and
+    weighted κ."""
 
     first: str
     second: str
@@ -224,6 +265,7 @@ class PairAgreement:
     icc2k: float
     kappa_linear: float
     kappa_quadratic: float
+    alpha_ordinal: float = math.nan
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -247,7 +289,8 @@ def pairwise_agreement(ratings: Ratings, *, categories: Sequence[float] | None =
             ratings.graders[i], ratings.graders[j], int(both.sum()),
             krippendorff_alpha_interval(table), icc(table).icc2k,
             weighted_kappa(a, b, weights="linear", categories=categories),
-            weighted_kappa(a, b, weights="quadratic", categories=categories)))
+            weighted_kappa(a, b, weights="quadratic", categories=categories),
+            krippendorff_alpha_ordinal(table)))
     return out
 
 
@@ -289,8 +332,8 @@ class GraderAgreement:
     """One grader against the others on the items they share.
 
     ``bias`` is the mean of (this grader − mean of the other graders); ``pearson`` the
-    correlation with that leave-one-out mean; ``alpha_without`` the α of everyone else, so
-    a grader whose removal raises α stands out.
+    correlation with that leave-one-out mean; ``alpha_without`` the interval α of everyone
+    else, so a grader whose removal raises α stands out.
     """
 
     grader: str
@@ -315,7 +358,8 @@ def grader_agreement(ratings: Ratings) -> list[GraderAgreement]:
     for j, grader in enumerate(ratings.graders):
         mine = v[:, j]
         others = np.delete(v, j, axis=1)
-        with np.errstate(invalid="ignore"):
+        with warnings.catch_warnings():  # an item only this grader rated: NaN, not a warning
+            warnings.simplefilter("ignore", RuntimeWarning)
             other_mean = (np.nanmean(others, axis=1) if others.shape[1]
                           else np.full(len(mine), np.nan))
         own = np.isfinite(mine)
@@ -345,10 +389,12 @@ class AgreementReport:
     kappas: tuple[PairKappa, ...]
     per_item: tuple[ItemAgreement, ...]
     per_grader: tuple[GraderAgreement, ...]
+    alpha_ordinal: float = math.nan
 
     def to_dict(self) -> dict[str, object]:
         return {"items": self.items, "graders": list(self.graders), "ratings": self.ratings,
-                "alpha_interval": self.alpha_interval, "icc": self.icc.to_dict(),
+                "alpha_interval": self.alpha_interval, "alpha_ordinal": self.alpha_ordinal,
+                "icc": self.icc.to_dict(),
                 "kappas": [asdict(k) for k in self.kappas],
                 "per_item": [i.to_dict() for i in self.per_item],
                 "per_grader": [g.to_dict() for g in self.per_grader]}
@@ -357,16 +403,17 @@ class AgreementReport:
         c = self.icc
         lines = [
             f"{self.items} items, {len(self.graders)} graders, {self.ratings} ratings",
-            f"Krippendorff's alpha (interval): {self.alpha_interval:.3f}",
+            f"Krippendorff's alpha (interval): {self.alpha_interval:.3f}   "
+            f"(ordinal): {self.alpha_ordinal:.3f}",
             f"ICC(2,1) {c.icc21:.3f}   ICC(2,k) {c.icc2k:.3f}   (k = {c.k}, {c.n} complete "
             f"items, {c.dropped} left out; ICC(1,1) {c.icc11:.3f}, ICC(3,1) {c.icc31:.3f})",
             "", f"{'grader pair':<30}{'n':>5}{'kappa lin':>11}{'kappa quad':>12}"]
         lines += [f"{k.first + ' / ' + k.second:<30}{k.n:>5}{k.linear:>11.3f}"
                   f"{k.quadratic:>12.3f}" for k in self.kappas]
         lines += ["", f"{'grader':<20}{'n':>5}{'mean':>8}{'bias':>8}{'MAE':>8}{'r':>7}"
-                      f"{'alpha w/o':>11}"]
+                      f"{'alpha w/o (interval)':>22}"]
         lines += [f"{g.grader:<20}{g.n:>5}{g.mean:>8.2f}{g.bias:>8.2f}{g.mae:>8.2f}"
-                  f"{g.pearson:>7.3f}{g.alpha_without:>11.3f}" for g in self.per_grader]
+                  f"{g.pearson:>7.3f}{g.alpha_without:>22.3f}" for g in self.per_grader]
         return "\n".join(lines)
 
 
@@ -377,4 +424,5 @@ def agreement_report(ratings: Ratings) -> AgreementReport:
         ratings=int(np.isfinite(ratings.values).sum()),
         alpha_interval=krippendorff_alpha_interval(ratings.values),
         icc=icc(ratings.values), kappas=tuple(pairwise_kappas(ratings)),
-        per_item=tuple(item_agreement(ratings)), per_grader=tuple(grader_agreement(ratings)))
+        per_item=tuple(item_agreement(ratings)), per_grader=tuple(grader_agreement(ratings)),
+        alpha_ordinal=krippendorff_alpha_ordinal(ratings.values))

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import errno
+import shutil
+import sqlite3
+from pathlib import Path
+
 
 class ClueStudioError(Exception):
     """Base of every error ClueStudio raises on purpose (the CLI prints these, no traceback)."""
@@ -41,3 +46,42 @@ class RendererUnavailable(RenderError):
 
 class RenderTimeout(RenderError):
     """A diagram took longer than the per-diagram time limit to render."""
+
+
+def describe_failure(error: BaseException, workspace: object = None) -> str | None:
+    """One line for an error that comes from the world rather than from a bug — a full or
+    failing disk, a damaged workspace file, a file that cannot be read, no memory left —
+    naming the file; None for anything else (a bug, which keeps its traceback).
+    ``workspace`` names the workspace file for database errors, when known."""
+    where = f"{workspace}: " if workspace else ""
+    if isinstance(error, sqlite3.DatabaseError):
+        text = str(error)
+        if "full" in text or ("I/O" in text and _disk_full(workspace)):
+            return (f"{where}the disk is full; nothing of this operation was saved "
+                    "(free some space and try again)")
+        if "locked" in text or "busy" in text:
+            return f"{where}the workspace is busy (another program is writing it); try again"
+        if isinstance(error, sqlite3.OperationalError) and "I/O" not in text:
+            return None  # a bad query is a bug, not a damaged file
+        return (f"{where}the workspace file is damaged or unreadable ({text}); nothing was "
+                "changed. `sqlite3 FILE .recover | sqlite3 RESCUED.sqlite` can often save "
+                "what it holds")
+    if isinstance(error, OSError):
+        name = error.filename or workspace or "<file>"
+        if error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+            return f"{name}: the disk is full ({error.strerror}); nothing was written"
+        return f"{name}: {error.strerror or error}"
+    if isinstance(error, MemoryError):
+        return f"{where}out of memory"
+    return None
+
+
+def _disk_full(path: object) -> bool:
+    """Whether the disk holding ``path`` has (almost) no room left: SQLite reports a full disk
+    as an I/O error when it cannot even grow its WAL index."""
+    if not path:
+        return False
+    try:
+        return shutil.disk_usage(Path(str(path)).resolve().parent).free < (1 << 20)
+    except OSError:
+        return False

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cluestudio.core.metrics import MetricInput
+from cluestudio.core.plugins import checked_metric_result, is_plugin_fault
 
 #: Inputs the caller can give a metric, by diagram kind (besides "llm", see above).
 GIVEN_INPUTS: dict[str, frozenset[str]] = {
@@ -138,8 +139,10 @@ class MetricRunner:
                         self.errors.setdefault(name, status.error or "could not be built")
                         return None
                 self._with_backend[name] = metric
-            return metric.score(reference, candidate)
-        except Exception as error:  # a plugin's failure must never end the batch
+            return checked_metric_result(metric.score(reference, candidate))
+        except BaseException as error:  # a plugin's failure must never end the batch
+            if not is_plugin_fault(error):
+                raise
             self.errors.setdefault(name, f"{type(error).__name__}: {error}")
             return None
 

@@ -17,6 +17,7 @@ import importlib.metadata as metadata
 import importlib.util
 import json
 import logging
+import math
 import threading
 import tomllib
 import traceback
@@ -26,7 +27,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from cluestudio.core.errors import ClueStudioError
-from cluestudio.core.metrics import MetricManifest
+from cluestudio.core.metrics import MetricManifest, MetricResult
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +56,46 @@ INVALID = "invalid"  # bad manifest or entry point; skipped
 
 class PluginError(ClueStudioError):
     """A plugin that cannot be found, read or used (the message says which and why)."""
+
+
+class PluginResultError(PluginError):
+    """A metric returned something that is not a result: one failure for that pair only."""
+
+
+def is_plugin_fault(error: BaseException) -> bool:
+    """Whether ``error``, raised inside plugin code, is the plugin's failure (caught, recorded,
+    and the batch goes on) rather than the user's. ``sys.exit`` in a plugin is a fault; a
+    KeyboardInterrupt is one too, except on the main thread, where it is the user's Ctrl+C
+    (signals reach only the main thread, so on a worker it can only come from the plugin)."""
+    if isinstance(error, KeyboardInterrupt):
+        return threading.current_thread() is not threading.main_thread()
+    return isinstance(error, Exception | SystemExit)
+
+
+def checked_metric_result(result: Any) -> MetricResult:
+    """``result`` if it is a usable metric result, else :class:`PluginResultError`: values a
+    dict of names to finite numbers (or None), an explanation that can be stored as JSON."""
+    values = getattr(result, "values", None)
+    if not isinstance(values, dict):
+        raise PluginResultError(f"returned {type(result).__name__}, not a metric result")
+    for key, value in values.items():
+        if not isinstance(key, str):
+            raise PluginResultError(f"value name {key!r} is not a string")
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise PluginResultError(f"value {key!r} is {value!r}, not a number")
+        if not math.isfinite(value):
+            raise PluginResultError(f"value {key!r} is {value!r}, not a finite number")
+    try:
+        json.dumps(getattr(result, "explanation", None))
+        json.dumps(getattr(result, "details", None) or {})
+    except (TypeError, ValueError) as error:
+        raise PluginResultError(f"explanation cannot be stored: {error}") from None
+    if isinstance(result, MetricResult):
+        return result
+    return MetricResult(dict(values), getattr(result, "explanation", None),
+                        dict(getattr(result, "details", None) or {}))
 
 
 @dataclass(frozen=True)
@@ -333,7 +374,9 @@ class PluginRegistry:
                 obj: Any = importlib.import_module(module_name)
                 for part in attr.split("."):
                     obj = getattr(obj, part)
-            except Exception as error:  # a plugin's import must never crash the app
+            except BaseException as error:  # a plugin's import must never crash the app
+                if not is_plugin_fault(error):
+                    raise
                 self._record(key, FAILED, error)
                 return None
             self._objects[key] = obj
@@ -370,7 +413,9 @@ class PluginRegistry:
                 return None
             try:
                 made = obj() if isinstance(obj, type) else obj
-            except Exception as error:
+            except BaseException as error:
+                if not is_plugin_fault(error):
+                    raise
                 self._objects.pop(key, None)
                 self._record(key, FAILED, error)
                 return None
@@ -388,15 +433,19 @@ class PluginRegistry:
             return None
         try:
             result = use(plugin)
-        except Exception as error:
+        except BaseException as error:
+            if not is_plugin_fault(error):
+                raise
             with self._lock:
                 self._record((kind, name), ERROR, error)
             return None
         return result
 
-    def score(self, name: str, reference: Any, candidate: Any) -> Any | None:
-        """Run metric ``name`` on one pair; None (and an ``error`` status) if it fails."""
-        return self.call("metric", name, lambda metric: metric.score(reference, candidate))
+    def score(self, name: str, reference: Any, candidate: Any) -> MetricResult | None:
+        """Run metric ``name`` on one pair; None (and an ``error`` status) if it fails or
+        returns something that is not a finite-valued result."""
+        return self.call("metric", name,
+                         lambda metric: checked_metric_result(metric.score(reference, candidate)))
 
 
 _default: PluginRegistry | None = None

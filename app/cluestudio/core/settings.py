@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from cluestudio.core.errors import ClueStudioError
+from cluestudio.core.redact import remember_secret
 
 FILE_NAME = "settings.toml"
 
@@ -34,6 +35,8 @@ _HEADER = """\
 #            system keyring (service "cluestudio", user = base_url) when use_keyring = true.
 # [ui]       theme: light | dark;  blind_grading hides metrics until a rating is saved.
 # [workspace] last: the workspace opened last (empty: the bundled sample course).
+# [renderer] timeout_s: seconds one diagram may take;  max_memory_mb: the PlantUML JVM's
+#            heap limit (a hostile diagram stops there instead of filling the machine).
 
 """
 
@@ -84,11 +87,18 @@ class WorkspaceSettings:
 
 
 @dataclass(frozen=True)
+class RendererSettings:
+    timeout_s: int = 20
+    max_memory_mb: int = 1024
+
+
+@dataclass(frozen=True)
 class Settings:
     scoring: ScoringSettings = ScoringSettings()
     llm: LLMSettings = LLMSettings()
     ui: UISettings = UISettings()
     workspace: WorkspaceSettings = WorkspaceSettings()
+    renderer: RendererSettings = RendererSettings()
     # Keys found in the file that this version does not know, kept so a save loses nothing.
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
@@ -98,7 +108,13 @@ class Settings:
         return os.environ.get("USER") or os.environ.get("USERNAME") or "grader"
 
     def api_key(self) -> str | None:
-        """The LLM key from the environment, else the keyring if enabled; never from the file."""
+        """The LLM key from the environment, else the keyring if enabled; never from the file.
+        Whatever is found is masked in every later message and log line."""
+        key = self._find_api_key()
+        remember_secret(key)
+        return key
+
+    def _find_api_key(self) -> str | None:
         if self.llm.api_key_env and os.environ.get(self.llm.api_key_env):
             return os.environ[self.llm.api_key_env]
         if self.llm.use_keyring:
@@ -115,13 +131,18 @@ class Settings:
 
 _SECTIONS: dict[str, type] = {
     "scoring": ScoringSettings, "llm": LLMSettings, "ui": UISettings,
-    "workspace": WorkspaceSettings,
+    "workspace": WorkspaceSettings, "renderer": RendererSettings,
 }
 # Values restricted to a fixed set; the embedder may also be any model name, so it is free.
 _CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("scoring", "device"): DEVICES,
     ("scoring", "weight_profile"): WEIGHT_PROFILES,
     ("ui", "theme"): THEMES,
+}
+# Numbers that only make sense above a floor (a JVM with 16 MB of heap does not start).
+_MINIMUM: dict[tuple[str, str], int] = {
+    ("renderer", "timeout_s"): 1,
+    ("renderer", "max_memory_mb"): 64,
 }
 
 
@@ -150,6 +171,11 @@ def settings_from_dict(data: dict[str, Any]) -> tuple[Settings, list[str]]:
             choices = _CHOICES.get((name, key))
             if choices and raw not in choices:
                 warnings.append(f"[{name}] {key} = {raw!r}: not one of {', '.join(choices)}; "
+                                f"using {getattr(default, key)!r}")
+                continue
+            minimum = _MINIMUM.get((name, key))
+            if minimum is not None and raw < minimum:
+                warnings.append(f"[{name}] {key} = {raw!r}: below {minimum}; "
                                 f"using {getattr(default, key)!r}")
                 continue
             kwargs[key] = raw

@@ -43,8 +43,9 @@ class AgreementScope:
     """Inter-rater agreement on one score: the rubric total or one rubric item.
 
     ``report`` is core's :class:`~cluestudio.core.agreement.AgreementReport` over all
-    graders (items are submission ids); ``pairs`` the α / ICC(2,k) / weighted κ of each
-    grader pair; ``kappa_by_grader`` the mean quadratic κ of each grader's pairs.
+    graders (items are submission ids; α interval and ordinal); ``pairs`` the α (both) /
+    ICC(2,k) / weighted κ of each grader pair; ``kappa_by_grader`` the mean quadratic κ of
+    each grader's pairs.
     """
 
     key: str  # TOTAL or a rubric item id

@@ -3,9 +3,10 @@ and the report figures.
 
 A dock beside the two modes. Refresh runs :func:`cluestudio.gui.analysis_data.gather` on the
 batch lane (one job at a time, STYLE 7); double-clicking (or Return on) a queue row asks the
-window to open that submission in grading mode. The Agreement tab shows Krippendorff's α,
-ICC and weighted κ of the graders on the total and on each rubric item (overview), per
-grader pair and per grader for the chosen score.
+window to open that submission in grading mode. The Agreement tab shows Krippendorff's α
+(interval and ordinal side by side, each column saying which), ICC and weighted κ of the
+graders on the total and on each rubric item (overview), per grader pair and per grader for
+the chosen score.
 """
 
 from __future__ import annotations
@@ -34,11 +35,12 @@ from cluestudio.gui.worker import BATCH, JobHandle
 
 _METRIC_COLUMNS = ["#", "Submission", "Value", "Human", "Predicted", "Residual", "z"]
 _GRADER_COLUMNS = ["#", "Submission", "Graders", "Mean", "SD", "Range", "Ratings"]
-_SCOPE_COLUMNS = ["Score", "Submissions", "Graders", "Ratings", "α (interval)", "ICC(2,k)",
-                  "ICC(2,1)", "mean κw"]
-_PAIR_COLUMNS = ["Grader pair", "n", "α (interval)", "ICC(2,k)", "κ linear", "κ quadratic"]
+_SCOPE_COLUMNS = ["Score", "Submissions", "Graders", "Ratings", "α (interval)",
+                  "α (ordinal)", "ICC(2,k)", "ICC(2,1)", "mean κw"]
+_PAIR_COLUMNS = ["Grader pair", "n", "α (interval)", "α (ordinal)", "ICC(2,k)", "κ linear",
+                 "κ quadratic"]
 _RATER_COLUMNS = ["Grader", "n", "Mean", "SD", "Shared", "Bias", "MAE", "r vs others",
-                  "α without", "mean κw"]
+                  "α without (interval)", "mean κw"]
 
 
 def _num(value: float, digits: int = 3) -> str:
@@ -137,7 +139,9 @@ class AnalysisView(QWidget):
         self.agreement_scope.currentIndexChanged.connect(self._fill_agreement)
         self.agreement_overview = _table(_SCOPE_COLUMNS)
         self.agreement_overview.setToolTip(
-            "Krippendorff's α (interval metric, missing ratings allowed); ICC(2,k): "
+            "Krippendorff's α for interval data and for ordinal data (rubric scores are "
+            "ordinal: only their order counts, not the spacing of the steps); missing "
+            "ratings allowed. ICC(2,k): "
             "reliability of the mean of the k graders, ICC(2,1): of one grader (Shrout & "
             "Fleiss 1979; complete rows only); mean κw: quadratic weighted κ averaged over "
             "grader pairs.")
@@ -228,7 +232,8 @@ class AnalysisView(QWidget):
             mean_kappa = _mean([p.kappa_quadratic for p in scope.pairs])
             item = QTreeWidgetItem([scope.label, str(scope.pairable), str(len(report.graders)),
                                     str(report.ratings), _num(report.alpha_interval),
-                                    _num(icc.icc2k), _num(icc.icc21), _num(mean_kappa)])
+                                    _num(report.alpha_ordinal), _num(icc.icc2k),
+                                    _num(icc.icc21), _num(mean_kappa)])
             item.setData(0, Qt.ItemDataRole.UserRole, scope.key)
             self.agreement_overview.addTopLevelItem(item)
             self.agreement_scope.addItem(scope.label, scope.key)
@@ -264,7 +269,8 @@ class AnalysisView(QWidget):
         for pair in scope.pairs:
             self.agreement_pairs.addTopLevelItem(QTreeWidgetItem(
                 [f"{pair.first} / {pair.second}", str(pair.n), _num(pair.alpha_interval),
-                 _num(pair.icc2k), _num(pair.kappa_linear), _num(pair.kappa_quadratic)]))
+                 _num(pair.alpha_ordinal), _num(pair.icc2k), _num(pair.kappa_linear),
+                 _num(pair.kappa_quadratic)]))
         for grader in scope.report.per_grader:
             self.agreement_graders.addTopLevelItem(QTreeWidgetItem(
                 [grader.grader, str(grader.n), _num(grader.mean, 2), _num(grader.sd, 2),

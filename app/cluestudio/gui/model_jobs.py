@@ -53,7 +53,7 @@ def _image_a(ws: Workspace, submission_id: int) -> Any:
     data = ws.image(submission.image_hash) if submission.image_hash else None
     if not data:
         raise ClueStudioError(f"submission {submission.source_id} has no image A to read")
-    return ImageInput.from_bytes(data)
+    return ImageInput.from_bytes(data, f"image A of {submission.source_id}")
 
 
 def convert(ws: Workspace, submission_id: int, backend: Any, cancel: CancelToken, *,

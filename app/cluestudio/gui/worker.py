@@ -24,8 +24,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from cluestudio.core.errors import ClueStudioError
+from cluestudio.core.errors import ClueStudioError, describe_failure
 from cluestudio.core.jobs import Cancelled, CancelToken, Progress
+from cluestudio.core.redact import redact
 from cluestudio.gui.qt import QObject, QThread, Signal
 
 log = logging.getLogger(__name__)
@@ -179,11 +180,19 @@ class JobRunner(QObject):
         except Cancelled:
             pass
         except ClueStudioError as failure:
-            self.error.emit(handle.id, str(failure))
-        except Exception as failure:  # a crashed job must not take the worker down
+            self.error.emit(handle.id, redact(str(failure)))
+        except BaseException as failure:
+            # A crashed job must not take the worker down: SystemExit or KeyboardInterrupt
+            # raised by plugin code on this thread would otherwise end it, leaving every
+            # queued job unrun and Quit waiting forever.
+            known = describe_failure(failure)
+            if known is not None:  # a full disk, a damaged file: the world, not a bug
+                log.info("job %s failed: %s", handle.label, known, exc_info=True)
+                self.error.emit(handle.id, redact(f"{handle.label}: {known}"))
+                return
             log.error("job %s crashed:\n%s", handle.label, traceback.format_exc())
-            self.error.emit(handle.id, f"{handle.label}: unexpected {type(failure).__name__}: "
-                                       f"{failure}")
+            self.error.emit(handle.id, redact(f"{handle.label}: unexpected "
+                                              f"{type(failure).__name__}: {failure}"))
         finally:
             self.finished.emit(handle.id)
 

@@ -3,7 +3,9 @@
 f(x) = Σ over the five CLUE metrics of Pearson(metric(x), human) on the training set,
 maximised over the nine free weights. Each trial only re-weights the cached leaves
 (:class:`~cluestudio.core.calibrate.leafcache.LeafCache`), so a trial costs milliseconds.
-The fit is a job: it yields progress after each trial and stops when cancelled.
+The fit is a job: it yields progress after each trial and stops when cancelled. The
+objective does not identify the weights (docs/adr/0008), so the fit can also bootstrap an
+interval for each weight (:mod:`.intervals`) and warn where it is wide.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from cluestudio.core.calibrate.intervals import DEFAULT_WIDTH_THRESHOLD, WeightIntervals
 from cluestudio.core.calibrate.leafcache import LeafCache
 from cluestudio.core.calibrate.space import (
     FREE_NAMES,
@@ -98,10 +101,16 @@ class CalibrationResult:
     history: tuple[float, ...]  # objective of each trial, in order
     seconds: float
     provenance: dict[str, Any] = field(default_factory=dict)
+    intervals: WeightIntervals | None = None  # bootstrap intervals of the fitted weights
 
     @property
     def weights(self) -> ClueWeights:
         return self.best.weights
+
+    @property
+    def warnings(self) -> list[str]:
+        """Weights whose bootstrap interval is too wide to mean anything."""
+        return self.intervals.warnings() if self.intervals is not None else []
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -110,6 +119,9 @@ class CalibrationResult:
             "best": self.best.to_dict(), "baselines": [b.to_dict() for b in self.baselines],
             "split": self.split.to_dict(), "trials": self.trials, "seed": self.seed,
             "sampler": self.sampler, "seconds": self.seconds, "provenance": self.provenance,
+            "weight_intervals": (None if self.intervals is None
+                                 else self.intervals.to_dict()),
+            "warnings": self.warnings,
         }
 
     def profile_dict(self, *, name: str = "calibrated", description: str = "") -> dict[str, Any]:
@@ -137,6 +149,15 @@ class CalibrationResult:
                                     "test_objective": _num(b.test_objective)}
                           for b in self.baselines},
         }
+        if self.intervals is not None:
+            # A summary only: the intervals themselves are in the JSON output and the
+            # report (the profile keeps one entry per weight, in its group tables).
+            calib["bootstrap"] = {
+                "resamples": self.intervals.resamples, "trials": self.intervals.trials,
+                "level": self.intervals.level, "width_threshold": self.intervals.threshold,
+                "wide_intervals": len(self.intervals.wide),
+                "note": "weights with wide intervals are not identified by the ratings; "
+                        "see docs/adr/0008"}
         calib.update(self.provenance)
         # TOML tables need string keys.
         calib["split"]["bins"] = {str(k): v for k, v in calib["split"]["bins"].items()}
@@ -173,16 +194,66 @@ def evaluate(objective: Objective, weights: ClueWeights, split: Split, label: st
                       dict(zip(METRIC_NAMES, test.tolist(), strict=True)))
 
 
+def search(objective: Objective, rows: np.ndarray, *, trials: int, seed: int,
+           starts: Sequence[ClueWeights] = (), patience: int | None = None,
+           name: str = "calibrated", cancel: CancelToken | None = None, label: str = "trial",
+           ) -> Job[tuple[ClueWeights, list[float]]]:
+    """TPE over the unit cube: the best weights on ``rows`` and every trial's objective.
+
+    Uniform weights (the paper's start) and ``starts`` are tried first.
+    """
+    import optuna
+
+    cancel = cancel or CancelToken()
+    sampler = optuna.samplers.TPESampler(seed=seed, multivariate=True,
+                                         n_startup_trials=min(10, max(1, trials // 5)))
+    verbosity = optuna.logging.get_verbosity()
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    history: list[float] = []
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+            study = optuna.create_study(direction="maximize", sampler=sampler)
+            for x0 in (uniform_free(), *(from_weights(w) for w in starts)):
+                study.enqueue_trial(dict(zip(_PARAMS, to_unit(x0).tolist(), strict=True)))
+            best_value, best_at = -math.inf, 0
+            for number in range(trials):
+                cancel.raise_if_cancelled()
+                trial = study.ask()
+                u = [trial.suggest_float(p, 0.0, 1.0) for p in _PARAMS]
+                value = objective(to_weights(to_free(u), name=name), rows)
+                study.tell(trial, value)
+                history.append(value)
+                if value > best_value:
+                    best_value, best_at = value, number
+                yield Progress(number + 1, trials, f"{label} {number + 1}: best Σρ "
+                               f"{best_value:.4f}")
+                if patience is not None and number - best_at >= patience:
+                    break
+    finally:
+        optuna.logging.set_verbosity(verbosity)
+    best_u = [study.best_trial.params[p] for p in _PARAMS]
+    return to_weights(to_free(best_u), name=name), history
+
+
 def calibrate(cache: LeafCache, human: Sequence[float] | np.ndarray, *, trials: int = 200,
               seed: int = 0, test_fraction: float = 0.2, split: Split | None = None,
               start: ClueWeights | None = None, patience: int | None = None,
               name: str = "calibrated", provenance: Mapping[str, Any] | None = None,
+              bootstrap: int = 0, bootstrap_trials: int | None = None,
+              width_threshold: float = DEFAULT_WIDTH_THRESHOLD,
               cancel: CancelToken | None = None) -> Job[CalibrationResult]:
     """Fit the nine free weights on a stratified training split; report train and test.
 
     The search starts from uniform weights (as the paper does) and from ``start`` (default:
     the shipped profile), then lets TPE propose. ``patience`` stops after that many trials
     without a new best (the paper's rule is 50); ``None`` runs all ``trials``.
+
+    With ``bootstrap`` > 0 the fit is repeated on that many resamples of the training rows
+    (``bootstrap_trials`` trials each, default a quarter of ``trials``, at least 20) and each
+    weight gets a 95% percentile interval; an interval wider than ``width_threshold`` is
+    reported as a warning. Eq. 12 does not identify the weights (docs/adr/0008): many weight
+    sets reach the same objective, so the intervals say which weights mean nothing.
     """
     import optuna
 
@@ -194,45 +265,26 @@ def calibrate(cache: LeafCache, human: Sequence[float] | np.ndarray, *, trials: 
     objective = Objective(cache, y)
     start = start or ClueWeights.default()
     began = time.perf_counter()
-
-    sampler = optuna.samplers.TPESampler(seed=seed, multivariate=True,
-                                         n_startup_trials=min(10, max(1, trials // 5)))
-    verbosity = optuna.logging.get_verbosity()
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-            study = optuna.create_study(direction="maximize", sampler=sampler)
-            for x0 in (uniform_free(), from_weights(start)):
-                study.enqueue_trial(dict(zip(_PARAMS, to_unit(x0).tolist(), strict=True)))
-            history: list[float] = []
-            best_value, best_at = -math.inf, 0
-            for number in range(trials):
-                cancel.raise_if_cancelled()
-                trial = study.ask()
-                u = [trial.suggest_float(p, 0.0, 1.0) for p in _PARAMS]
-                value = objective(to_weights(to_free(u), name=name), split.train)
-                study.tell(trial, value)
-                history.append(value)
-                if value > best_value:
-                    best_value, best_at = value, number
-                yield Progress(number + 1, trials, f"trial {number + 1}: best Σρ "
-                               f"{best_value:.4f}")
-                if patience is not None and number - best_at >= patience:
-                    break
-    finally:
-        optuna.logging.set_verbosity(verbosity)
-
-    best_u = [study.best_trial.params[p] for p in _PARAMS]
-    best = evaluate(objective, to_weights(to_free(best_u), name=name), split, "calibrated")
+    fitted, history = yield from search(objective, split.train, trials=trials, seed=seed,
+                                        starts=(start,), patience=patience, name=name,
+                                        cancel=cancel)
+    best = evaluate(objective, fitted, split, "calibrated")
     baselines = (evaluate(objective, to_weights(uniform_free(), name="uniform"), split,
                           "uniform"),
                  evaluate(objective, start, split, start.name or "start"))
+    intervals = None
+    if bootstrap > 0:
+        from cluestudio.core.calibrate.intervals import weight_intervals
+
+        intervals = yield from weight_intervals(
+            objective, split.train, fitted, resamples=bootstrap,
+            trials=bootstrap_trials or max(20, trials // 4), seed=seed, starts=(start,),
+            width_threshold=width_threshold, cancel=cancel)
     return CalibrationResult(
         best=best, baselines=baselines, split=split, trials=len(history), seed=seed,
         sampler=f"optuna {optuna.__version__} TPESampler(multivariate=True)",
         history=tuple(history), seconds=time.perf_counter() - began,
-        provenance=dict(provenance or {}))
+        provenance=dict(provenance or {}), intervals=intervals)
 
 
 # optuna parameter names: unit-cube coordinates, mapped to weights by space.to_free.

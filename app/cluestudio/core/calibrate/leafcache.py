@@ -114,21 +114,25 @@ class LeafCache:
         self._classes = plan(_whole_problems(class_shapes, class_base), keep=True)
         self._relations = plan(_whole_problems(rel_shapes, rel_base))
         self._pair_of_class_cell = np.repeat(np.arange(len(pairs)), np.diff(class_base))
-        self._begin_src, self._begin_known = self._ends(pairs, class_base, "begin_index")
-        self._end_src, self._end_known = self._ends(pairs, class_base, "end_index")
+        self._begin_src, self._begin_known = self._ends(pairs, class_base, "begin")
+        self._end_src, self._end_known = self._ends(pairs, class_base, "end")
+        # A class-less reference: clue-attribute/-method are the profile's constant.
+        self._empty_reference = np.array([len(p.reference.classes) == 0 for p in pairs])
+        self._empty_reference_value = np.array([p.empty_reference_members for p in pairs],
+                                               dtype=float)
 
     @staticmethod
-    def _ends(pairs: Sequence[PairLeaves], class_base: np.ndarray, attr: str
+    def _ends(pairs: Sequence[PairLeaves], class_base: np.ndarray, end: str
               ) -> tuple[np.ndarray, np.ndarray]:
         """For each relation cell: where its end classes' ES_ce is, and whether both exist.
 
-        An end naming no class of its diagram falls back to the σ of the end names, as the
-        engine does (``begin_name``/``end_name`` leaves).
+        An end that resolves to no class falls back to the ``begin_name``/``end_name``
+        leaf, as the engine does (which ends resolve is the similarity profile's rule).
         """
         src, known = [], []
         for p, leaves in enumerate(pairs):
-            i1 = getattr(leaves.reference, attr)[:, None]
-            i2 = getattr(leaves.candidate, attr)[None, :]
+            i1 = getattr(leaves, f"ref_{end}")[:, None]
+            i2 = getattr(leaves, f"cand_{end}")[None, :]
             width = leaves.class_name.shape[1]
             ok = (i1 >= 0) & (i2 >= 0)
             src.append(np.where(ok, class_base[p] + i1 * width + i2, 0))
@@ -167,6 +171,10 @@ class LeafCache:
                                     "reference")
         clue_method = optmatch_values(np.bincount(owner, method_match[cells], size), n_c, m_c,
                                       "reference")
+        if self._empty_reference.any():
+            clue_attr = np.where(self._empty_reference, self._empty_reference_value, clue_attr)
+            clue_method = np.where(self._empty_reference, self._empty_reference_value,
+                                   clue_method)
 
         begin = np.where(self._begin_known, es_class[self._begin_src] if es_class.size
                          else 0.0, leaf["begin_name"])

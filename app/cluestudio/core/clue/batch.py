@@ -168,12 +168,14 @@ def _finish_pair(leaves: PairLeaves, w: ClueWeights, normalization: str, *,
     clue_class = _value(es_class[rows, cols].sum(), n, m, normalization)
     # Eq. 8/9: matched pairs' member OptMatch, always over n (unmatched reference classes
     # add 0), whatever the normalization of the inner OptMatches.
-    clue_attr = _value(attr_match[rows, cols].sum(), n, m, "reference")
-    clue_method = _value(method_match[rows, cols].sum(), n, m, "reference")
+    if n:
+        clue_attr = _value(attr_match[rows, cols].sum(), n, m, "reference")
+        clue_method = _value(method_match[rows, cols].sum(), n, m, "reference")
+    else:
+        clue_attr = clue_method = leaves.empty_reference_members
 
-    ref, cand = leaves.reference, leaves.candidate
-    b1, b2 = ref.begin_index[:, None], cand.begin_index[None, :]
-    e1, e2 = ref.end_index[:, None], cand.end_index[None, :]
+    b1, b2 = leaves.ref_begin[:, None], leaves.cand_begin[None, :]
+    e1, e2 = leaves.ref_end[:, None], leaves.cand_end[None, :]
     known_b = (b1 >= 0) & (b2 >= 0)
     known_e = (e1 >= 0) & (e2 >= 0)
     begin_sim = leaves.begin_name.copy()

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cluestudio.core.clue.relations import TYPE_INDEX, sim_rm_matrix
-from cluestudio.core.clue.similarity import SimilarityProfile, sigma_block
+from cluestudio.core.clue.similarity import END_FIRST_CLASS, SimilarityProfile, sigma_block
 from cluestudio.core.embed import StringVectors
 from cluestudio.core.model import Attribute, Class, ClassDiagram, Method, Relation
 
@@ -29,7 +29,9 @@ class DiagramIndex:
 
     ``attr_offsets[i]:attr_offsets[i+1]`` are the attributes of class i (likewise methods);
     ``param_offsets[k]:param_offsets[k+1]`` the parameters of method k. A relation end that
-    names no class of the diagram has index -1 (its name is still compared, see engine).
+    names no class of the diagram has index -1 (how it is compared is the profile's rule,
+    see :func:`pair_leaves`). With ``keep_empty`` the empty string is one of ``distinct``
+    like any other (profiles that embed it); otherwise its position is -1.
     """
 
     classes: tuple[Class, ...]
@@ -57,7 +59,7 @@ class DiagramIndex:
     positions: dict[str, np.ndarray]
 
     @classmethod
-    def of(cls, diagram: ClassDiagram) -> DiagramIndex:
+    def of(cls, diagram: ClassDiagram, keep_empty: bool = False) -> DiagramIndex:
         classes = tuple(diagram.classes)
         attributes = tuple(a for c in classes for a in c.attributes)
         methods = tuple(m for c in classes for m in c.methods)
@@ -80,10 +82,10 @@ class DiagramIndex:
         distinct: dict[str, int] = {}
         for values in fields.values():
             for value in values:
-                if value:
+                if value or keep_empty:
                     distinct.setdefault(value, len(distinct))
         positions = {
-            name: np.fromiter((distinct[v] if v else -1 for v in values), dtype=np.intp,
+            name: np.fromiter((distinct.get(v, -1) for v in values), dtype=np.intp,
                               count=len(values))
             for name, values in fields.items()
         }
@@ -101,7 +103,7 @@ class DiagramIndex:
         )
 
     def strings(self) -> Iterator[str]:
-        """Every distinct non-empty string leaf (the embedder's input)."""
+        """Every distinct string leaf (the embedder's input; "" only with ``keep_empty``)."""
         return iter(self.distinct)
 
     @property
@@ -132,8 +134,15 @@ class PairLeaves:
     param_type: np.ndarray
     relation_type: np.ndarray  # R1×R2, LUT(t1, t2)
     relation_multiplicity: np.ndarray  # R1×R2, sim_rm
-    begin_name: np.ndarray  # R1×R2, σ of end names, used where an end is no known class
+    # ES_ce of a relation end, where both ends resolve to a class: the class indices per
+    # side (-1: unresolved, then the begin_name/end_name leaf is used instead).
+    ref_begin: np.ndarray  # R1
+    ref_end: np.ndarray
+    cand_begin: np.ndarray  # R2
+    cand_end: np.ndarray
+    begin_name: np.ndarray  # R1×R2, used where an end is no known class
     end_name: np.ndarray
+    empty_reference_members: float = 1.0  # clue-attribute/-method when C1 is empty
 
 
 def pair_leaves(ref: DiagramIndex, cand: DiagramIndex, vectors: StringVectors,
@@ -153,15 +162,38 @@ def pair_leaves(ref: DiagramIndex, cand: DiagramIndex, vectors: StringVectors,
 
     rel_type = lut[np.ix_(ref.relation_types, cand.relation_types)]
     mult = sim_rm_matrix([r.type for r in ref.relations], [r.label for r in ref.relations],
-                         [r.type for r in cand.relations], [r.label for r in cand.relations])
-    mult = mult.reshape(len(ref.relations), len(cand.relations))
+                         [r.type for r in cand.relations], [r.label for r in cand.relations],
+                         profile.multiplicity)
+    shape = (len(ref.relations), len(cand.relations))
+    ends = _relation_ends(ref, cand, profile)
+    if profile.unknown_end == END_FIRST_CLASS:
+        # The package: ES_ce is looked up only when both diagrams have classes; otherwise
+        # an end scores 1 if the reference has none, else 0 (class 0 stands in for an end
+        # that names no class, so with classes on both sides every end resolves).
+        constant = 1.0 if not len(ref.classes) else 0.0
+        begin_name = end_name = np.full(shape, constant)
+    else:
+        begin_name, end_name = sigma("begin_names"), sigma("end_names")
     return PairLeaves(
         reference=ref, candidate=cand,
         class_name=sigma("class_names"),
         attr_name=sigma("attr_names"), attr_type=sigma("attr_types"),
         method_name=sigma("method_names"), method_return=sigma("method_returns"),
         param_name=sigma("param_names"), param_type=sigma("param_types"),
-        relation_type=rel_type.reshape(len(ref.relations), len(cand.relations)),
-        relation_multiplicity=mult,
-        begin_name=sigma("begin_names"), end_name=sigma("end_names"),
+        relation_type=rel_type.reshape(shape), relation_multiplicity=mult.reshape(shape),
+        **ends, begin_name=begin_name, end_name=end_name,
+        empty_reference_members=profile.empty_reference_members,
     )
+
+
+def _relation_ends(ref: DiagramIndex, cand: DiagramIndex, profile: SimilarityProfile
+                   ) -> dict[str, np.ndarray]:
+    """Class index of each relation end per side; -1 where the profile compares names."""
+    def resolve(index: DiagramIndex, attr: str) -> np.ndarray:
+        found: np.ndarray = getattr(index, attr)
+        if profile.unknown_end == END_FIRST_CLASS and len(index.classes):
+            return np.maximum(found, 0)
+        return found
+
+    return {"ref_begin": resolve(ref, "begin_index"), "ref_end": resolve(ref, "end_index"),
+            "cand_begin": resolve(cand, "begin_index"), "cand_end": resolve(cand, "end_index")}

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 import tomllib
-from functools import lru_cache
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -20,9 +21,42 @@ _STRUCTURAL = frozenset({RelationType.ASSOCIATION, RelationType.AGGREGATION,
                          RelationType.COMPOSITION})
 _NON_STRUCTURAL = frozenset({RelationType.DEPENDENCY, RelationType.GENERALIZATION,
                              RelationType.REALIZATION})
-# Whole-string match (DESIGN: "0..*" vs "*" → 0, ranges compare as strings). The authors'
-# package searches anywhere in the string and is case-sensitive; see docs/adr/0003.
-_MANY = re.compile(r"\*|many|much|multi", re.IGNORECASE)
+_MANY = r"\*|many|much|multi"
+
+
+@dataclass(frozen=True)
+class MultiplicityRule:
+    r"""When two multiplicity labels match (DESIGN §3): equal, or both "many".
+
+    "Many" is a regular-expression *search* of ``\*|many|much|multi`` anywhere in the label,
+    as the authors' code does: ``0..*``, ``1..*``, ``*`` and ``many`` all match each other,
+    ``1`` vs ``0..1`` does not.
+    """
+
+    case_sensitive: bool
+    trim: bool  # compare labels after stripping surrounding whitespace
+
+    @cached_property
+    def _many(self) -> re.Pattern[str]:
+        return re.compile(_MANY, 0 if self.case_sensitive else re.IGNORECASE)
+
+    def is_many(self, q: str) -> bool:
+        return self._many.search(q) is not None
+
+    def key(self, q: str) -> str:
+        """A canonical form: two labels match iff their keys are equal."""
+        if self.trim:
+            q = q.strip()
+        return "\0many" if self.is_many(q) else q
+
+    def match(self, q1: str, q2: str) -> float:
+        return 1.0 if self.key(q1) == self.key(q2) else 0.0
+
+
+#: The default profile: trimmed, case-insensitive.
+PAPER_MULTIPLICITY = MultiplicityRule(case_sensitive=False, trim=True)
+#: The authors' package: untrimmed equality, case-sensitive search.
+PACKAGE_MULTIPLICITY = MultiplicityRule(case_sensitive=True, trim=False)
 
 
 def default_lut_path() -> Path:
@@ -62,18 +96,10 @@ def _load_lut_cached(path: str) -> np.ndarray:
     return lut
 
 
-def multiplicity_match(q1: str, q2: str) -> float:
-    """1 if equal after trimming, or both are a whole-string "many" marker; else 0."""
-    a, b = q1.strip(), q2.strip()
-    if a == b:
-        return 1.0
-    return 1.0 if _MANY.fullmatch(a) and _MANY.fullmatch(b) else 0.0
-
-
-def multiplicity_key(q: str) -> str:
-    """A canonical form: two multiplicities match iff their keys are equal."""
-    q = q.strip()
-    return "\0many" if _MANY.fullmatch(q) else q
+def multiplicity_match(q1: str, q2: str,
+                       rule: MultiplicityRule = PAPER_MULTIPLICITY) -> float:
+    """1 if equal (after trimming), or both contain a "many" marker; else 0."""
+    return rule.match(q1, q2)
 
 
 def is_structural(t: RelationType) -> bool:
@@ -81,11 +107,12 @@ def is_structural(t: RelationType) -> bool:
 
 
 def sim_rm_matrix(types1: list[RelationType], labels1: list[Multiplicity],
-                  types2: list[RelationType], labels2: list[Multiplicity]) -> np.ndarray:
+                  types2: list[RelationType], labels2: list[Multiplicity],
+                  rule: MultiplicityRule = PAPER_MULTIPLICITY) -> np.ndarray:
     """sim_rm for every pair of two relation lists at once (same values as :func:`sim_rm`)."""
     def keys(labels: list[Multiplicity], end: str) -> np.ndarray:
         out = np.empty(len(labels), dtype=object)  # object: compare whole strings
-        out[:] = [multiplicity_key(getattr(label, end)) for label in labels]
+        out[:] = [rule.key(getattr(label, end)) for label in labels]
         return out
 
     s1 = np.array([t in _STRUCTURAL for t in types1], dtype=bool)
@@ -99,10 +126,11 @@ def sim_rm_matrix(types1: list[RelationType], labels1: list[Multiplicity],
     return np.where(both_structural, ends, np.where(neither, 1.0, 0.0))
 
 
-def sim_rm(l1: Multiplicity, l2: Multiplicity, t1: RelationType, t2: RelationType) -> float:
+def sim_rm(l1: Multiplicity, l2: Multiplicity, t1: RelationType, t2: RelationType,
+           rule: MultiplicityRule = PAPER_MULTIPLICITY) -> float:
     """Relationship multiplicity similarity, OODEval Def. 4.5."""
     if t1 in _STRUCTURAL and t2 in _STRUCTURAL:
-        return 0.5 * (multiplicity_match(l1.from_, l2.from_) + multiplicity_match(l1.to, l2.to))
+        return 0.5 * (rule.match(l1.from_, l2.from_) + rule.match(l1.to, l2.to))
     if t1 in _NON_STRUCTURAL and t2 in _NON_STRUCTURAL:
         return 1.0
     return 0.0

@@ -70,7 +70,7 @@ class ClueScorer:
         self.embedder = (get_embedder(embedder, pooling=self.profile.pooling, device=device)
                          if isinstance(embedder, str) else embedder)
         self.normalization = normalization
-        self.weights = weights or ClueWeights.default()
+        self.weights = weights or ClueWeights.shipped(self.profile.weights)
         self.lut = load_lut() if lut is None else lut
         self._cache_arg = cache
         self._cache: EmbeddingCache | None = None
@@ -97,9 +97,10 @@ class ClueScorer:
         indexes: dict[int, DiagramIndex] = {}  # a reference shared by many pairs: index once
         for diagram in (d for pair in pairs for d in pair):
             if id(diagram) not in indexes:
-                indexes[id(diagram)] = DiagramIndex.of(diagram)
+                indexes[id(diagram)] = DiagramIndex.of(diagram, self.profile.embed_empty)
         strings = {s for index in indexes.values() for s in index.strings()}
-        vectors = yield from embed_strings(self.embedder, strings, self.cache, cancel)
+        vectors = yield from embed_strings(self.embedder, strings, self.cache, cancel,
+                                           keep_empty=self.profile.embed_empty)
         ids = {key: vectors.ids(index.distinct) for key, index in indexes.items()}
         leaves = []
         for i, (ref, cand) in enumerate(pairs):

@@ -110,7 +110,18 @@ class ClueWeights:
 
     @classmethod
     def default(cls) -> ClueWeights:
-        return _default_weights()
+        return cls.shipped("default")
+
+    @classmethod
+    def shipped(cls, name: str) -> ClueWeights:
+        """A profile shipped in ``resources/weights/NAME.toml`` (``default``: the paper's
+        weights at three decimals; ``oodeval-code``: the authors' package, full precision)."""
+        if name not in _SHIPPED:
+            path = default_weights_path().with_name(f"{name}.toml")
+            if not path.is_file():
+                raise WeightsError(f"no shipped weight profile {name!r} ({path})")
+            _SHIPPED[name] = cls.load(path)
+        return _SHIPPED[name]
 
     # -- output ---------------------------------------------------------------------------
     def values(self) -> dict[str, float]:
@@ -141,13 +152,7 @@ def default_weights_path() -> Path:
     return resources_dir() / "weights" / "default.toml"
 
 
-_DEFAULT: list[ClueWeights] = []
-
-
-def _default_weights() -> ClueWeights:
-    if not _DEFAULT:
-        _DEFAULT.append(ClueWeights.load(default_weights_path()))
-    return _DEFAULT[0]
+_SHIPPED: dict[str, ClueWeights] = {}
 
 
 WEIGHT_NAMES: tuple[str, ...] = tuple(

@@ -46,9 +46,14 @@ def get_embedder(name: str = "minilm", *, pooling: str = "mean",
 
 def embed_strings(embedder: Embedder, strings: Iterable[str],
                   cache: EmbeddingCache | None = None,
-                  cancel: CancelToken | None = None) -> Job[StringVectors]:
-    """Embed each distinct non-empty string once; cached vectors are reused, new ones stored."""
-    distinct = sorted({s for s in strings if s})
+                  cancel: CancelToken | None = None, *,
+                  keep_empty: bool = False) -> Job[StringVectors]:
+    """Embed each distinct string once; cached vectors are reused, new ones stored.
+
+    The empty string is dropped unless ``keep_empty`` (profiles that embed it like any
+    other string, as the authors' package does).
+    """
+    distinct = sorted({s for s in strings if s or keep_empty})
     if getattr(embedder, "one_hot", False):
         yield Progress(len(distinct), len(distinct), "strings compared exactly")
         return StringVectors(distinct, None)

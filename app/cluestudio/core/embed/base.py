@@ -9,7 +9,9 @@ import numpy as np
 
 from cluestudio.core.errors import ClueStudioError
 
-POOLINGS: tuple[str, ...] = ("mean", "cls")
+#: ``declared``: what the model's sentence-transformers config declares (modules.json and
+#: its Pooling module), else [CLS] — how the authors' CLUE package pools (docs/adr/0003).
+POOLINGS: tuple[str, ...] = ("mean", "cls", "declared")
 
 
 class EmbedderError(ClueStudioError):

@@ -8,8 +8,10 @@ the GUI start without them. Models come from a local folder, the Hugging Face ca
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +68,65 @@ def _fingerprint(folder: Path) -> str:
     return digest.hexdigest()[:12]
 
 
+@dataclass(frozen=True)
+class Pooling:
+    """How token vectors become one vector, and how text is cut before that."""
+
+    mode: str  # "mean" | "cls"
+    max_length: int
+    lower_case: bool = False
+
+
+# The package's [CLS] path tokenizes with max_length=512; sentence-transformers models
+# without a max_seq_length use their tokenizer's limit, which is 512 for BERT-like models.
+_PACKAGE_MAX_LENGTH = 512
+
+
+def declared_pooling(folder: Path | None) -> Pooling:
+    """The pooling a model folder declares for sentence-transformers, else [CLS].
+
+    Mirrors the authors' package: sentence-transformers models (MiniLM: mean; BGE: [CLS])
+    go through their own Pooling module and ``max_seq_length``; plain encoders
+    (bert-base-uncased, codebert-base) use the [CLS] vector with max_length 512.
+    """
+    limit = _PACKAGE_MAX_LENGTH
+    if folder is None:
+        return Pooling("cls", limit)
+    positions = _read_json(folder / "config.json").get("max_position_embeddings")
+    if isinstance(positions, int) and positions > 0:
+        limit = min(limit, positions)  # a model with fewer positions would fail past them
+    modules = _read_json(folder / "modules.json", default=[])
+    pooling_dirs = [m.get("path", "") for m in modules if isinstance(m, dict)
+                    and str(m.get("type", "")).endswith(".Pooling")]
+    if not pooling_dirs:
+        return Pooling("cls", limit)
+    config = _read_json(folder / pooling_dirs[0] / "config.json")
+    modes = [name for name, flag in (("cls", "pooling_mode_cls_token"),
+                                     ("mean", "pooling_mode_mean_tokens"))
+             if config.get(flag)]
+    others = [k for k, v in config.items() if k.startswith("pooling_mode_") and v is True
+              and k not in ("pooling_mode_cls_token", "pooling_mode_mean_tokens")]
+    if config.get("pooling_mode") in ("cls", "mean"):  # newer sentence-transformers layout
+        modes, others = [config["pooling_mode"]], []
+    if len(modes) != 1 or others:
+        raise EmbedderError(
+            f"{folder}: the sentence-transformers pooling it declares ({config}) is not "
+            "supported; only mean or [CLS] pooling")
+    st = _read_json(folder / "sentence_bert_config.json")
+    max_length = st.get("max_seq_length")
+    return Pooling(modes[0], min(max_length, limit) if isinstance(max_length, int) else limit,
+                   bool(st.get("do_lower_case", False)))
+
+
+def _read_json(path: Path, default: Any = None) -> Any:
+    if not path.is_file():
+        return {} if default is None else default
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise EmbedderError(f"cannot read {path}: {error}") from error
+
+
 class TransformerEmbedder:
     """Mean-pooled (or [CLS]) last hidden state of a transformer encoder, L2-normalised."""
 
@@ -90,6 +151,7 @@ class TransformerEmbedder:
         self._device: str | None = None
         self._folder: Path | None = None
         self._id: str | None = None
+        self._pooling: Pooling | None = None
         self.encode_calls = 0  # number of encode() calls that reached the model
         self.strings_encoded = 0
 
@@ -101,10 +163,25 @@ class TransformerEmbedder:
         return self._device
 
     @property
+    def resolved_pooling(self) -> Pooling:
+        """The pooling actually used (``declared`` read from the model folder)."""
+        if self._pooling is None:
+            self._pooling = (declared_pooling(self._local_folder())
+                             if self.pooling == "declared"
+                             else Pooling(self.pooling, self.max_length))
+        return self._pooling
+
+    @property
     def id(self) -> str:
         if self._id is None:
             precision = "fp16" if self.device == "cuda" else "fp32"
-            self._id = f"hf:{self.label}@{self._model_fingerprint()}:{self.pooling}:{precision}"
+            pooling = self.resolved_pooling
+            # Length and case only when they differ from the default (older cache keys
+            # stay valid); a long string is cut at max_length, so it changes the vector.
+            extra = "" if pooling.max_length == 128 else f":len{pooling.max_length}"
+            extra += ":lower" if pooling.lower_case else ""
+            self._id = (f"hf:{self.label}@{self._model_fingerprint()}:{pooling.mode}"
+                        f":{precision}{extra}")
         return self._id
 
     def _model_fingerprint(self) -> str:
@@ -181,11 +258,14 @@ class TransformerEmbedder:
     def _encode_batch(self, texts: list[str]) -> np.ndarray:
         import torch
 
+        pooling = self.resolved_pooling
+        if pooling.lower_case:
+            texts = [t.lower() for t in texts]
         inputs = self._tokenizer(texts, padding=True, truncation=True,
-                                 max_length=self.max_length, return_tensors="pt")
+                                 max_length=pooling.max_length, return_tensors="pt")
         inputs = {k: v.to(self._model.device) for k, v in inputs.items()}
         hidden = self._model(**inputs).last_hidden_state
-        if self.pooling == "cls":
+        if pooling.mode == "cls":
             pooled = hidden[:, 0]
         else:
             mask = inputs["attention_mask"].unsqueeze(-1).to(hidden.dtype)

@@ -12,9 +12,15 @@ import ast
 import contextlib
 import json
 import re
+import tomllib
 import unicodedata
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 from typing import Any, Literal
+
+from cluestudio.core.errors import ClueStudioError
 
 Truth = Literal["True", "False", "Unknown"]
 TRUE: Truth = "True"
@@ -41,6 +47,10 @@ _PHRASES: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 _ANSWER_IS = re.compile(r"\b(?:final\s+)?answer\s*(?:is|:|=|-)\s*([a-z]+)")
 _LABEL_WORDS = re.compile(r"\b(true|false|unknown|yes|no|unclear|uncertain)\b")
+# In reasoning, "no" and "yes" are often just words ("no arrow points ..."); a verdict at
+# the end of a reply that reasons first is one of these.
+_VERDICT_WORDS = re.compile(r"\b(true|false|unknown|unclear|uncertain)\b")
+_SENTENCE_END = re.compile(r"[.!?;:\n]+")
 
 
 def strip_wrappers(text: str) -> str:
@@ -68,7 +78,12 @@ def first_json(text: str) -> Any:
 
 
 def parse_truth(text: str) -> Truth:
-    """``True``/``False``/``Unknown`` from a stage-2 answer; ambiguity gives ``Unknown``."""
+    """``True``/``False``/``Unknown`` from a stage-2 answer; ambiguity gives ``Unknown``.
+
+    A bare label, a wrapped one, or an "answer is ..." statement (the last one counts) are
+    read directly. A reply that reasons before answering is judged by its last verdict:
+    the last sentence that names a verdict, if it names exactly one.
+    """
     body = strip_wrappers(text)
     from_json = _truth_from_json(body)
     if from_json is not None:
@@ -78,10 +93,11 @@ def parse_truth(text: str) -> Truth:
     tokens = re.findall(r"[a-z]+", words)
     if not tokens:
         return UNKNOWN
-    # "The answer is: False" / "Answer: true" name the answer outright.
-    match = _ANSWER_IS.search(words)
-    if match and match.group(1) in _WORDS:
-        return _WORDS[match.group(1)]
+    # "The answer is: False" / "Answer: true" name the answer outright; the last one
+    # counts ("answer: true ... wait ... final answer: false").
+    stated = [m.group(1) for m in _ANSWER_IS.finditer(words) if m.group(1) in _WORDS]
+    if stated:
+        return _WORDS[stated[-1]]
     for pattern, replacement in _PHRASES:
         words = pattern.sub(replacement, words)
     found = {_WORDS[w] for w in _LABEL_WORDS.findall(words)}
@@ -90,8 +106,21 @@ def parse_truth(text: str) -> Truth:
     first = _WORDS.get(tokens[0]) if (len(tokens) == 1 or len(tokens[0]) > 1) else None
     if first is not None and found <= {first}:
         return first
-    # Otherwise accept a sentence that names exactly one label ("It is false that ...").
-    return found.pop() if len(found) == 1 else UNKNOWN
+    # A sentence that names exactly one verdict ("It is false that ..."); a lone "no" or
+    # "yes" inside a sentence is not one ("no arrow points at ...").
+    verdicts = {_WORDS[w] for w in _VERDICT_WORDS.findall(words)}
+    if len(verdicts) == 1:
+        return verdicts.pop()
+    return _last_verdict(words)
+
+
+def _last_verdict(words: str) -> Truth:
+    """The verdict of the last sentence that names one ("..., so it is False.")."""
+    for sentence in reversed(_SENTENCE_END.split(words)):
+        verdicts = {_WORDS[w] for w in _VERDICT_WORDS.findall(sentence)}
+        if verdicts:
+            return verdicts.pop() if len(verdicts) == 1 else UNKNOWN
+    return UNKNOWN
 
 
 def _truth_from_json(body: str) -> Truth | None:
@@ -192,11 +221,70 @@ def name_set(names: Iterable[str]) -> frozenset[str]:
     return frozenset(n for n in (normalize_name(x) for x in names) if n)
 
 
+@dataclass(frozen=True)
+class AliasRule:
+    pattern: re.Pattern[str]
+    replace: str
+    why: str
+
+
+ALIASES_FILE = "name_aliases_v1.toml"
+
+
+@lru_cache(maxsize=4)
+def alias_rules(path: Path | None = None) -> tuple[AliasRule, ...]:
+    """The alias table (``resources/prompts/name_aliases_v1.toml``), checked on load."""
+    if path is None:
+        from cluestudio.core.vlm.prompts import prompts_dir
+
+        path = prompts_dir() / ALIASES_FILE
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise ClueStudioError(f"cannot read alias table {path}: {error}") from error
+    rules = []
+    for number, rule in enumerate(data.get("rule", []), start=1):
+        try:
+            rules.append(AliasRule(re.compile(rule["pattern"]), str(rule.get("replace", "")),
+                                   str(rule.get("why", ""))))
+        except (KeyError, TypeError, re.error) as error:
+            raise ClueStudioError(f"{path}: rule {number}: {error!r}") from error
+    return tuple(rules)
+
+
+def name_aliases(name: str, rules: Sequence[AliasRule] | None = None) -> list[str]:
+    """Normalised aliases of a read name: each rule alone, then all of them in turn."""
+    rules = alias_rules() if rules is None else rules
+    out: list[str] = []
+    text = unicodedata.normalize("NFKC", name)
+    combined = text
+    for rule in rules:
+        out.append(normalize_name(rule.pattern.sub(rule.replace, text, count=1)))
+        combined = rule.pattern.sub(rule.replace, combined, count=1)
+    out.append(normalize_name(combined))
+    return [a for a in dict.fromkeys(out) if a]
+
+
+def resolve_names(predicted: Iterable[str], gold: Iterable[str]) -> frozenset[str]:
+    """The predicted names as EM compares them: each normalised, or, when that matches no
+    gold name, its first alias that does (the paper's alias normalisation)."""
+    gold_keys = name_set(gold)
+    out = set()
+    for name in predicted:
+        key = normalize_name(name)
+        if key not in gold_keys:
+            key = next((a for a in name_aliases(name) if a in gold_keys), key)
+        if key:
+            out.add(key)
+    return frozenset(out)
+
+
 def exact_match(predicted: Sequence[str] | None, gold: Iterable[str]) -> bool:
-    """EM for one image: normalised predicted set equals the gold set (None → wrong)."""
+    """EM for one image: the predicted set, normalised, equals the gold set (None → wrong)."""
     if predicted is None:
         return False
-    return name_set(predicted) == name_set(gold)
+    gold = list(gold)
+    return resolve_names(predicted, gold) == name_set(gold)
 
 
 def relation_correct(predicted: Truth, gold: bool) -> bool:

@@ -22,7 +22,15 @@ from cluestudio.core.jobs import CancelToken, Job, Progress
 from cluestudio.core.vlm.answers import exact_match, parse_class_list, parse_truth
 from cluestudio.core.vlm.backend import ImageInput, VLMBackend
 from cluestudio.core.vlm.cache import AnswerStore, Key
-from cluestudio.core.vlm.conditions import CONDITIONS, SCALES, AuditInstance, generate
+from cluestudio.core.vlm.chains import vocabulary_digest
+from cluestudio.core.vlm.conditions import (
+    CONDITIONS,
+    SCALES,
+    AuditInstance,
+    Chain,
+    Vocabulary,
+    generate,
+)
 from cluestudio.core.vlm.probe import RelationQuestion, stage1_request, stage2_request
 from cluestudio.core.vlm.prompts import RELATIONS, ProbePrompts, load_probe_prompts
 
@@ -32,20 +40,55 @@ Renderer = Callable[[str], bytes]
 SCALE_MODES = ("resize", "plantuml")
 
 
+#: Stage 2's answer budget: enough for "True"/"False"/"Unknown" and a wrapper. Models that
+#: reason before answering need more (``stage2_max_tokens``); the last verdict counts.
+STAGE2_MAX_TOKENS = 16
+
+
 @dataclass(frozen=True)
 class AuditConfig:
     conditions: tuple[str, ...] = CONDITIONS
     relations: tuple[str, ...] = RELATIONS
     scales: tuple[float, ...] = SCALES
-    per_cell: int | None = 10  # instances per (condition, relation); None = all
+    per_cell: int | None = 10  # base items per (condition, relation); None = all
     seed: int = 0
     # "resize": render once, resize the PNG (seed 003, Appendix C); "plantuml": re-render
     # with PlantUML's `scale` directive (sharper text at larger scales).
     scale_mode: str = "resize"
     prompt_version: str = "v1"
+    stage2_max_tokens: int = STAGE2_MAX_TOKENS
+    # Chains per relation (e.g. a generated vocabulary file); None: the shipped ones.
+    vocabulary: tuple[tuple[str, tuple[Chain, ...]], ...] | None = None
+
+    @classmethod
+    def with_vocabulary(cls, vocabulary: Vocabulary | None, **options: Any) -> AuditConfig:
+        frozen = (None if vocabulary is None
+                  else tuple((r, tuple(c)) for r, c in vocabulary.items()))
+        return cls(vocabulary=frozen, **options)
+
+    @property
+    def chains(self) -> Vocabulary | None:
+        return None if self.vocabulary is None else dict(self.vocabulary)
+
+    def instances(self) -> list[AuditInstance]:
+        """The diagrams this audit asks about, conflict items with their twins."""
+        return generate(self.conditions, self.relations, self.per_cell, self.seed,
+                        self.chains)
+
+    def answer_version(self, prompts: ProbePrompts) -> str:
+        """What stored answers are keyed by: the prompts, and stage 2's budget if it is not
+        the default (a bigger budget gives other answers, so they are asked again)."""
+        if self.stage2_max_tokens == STAGE2_MAX_TOKENS:
+            return prompts.version
+        return f"{prompts.version}+stage2-max{self.stage2_max_tokens}"
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        chains = self.chains
+        data["vocabulary"] = ("shipped" if chains is None else
+                              {"chains": {r: len(c) for r, c in chains.items()},
+                               "sha256": vocabulary_digest(chains)})
+        return data
 
 
 @dataclass(frozen=True)
@@ -90,27 +133,31 @@ def _images(instance: AuditInstance, scales: Sequence[float], mode: str,
 
 
 def ask_instance(backend: VLMBackend, prompts: ProbePrompts, instance: AuditInstance,
-                 scale: float, png: bytes, seed: int) -> dict[str, Any]:
+                 scale: float, png: bytes, seed: int, *,
+                 stage2_max_tokens: int = STAGE2_MAX_TOKENS,
+                 answer_version: str | None = None) -> dict[str, Any]:
     """Both stages for one rendered instance, as a cache record."""
     image = ImageInput.from_bytes(png)
     started = time.perf_counter()
     names = sorted(instance.layout)  # alphabetical: the order must not hint at the hierarchy
     first = backend.complete(stage1_request(prompts, image, instance.relation, len(names)))
     question = RelationQuestion(instance.relation, *instance.question, instance.gold)
-    second = backend.complete(stage2_request(prompts, image, question, names))
+    second = backend.complete(stage2_request(prompts, image, question, names,
+                                             max_tokens=stage2_max_tokens))
     predicted = parse_class_list(first.text)
     parsed = parse_truth(second.text)
     usage = first.usage + second.usage
     return {
         "instance_id": instance.id, "condition": instance.condition,
         "relation": instance.relation, "scale": scale, "seed": seed,
-        "model": backend.model_id, "prompt_version": prompts.version,
-        "variant": instance.variant, "classes": list(instance.layout),
+        "model": backend.model_id, "prompt_version": answer_version or prompts.version,
+        "variant": instance.variant, "twin": instance.twin, "classes": list(instance.layout),
         "edges": [list(e) for e in instance.edges], "question": list(instance.question),
         "gold": instance.gold, "image_sha256": image.sha256,
         "class_answer": first.text, "predicted_names": predicted,
         "em": exact_match(predicted, instance.layout),
         "relation_answer": second.text, "parsed": parsed,
+        "stage2_max_tokens": stage2_max_tokens,
         "correct": parsed == ("True" if instance.gold else "False"),
         "prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
         "seconds": round(time.perf_counter() - started, 3),
@@ -119,10 +166,10 @@ def ask_instance(backend: VLMBackend, prompts: ProbePrompts, instance: AuditInst
 
 
 def audit_keys(config: AuditConfig, model: str, prompt_version: str) -> list[Key]:
-    """The store keys of every (instance, scale) the audit ``config`` asks, in order."""
-    instances = generate(config.conditions, config.relations, config.per_cell, config.seed)
+    """The store keys of every (instance, scale) the audit ``config`` asks, in order;
+    ``prompt_version`` is :meth:`AuditConfig.answer_version`."""
     return [(i.id, i.condition, i.relation, float(s), config.seed, model, prompt_version)
-            for i in instances for s in config.scales]
+            for i in config.instances() for s in config.scales]
 
 
 def stored_audit(config: AuditConfig, model: str, store: AnswerStore) -> AuditRun:
@@ -131,11 +178,12 @@ def stored_audit(config: AuditConfig, model: str, store: AnswerStore) -> AuditRu
     ``failures`` lists how many items are still unanswered, so a partial table is visible.
     """
     prompts = load_probe_prompts(config.prompt_version)
-    keys = audit_keys(config, model, prompts.version)
+    version = config.answer_version(prompts)
+    keys = audit_keys(config, model, version)
     records = tuple(r for k in keys if (r := store.get(k)) is not None)
     missing = len(keys) - len(records)
     failures = (f"{missing} of {len(keys)} item(s) not answered yet",) if missing else ()
-    return AuditRun(config=config, model=model, prompt_version=prompts.version,
+    return AuditRun(config=config, model=model, prompt_version=version,
                     records=records, asked=0, failures=failures)
 
 
@@ -150,13 +198,16 @@ def run_audit(
     cancel = cancel or CancelToken()
     if config.scale_mode not in SCALE_MODES:
         raise ClueStudioError(f"scale mode {config.scale_mode!r}: expected one of {SCALE_MODES}")
+    if config.stage2_max_tokens < 1:
+        raise ClueStudioError("stage 2 needs at least 1 token to answer")
     prompts = load_probe_prompts(config.prompt_version)
-    instances = generate(config.conditions, config.relations, config.per_cell, config.seed)
+    version = config.answer_version(prompts)
+    instances = config.instances()
     total = len(instances) * len(config.scales)
 
     def key(instance: AuditInstance, scale: float) -> Key:
         return (instance.id, instance.condition, instance.relation, float(scale), config.seed,
-                backend.model_id, prompts.version)
+                backend.model_id, version)
 
     wanted = [key(i, s) for i in instances for s in config.scales]
     todo = [i for i in instances if any(key(i, s) not in cache for s in config.scales)]
@@ -199,7 +250,8 @@ def run_audit(
                         finish(future)
                     yield Progress(done, total, f"{instance.condition}/{instance.relation}")
                 future = pool.submit(ask_instance, backend, prompts, instance, scale, png,
-                                     config.seed)
+                                     config.seed, stage2_max_tokens=config.stage2_max_tokens,
+                                     answer_version=version)
                 pending[future] = f"{instance.id} ({instance.condition}/{instance.relation} " \
                                   f"×{scale:g})"
             while pending:
@@ -219,5 +271,5 @@ def run_audit(
             raise
     records = tuple(r for k in wanted if (r := cache.get(k)) is not None)
     yield Progress(total, total, f"{asked} asked, {len(failures)} failed")
-    return AuditRun(config=config, model=backend.model_id, prompt_version=prompts.version,
+    return AuditRun(config=config, model=backend.model_id, prompt_version=version,
                     records=records, asked=asked, failures=tuple(failures))

@@ -11,6 +11,7 @@ import hashlib
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 
 from cluestudio.core.errors import ClueStudioError
@@ -40,8 +41,20 @@ class ImageInput:
     mime: str = "image/png"
 
     @classmethod
-    def from_bytes(cls, data: bytes) -> ImageInput:
-        return cls(data, sniff_mime(data))
+    def from_bytes(cls, data: bytes, source: str = "<image>") -> ImageInput:
+        """A checked image: no model ever sees a bomb, a truncated file, SVG or text
+        (:class:`~cluestudio.core.workspace.images.ImageError` naming ``source``)."""
+        from cluestudio.core.workspace.images import check_image
+
+        return cls(data, check_image(data, source).mime)
+
+    @classmethod
+    def from_file(cls, path: Path) -> ImageInput:
+        """The checked image in ``path`` (size checked before reading)."""
+        from cluestudio.core.workspace.images import read_image_file
+
+        checked = read_image_file(path)
+        return cls(checked.data, checked.mime)
 
     @property
     def sha256(self) -> str:

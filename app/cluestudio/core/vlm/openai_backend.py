@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from cluestudio.core.redact import redact, remember_secret
 from cluestudio.core.vlm.backend import (
     BackendError,
     BackendManifest,
@@ -122,6 +123,7 @@ class OpenAICompatibleBackend:
                         "(pip install openai)"
                     ) from error
                 key = resolve_api_key(self.base_url, self._api_key)
+                remember_secret(key)  # never shown again, whatever an endpoint echoes
                 if key is None and self.base_url is None:
                     raise BackendError(
                         "no API key: set CLUESTUDIO_API_KEY or OPENAI_API_KEY, or store one "
@@ -212,4 +214,5 @@ def _retry_after(error: Exception) -> float | None:
 
 
 def _short(error: Exception) -> str:
-    return (str(error).splitlines() or [type(error).__name__])[0][:200]
+    # Redacted first, then cut: a cut key would no longer be recognised as one.
+    return (redact(str(error)).splitlines() or [type(error).__name__])[0][:200]

@@ -19,10 +19,10 @@ from cluestudio.core.vlm.answers import (
     UNKNOWN,
     Truth,
     exact_match,
-    name_set,
     normalize_name,
     parse_class_list,
     parse_truth,
+    resolve_names,
 )
 from cluestudio.core.vlm.backend import ImageInput, Usage, VLMBackend, VLMRequest
 from cluestudio.core.vlm.prompts import ProbePrompts, count_word, load_probe_prompts
@@ -75,14 +75,16 @@ def stage1_request(prompts: ProbePrompts, image: ImageInput, relation: str,
 
 
 def stage2_request(prompts: ProbePrompts, image: ImageInput, question: RelationQuestion,
-                   class_names: Sequence[str]) -> VLMRequest:
+                   class_names: Sequence[str], max_tokens: int = 16) -> VLMRequest:
+    """The relation question; ``max_tokens`` 16 fits the bare verdict the prompt asks for,
+    a model that reasons first needs more (its last verdict is parsed)."""
     rule = prompts.rules[question.relation]
     text = prompts.stage2.fill(
         relation=question.relation, count_word=count_word(len(class_names)),
         class_names=", ".join(class_names), rule=rule.rule,
         question=rule.ask(question.a, question.b))
     return VLMRequest(prompt=text, images=(image,), system=prompts.system.fill(),
-                      max_tokens=16)
+                      max_tokens=max_tokens)
 
 
 @dataclass(frozen=True)
@@ -167,14 +169,15 @@ def disagreements(gold_names: Sequence[str], predicted: Sequence[str] | None,
     if predicted is None:
         reasons.append(FlagReason("unreadable-class-list", "no class list in the answer"))
     else:
-        seen = name_set(predicted)
+        seen = resolve_names(predicted, gold_names)
         expected = {normalize_name(n): n for n in gold_names}
         for key, name in expected.items():
             if key and key not in seen:
                 reasons.append(FlagReason("missing-class",
                                           f"{name} is in the PlantUML but not read from A"))
         for name in predicted:
-            if normalize_name(name) and normalize_name(name) not in expected:
+            key = next(iter(resolve_names([name], gold_names)), "")
+            if key and key not in expected:
                 reasons.append(FlagReason("extra-class",
                                           f"{name} is read from A but not in the PlantUML"))
     for answer in answers:

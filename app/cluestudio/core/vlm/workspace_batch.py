@@ -273,7 +273,7 @@ def _image(ws: Any, item: BatchItem) -> ImageInput:
     data = ws.image(item.image_hash)
     if not data:
         raise ClueStudioError(f"image A ({item.image_hash[:12]}) is missing from the workspace")
-    return ImageInput.from_bytes(data)
+    return ImageInput.from_bytes(data, f"image A ({item.image_hash[:12]})")
 
 
 # --- convert -------------------------------------------------------------------------------

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
+import re
+import stat
 import warnings
 from dataclasses import dataclass
+from pathlib import Path
 
 from cluestudio.core.errors import SourceError
 
@@ -38,6 +42,10 @@ class CheckedImage:
     @property
     def extension(self) -> str:
         return EXTENSIONS[self.mime]
+
+
+# Pillow names the stream it was given, which is ours, not the user's file.
+_STREAM_NAME = re.compile(r"\s*<_io\.BytesIO object at 0x[0-9a-fA-F]+>")
 
 
 def content_hash(data: bytes) -> str:
@@ -72,5 +80,26 @@ def check_image(data: bytes, source: str = "<image>") -> CheckedImage:
         raise ImageError(f"decompression bomb refused: {error}", source=source) from error
     except (OSError, SyntaxError, ValueError) as error:
         # Pillow reports truncated or corrupt files as OSError (SyntaxError for some headers).
-        raise ImageError(f"corrupt or truncated image: {error}", source=source) from error
+        detail = _STREAM_NAME.sub("", str(error)).strip() or type(error).__name__
+        raise ImageError(f"corrupt or truncated image, or not an image: {detail}",
+                         source=source) from error
     return CheckedImage(content_hash(data), _MIME[fmt], width, height, data)
+
+
+def read_image_file(path: Path) -> CheckedImage:
+    """The checked image in the file at ``path``; :class:`ImageError` naming it otherwise
+    (missing, not a regular file, over the size limit — checked before reading —, not an
+    image, a bomb)."""
+    source = str(path)
+    try:
+        with open(path, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise ImageError("not a regular file", source=source)
+            if info.st_size > MAX_IMAGE_BYTES:
+                raise ImageError(f"image file is {info.st_size} bytes, over the "
+                                 f"{MAX_IMAGE_BYTES} limit", source=source)
+            data = handle.read(MAX_IMAGE_BYTES + 1)
+    except OSError as error:
+        raise ImageError(f"cannot read: {error.strerror or error}", source=source) from error
+    return check_image(data, source)

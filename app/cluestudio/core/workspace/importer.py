@@ -34,10 +34,16 @@ from typing import Any
 
 from cluestudio.core.jobs import CancelToken, Job, Progress
 from cluestudio.core.workspace import kinds, ops
-from cluestudio.core.workspace.images import CheckedImage, ImageError, check_image
+from cluestudio.core.workspace.images import (
+    MAX_IMAGE_BYTES,
+    CheckedImage,
+    ImageError,
+    check_image,
+)
 from cluestudio.core.workspace.ratings_csv import PlannedRating, read_ratings_csv
 from cluestudio.core.workspace.records import ORIGINS, Task
 from cluestudio.core.workspace.report import ImportFailed, Report
+from cluestudio.core.workspace.source_files import MAX_TABLE_BYTES, SourceFolder
 from cluestudio.core.workspace.store import Workspace
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
@@ -64,24 +70,14 @@ class ImportPlan:
     report: Report = field(default_factory=Report)
 
 
-def _read_text(path: Path, report: Report) -> str | None:
+def _read_image(folder: SourceFolder, path: Path, report: Report) -> CheckedImage | None:
+    data = folder.read_bytes(path, report, MAX_IMAGE_BYTES)
+    if data is None:
+        return None
     try:
-        return path.read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = path.read_bytes()[: error.start].count(b"\n") + 1
-        report.error(str(path), f"not UTF-8 text (byte {error.start})", line)
-    except OSError as error:
-        report.error(str(path), f"cannot read: {error.strerror}")
-    return None
-
-
-def _read_image(path: Path, report: Report) -> CheckedImage | None:
-    try:
-        return check_image(path.read_bytes(), str(path))
+        return check_image(data, str(path))
     except ImageError as error:
         report.error(str(path), error.message)
-    except OSError as error:
-        report.error(str(path), f"cannot read: {error.strerror}")
     return None
 
 
@@ -100,11 +96,11 @@ def _title(requirement: str, fallback: str) -> str:
     return fallback
 
 
-def _read_kind(path: Path, report: Report) -> str | None:
+def _read_kind(folder: SourceFolder, path: Path, report: Report) -> str | None:
     """``diagram_kind`` of a ``task.toml`` or ``course.toml``; None if absent or wrong."""
     if not path.exists():
         return None
-    text = _read_text(path, report)
+    text = folder.read_text(path, report)
     try:
         kind = tomllib.loads(text or "").get("diagram_kind")
     except tomllib.TOMLDecodeError as error:
@@ -116,19 +112,20 @@ def _read_kind(path: Path, report: Report) -> str | None:
     return kind
 
 
-def _plan_task(folder: Path, origin: str, plan: ImportPlan, course_kind: str | None = None
-               ) -> None:
+def _plan_task(source: SourceFolder, folder: Path, origin: str, plan: ImportPlan,
+               course_kind: str | None = None) -> None:
     report, task_id = plan.report, folder.name
     requirement_path = folder / "requirement.md"
-    requirement = _read_text(requirement_path, report) if requirement_path.exists() else None
+    requirement = (source.read_text(requirement_path, report) if requirement_path.exists()
+                   else None)
     if requirement is None and not requirement_path.exists():
         report.error(str(requirement_path), "missing requirement")
-    kind = _read_kind(folder / "task.toml", report) or course_kind
+    kind = _read_kind(source, folder / "task.toml", report) or course_kind
     reference, ref_image = "", None
     texts = [folder / f"reference{s}" for s in TEXT_SUFFIXES if
              (folder / f"reference{s}").exists()]
     if texts:
-        reference = _read_text(texts[0], report) or ""
+        reference = source.read_text(texts[0], report) or ""
         if kind is None:
             kind = "sysml" if texts[0].suffix == ".sysml" else kinds.detect_kind(reference)
         _check_puml(reference, str(texts[0]), report, kind or kinds.DEFAULT_KIND)
@@ -139,23 +136,23 @@ def _plan_task(folder: Path, origin: str, plan: ImportPlan, course_kind: str | N
             report.error(str(folder), "missing reference (reference.puml, reference.sysml or "
                                       "reference.png/.jpg)")
         else:
-            ref_image = _read_image(images[0], report)
+            ref_image = _read_image(source, images[0], report)
     kind = kind or kinds.DEFAULT_KIND
     plan.tasks.append((Task(task_id, _title(requirement or "", task_id), requirement or "",
                             reference, ref_image.hash if ref_image else None, kind), ref_image))
-    _plan_submissions(folder / "submissions", task_id, origin, plan, kind)
+    _plan_submissions(source, folder / "submissions", task_id, origin, plan, kind)
 
 
-def _plan_submissions(folder: Path, task_id: str, origin: str, plan: ImportPlan,
-                      kind: str = "class") -> None:
+def _plan_submissions(source: SourceFolder, folder: Path, task_id: str, origin: str,
+                      plan: ImportPlan, kind: str = "class") -> None:
     report = plan.report
-    if not folder.is_dir():
+    if not folder.is_dir() or not source.allowed(folder, report):
         return
     by_stem: dict[str, PlannedSubmission] = {}
     with_image: set[str] = set()
     for path in sorted(folder.iterdir()):
-        if path.is_symlink() or not path.is_file():
-            report.warning(str(path), "skipped: not a regular file")
+        if path.is_dir():
+            report.warning(str(path), "skipped: a folder inside submissions/")
             continue
         suffix, stem = path.suffix.lower(), path.stem
         if suffix not in (*IMAGE_SUFFIXES, *TEXT_SUFFIXES, ".json"):
@@ -167,24 +164,25 @@ def _plan_submissions(folder: Path, task_id: str, origin: str, plan: ImportPlan,
                 report.error(str(path), f"duplicate id: a second image for submission {stem!r}")
                 continue
             with_image.add(stem)
-            sub.image = _read_image(path, report)
+            sub.image = _read_image(source, path, report)
         elif suffix in TEXT_SUFFIXES:
             if sub.puml is not None:
                 report.error(str(path), f"duplicate id: a second text for submission {stem!r}")
                 continue
-            sub.puml = _read_text(path, report)
+            sub.puml = source.read_text(path, report)
             if sub.puml is not None:
                 _check_puml(sub.puml, str(path), report, kind)
         else:
-            _apply_sidecar(path, sub, report)
+            _apply_sidecar(source, path, sub, report)
     for sub in by_stem.values():
         if sub.source_id not in with_image and sub.puml is None:
             report.error(sub.source, f"submission {sub.source_id!r} has neither image nor PlantUML")
         plan.submissions.append(sub)
 
 
-def _apply_sidecar(path: Path, sub: PlannedSubmission, report: Report) -> None:
-    text = _read_text(path, report)
+def _apply_sidecar(source: SourceFolder, path: Path, sub: PlannedSubmission,
+                   report: Report) -> None:
+    text = source.read_text(path, report)
     if text is None:
         return
     try:
@@ -200,29 +198,42 @@ def _apply_sidecar(path: Path, sub: PlannedSubmission, report: Report) -> None:
     sub.meta.update({k: v for k, v in data.items() if k != "origin"})
 
 
-def plan_course_folder(root: Path, cancel: CancelToken | None = None) -> Job[ImportPlan]:
-    """Read and check a course folder; the plan's report lists every problem found."""
+def plan_course_folder(root: Path, cancel: CancelToken | None = None, *,
+                       allow_outside: bool = False) -> Job[ImportPlan]:
+    """Read and check a course folder; the plan's report lists every problem found.
+
+    Nothing outside ``root`` is read (links are resolved first) unless ``allow_outside``.
+    """
     cancel = cancel or CancelToken()
     plan = ImportPlan(str(root))
+    source = SourceFolder(root, allow_outside=allow_outside)
     origin, course_kind = "student", None
     if (root / "course.toml").exists():
-        text = _read_text(root / "course.toml", plan.report) or ""
+        text = source.read_text(root / "course.toml", plan.report) or ""
         try:
             origin = tomllib.loads(text).get("origin", "student")
         except tomllib.TOMLDecodeError as error:
             plan.report.error(str(root / "course.toml"), f"not valid TOML: {error}")
         else:
-            course_kind = _read_kind(root / "course.toml", plan.report)
+            if origin not in ORIGINS:
+                plan.report.error(str(root / "course.toml"),
+                                  f"origin must be one of {ORIGINS}, not {origin!r}")
+                origin = "student"
+            course_kind = _read_kind(source, root / "course.toml", plan.report)
     tasks_dir = root / "tasks"
-    folders = sorted(p for p in tasks_dir.iterdir() if p.is_dir()) if tasks_dir.is_dir() else []
-    if not folders:
+    folders = []
+    if tasks_dir.is_dir() and source.allowed(tasks_dir, plan.report):
+        folders = source.folders(tasks_dir, plan.report)
+    if not folders and not plan.report.errors:
         plan.report.error(str(tasks_dir), "no task folders (expected tasks/<task id>/)")
     for i, folder in enumerate(folders):
         cancel.raise_if_cancelled()
-        _plan_task(folder, origin, plan, course_kind)
+        _plan_task(source, folder, origin, plan, course_kind)
         yield Progress(i + 1, len(folders), folder.name)
     if (root / "ratings.csv").exists():
-        plan.ratings = read_ratings_csv(root / "ratings.csv", plan.report)
+        data = source.read_bytes(root / "ratings.csv", plan.report, MAX_TABLE_BYTES)
+        if data is not None:
+            plan.ratings = read_ratings_csv(root / "ratings.csv", plan.report, data)
     return plan
 
 

@@ -8,12 +8,18 @@ student), ``rating`` (a 0–100 total, or an object of rubric item scores), ``gr
 obvious reference is detected as in course folders, else ``class``). A task's fields must be
 the same in every record that names it; a record without ``diagram_kind`` takes the kind
 its task already has.
+
+The file is read a record at a time, each at most ``MAX_RECORD_BYTES``; an ``image`` path
+(relative or absolute) must lie in the JSONL file's folder unless ``allow_outside``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import stat
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -28,6 +34,13 @@ from cluestudio.core.workspace.importer import (
 )
 from cluestudio.core.workspace.ratings_csv import rating_from_fields
 from cluestudio.core.workspace.records import ORIGINS, Task
+from cluestudio.core.workspace.report import Report
+from cluestudio.core.workspace.source_files import (
+    MAX_RECORD_BYTES,
+    SourceFolder,
+    check_text_size,
+    decode_text,
+)
 
 
 def _task_from(record: dict[str, Any], source: str, line: int, plan: ImportPlan,
@@ -50,28 +63,58 @@ def _task_from(record: dict[str, Any], source: str, line: int, plan: ImportPlan,
         task = replace(task, diagram_kind=kinds.detect_kind(str(reference)) or kinds.DEFAULT_KIND)
     if not reference:
         plan.report.error(source, f"missing reference for task {task_id!r}", line)
+    elif not all(check_text_size(str(text), source, plan.report, line)
+                 for text in (reference, record.get("requirement", ""))):
+        return
     else:
         _check_puml(str(reference), f"{source}:{line}", plan.report, task.diagram_kind)
     known[task_id] = task
     plan.tasks.append((task, None))
 
 
-def plan_jsonl(path: Path, cancel: CancelToken | None = None) -> Job[ImportPlan]:
-    cancel = cancel or CancelToken()
-    plan, source = ImportPlan(str(path)), str(path)
-    report = plan.report
-    data = path.read_bytes()
+def _records(path: Path, report: Report) -> Iterator[tuple[int, str]]:
+    """(line number, text) of each line, read one at a time with a size cap."""
+    source = str(path)
     try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        report.error(source, f"not UTF-8 (byte {error.start})",
-                     data[: error.start].count(b"\n") + 1)
-        return plan
-    lines = text.splitlines()
+        handle = open(path, "rb")  # noqa: SIM115 - closed below, generator-owned
+    except OSError as error:
+        report.error(source, f"cannot read: {error.strerror or error}")
+        return
+    with handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            report.error(source, "not a regular file; not read")
+            return
+        number = 0
+        while True:
+            raw = handle.readline(MAX_RECORD_BYTES + 1)
+            if not raw:
+                return
+            number += 1
+            if len(raw) > MAX_RECORD_BYTES and not raw.endswith(b"\n"):
+                report.error(source, f"record longer than {MAX_RECORD_BYTES >> 20} MB; "
+                                     "not read", number)
+                while raw and not raw.endswith(b"\n"):  # skip the rest of this line
+                    raw = handle.readline(MAX_RECORD_BYTES)
+                continue
+            text = decode_text(raw, source, report, number)
+            if text is not None:
+                yield number, text
+
+
+def plan_jsonl(path: Path, cancel: CancelToken | None = None, *,
+               allow_outside: bool = False) -> Job[ImportPlan]:
+    cancel = cancel or CancelToken()
+    plan = ImportPlan(str(path))
+    report = plan.report
+    folder = SourceFolder(path.parent, allow_outside=allow_outside)
+    size = max(1, path.stat().st_size) if path.exists() else 1
     tasks: dict[str, Task] = {}
     seen: set[tuple[str, str]] = set()
-    for number, raw in enumerate(lines, start=1):
+    read = 0
+    source = str(path)
+    for number, raw in _records(path, report):
         cancel.raise_if_cancelled()
+        read += len(raw)
         if not raw.strip():
             continue
         try:
@@ -79,19 +122,23 @@ def plan_jsonl(path: Path, cancel: CancelToken | None = None) -> Job[ImportPlan]
         except json.JSONDecodeError as error:
             report.error(source, f"broken JSON line: {error.msg} (column {error.colno})", number)
             continue
+        except RecursionError:
+            report.error(source, "JSON nested too deeply", number)
+            continue
         if not isinstance(record, dict) or not record.get("task_id"):
             report.error(source, "record is not an object with a task_id", number)
             continue
         _task_from(record, source, number, plan, tasks)
-        _submission_from(record, path, number, plan, seen, tasks)
+        _submission_from(record, path, number, plan, seen, tasks, folder)
         if number % 100 == 0:
-            yield Progress(number, len(lines), f"line {number}")
-    yield Progress(len(lines), len(lines), "checked")
+            yield Progress(min(read, size), size, f"line {number}")
+    yield Progress(size, size, "checked")
     return plan
 
 
 def _submission_from(record: dict[str, Any], path: Path, line: int, plan: ImportPlan,
-                     seen: set[tuple[str, str]], tasks: dict[str, Task]) -> None:
+                     seen: set[tuple[str, str]], tasks: dict[str, Task],
+                     folder: SourceFolder) -> None:
     source, report = str(path), plan.report
     candidate = record.get("candidate") or record.get("candidate_puml")
     image_path = record.get("image")
@@ -110,16 +157,23 @@ def _submission_from(record: dict[str, Any], path: Path, line: int, plan: Import
         return
     sub = PlannedSubmission(task_id, source_id, origin, f"{source}:{line}")
     if candidate is not None:
+        if not check_text_size(str(candidate), source, report, line):
+            return
         sub.puml = str(candidate)
         task = tasks.get(task_id)
         _check_puml(sub.puml, f"{source}:{line}", report,
                     task.diagram_kind if task else kinds.DEFAULT_KIND)
     if image_path is not None:
         image_file = (path.parent / str(image_path))
-        if not image_file.is_file():
+        if not isinstance(image_path, str) or not image_path.strip():
+            report.error(source, f"image must be a file path, not {image_path!r}", line)
+        elif not image_file.exists():
             report.error(source, f"image not found: {image_path}", line)
+        elif not folder.allow_outside and not folder.inside(image_file):
+            report.error(source, f"image {image_path} lies outside the JSONL file's folder; "
+                                 "not read (pass --allow-outside to import it anyway)", line)
         else:
-            sub.image = _read_image(image_file, report)
+            sub.image = _read_image(folder, image_file, report)
     plan.submissions.append(sub)
     rating = record.get("rating")
     if rating is not None:

@@ -50,7 +50,10 @@ class WorkspaceLock:
     """Held from :meth:`acquire` until :meth:`release` (or process death, with flock)."""
 
     def __init__(self, db_path: Path) -> None:
-        self.path = db_path.with_name(db_path.name + ".lock")
+        # The real path: two openers through different names (a symlink, ../x) must meet
+        # at one lock file, or both would write and one would die "database is locked".
+        real = db_path.resolve()
+        self.path = real.with_name(real.name + ".lock")
         self._file: IO[str] | None = None
 
     def acquire(self) -> None:

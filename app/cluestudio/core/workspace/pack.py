@@ -14,11 +14,14 @@ import re
 import sqlite3
 import tempfile
 import zipfile
+import zlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from cluestudio.core.workspace import kinds, ops
-from cluestudio.core.workspace.images import ImageError, check_image
+from cluestudio.core.workspace.images import MAX_IMAGE_BYTES, CheckedImage, ImageError, check_image
+from cluestudio.core.workspace.pack_check import check_pack_data
 from cluestudio.core.workspace.records import Task, now_iso
 from cluestudio.core.workspace.report import ImportFailed, Report
 from cluestudio.core.workspace.schema import SCHEMA_VERSION
@@ -26,8 +29,15 @@ from cluestudio.core.workspace.store import Workspace
 
 FORMAT = "cluestudio-pack"
 PACK_VERSION = 1
-MAX_MEMBER_BYTES = 60 * 1024 * 1024
-MAX_TOTAL_BYTES = 2 * 1024 * 1024 * 1024
+# Sizes are counted as the bytes really come out of the decompressor, never taken from the
+# zip's headers. data.json of a 1,000-submission course with revisions is a few MB.
+MAX_DATA_BYTES = 64 * 1024 * 1024
+MAX_MEMBER_BYTES = MAX_IMAGE_BYTES
+MAX_TOTAL_BYTES = 4 * 1024 * 1024 * 1024
+# Python objects cost far more than their JSON: 60 MB of "{}," is 20 million dicts, 1.6 GB.
+# A real pack has a few containers and values per record (~10 per rating or revision).
+MAX_JSON_CONTAINERS = 1_000_000
+MAX_JSON_VALUES = 4_000_000
 _IMAGE_NAME = re.compile(r"^images/([0-9a-f]{64})\.(png|jpg|gif|webp|bmp)$")
 
 
@@ -89,53 +99,132 @@ def export_pack(ws: Workspace, path: Path, *, grader: str | None = None) -> dict
     return {k: len(v) for k, v in data.items()} | {"images": len(hashes)}
 
 
-def read_pack(path: Path, report: Report) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(data, images by hash) from a pack, after checking every member name and size."""
+def _unsafe_name(name: str) -> bool:
+    return (name.startswith(("/", "\\")) or "\\" in name or ".." in name.split("/")
+            or re.match(r"^[A-Za-z]:", name) is not None)
+
+
+def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int) -> bytes:
+    """A member's bytes, counting what really comes out of the decompressor: the sizes in
+    a zip's headers are the sender's word and can lie."""
+    out = bytearray()
+    with zf.open(info) as member:
+        while True:
+            chunk = member.read(1 << 16)
+            if not chunk:
+                return bytes(out)
+            out.extend(chunk)
+            if len(out) > limit:
+                raise _TooLarge(f"member {info.filename!r} inflates past {limit >> 20} MB "
+                                "(zip bomb?)")
+
+
+class _TooLarge(Exception):
+    pass
+
+
+# What reading a damaged or hostile zip raises: bad headers, bad deflate streams, encrypted
+# or unsupported members, a CRC mismatch, a truncated file.
+_ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, RuntimeError, NotImplementedError, EOFError,
+               OSError, ValueError)
+
+
+@dataclass(frozen=True)
+class PackImage:
+    """An image of a pack, checked once and read again when merged, so a pack's images are
+    never all in memory at once."""
+
+    path: Path
+    member: str
+    hash: str
+
+    def load(self) -> CheckedImage:
+        with zipfile.ZipFile(self.path) as zf:
+            data = _read_member(zf, zf.getinfo(self.member), MAX_MEMBER_BYTES)
+        image = check_image(data, f"{self.path}!{self.member}")
+        if image.hash != self.hash:  # the file changed since it was checked
+            raise ImageError(f"{self.member}: content does not match its hash",
+                             source=str(self.path))
+        return image
+
+
+def read_pack(path: Path, report: Report) -> tuple[dict[str, Any], dict[str, PackImage]]:
+    """(data, images by hash) from a pack, after checking every member's name, real size,
+    and content; every problem goes into ``report``."""
     source = str(path)
     try:
         zf = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError) as error:
+    except _ZIP_ERRORS as error:
         report.error(source, f"not a readable zip: {error}")
         return {}, {}
     with zf:
-        total = 0
-        for info in zf.infolist():
-            name = info.filename
-            if (name.startswith(("/", "\\")) or "\\" in name or ".." in name.split("/")
-                    or re.match(r"^[A-Za-z]:", name)):
-                report.error(source, f"unsafe path in zip (path traversal): {name!r}")
-                continue
-            if name not in ("manifest.json", "data.json") and not _IMAGE_NAME.match(name):
-                report.error(source, f"unexpected member {name!r}")
-            total += info.file_size
-            if info.file_size > MAX_MEMBER_BYTES or total > MAX_TOTAL_BYTES:
-                report.error(source, f"member {name!r} too large (zip bomb?)")
-        if report.errors:
+        if not _check_names(zf, source, report):
             return {}, {}
+        images: dict[str, PackImage] = {}
+        budget = MAX_TOTAL_BYTES
         try:
-            manifest = json.loads(zf.read("manifest.json"))
-            data = json.loads(zf.read("data.json"))
-        except (KeyError, ValueError) as error:
-            report.error(source, f"missing or broken manifest/data: {error}")
-            return {}, {}
-        if manifest.get("format") != FORMAT or manifest.get("version", 0) > PACK_VERSION:
-            report.error(source, f"not a supported pack (format {manifest.get('format')!r}, "
-                                 f"version {manifest.get('version')!r})")
-            return {}, {}
-        _check_kinds(data, source, report)
-        images = {}
-        for info in zf.infolist():
-            match = _IMAGE_NAME.match(info.filename)
-            if match:
+            manifest_bytes = _read_member(zf, zf.getinfo("manifest.json"), 1 << 20)
+            data_bytes = _read_member(zf, zf.getinfo("data.json"), MAX_DATA_BYTES)
+            for info in zf.infolist():
+                match = _IMAGE_NAME.match(info.filename)
+                if not match:
+                    continue
+                content = _read_member(zf, info, min(MAX_MEMBER_BYTES, budget))
+                budget -= len(content)
                 try:
-                    image = check_image(zf.read(info), f"{source}!{info.filename}")
+                    image = check_image(content, f"{source}!{info.filename}")
                 except ImageError as error:
                     report.error(source, error.message + f" ({info.filename})")
                     continue
                 if image.hash != match.group(1):
                     report.error(source, f"{info.filename}: content does not match its hash")
-                images[image.hash] = image
+                    continue
+                images[image.hash] = PackImage(path, info.filename, image.hash)
+        except _TooLarge as too_large:
+            report.error(source, str(too_large))
+            return {}, {}
+        except _ZIP_ERRORS as error:
+            report.error(source, f"damaged zip: {error}")
+            return {}, {}
+    containers = data_bytes.count(b"{") + data_bytes.count(b"[")
+    if containers > MAX_JSON_CONTAINERS or data_bytes.count(b",") > MAX_JSON_VALUES:
+        report.error(source, f"data.json holds more records than any course ({containers:,} "
+                             "objects and lists); not read")
+        return {}, {}
+    try:
+        manifest = json.loads(manifest_bytes)
+        data = json.loads(data_bytes)
+    except (ValueError, RecursionError) as error:
+        report.error(source, f"broken manifest/data: {error or 'nested too deeply'}")
+        return {}, {}
+    if (not isinstance(manifest, dict) or manifest.get("format") != FORMAT
+            or not isinstance(manifest.get("version"), int)
+            or manifest["version"] > PACK_VERSION):
+        shown = manifest if not isinstance(manifest, dict) else {
+            k: manifest.get(k) for k in ("format", "version")}
+        report.error(source, f"not a supported pack ({str(shown)[:120]})")
+        return {}, {}
+    _check_kinds(data, source, report)
     return data, images
+
+
+def _check_names(zf: zipfile.ZipFile, source: str, report: Report) -> bool:
+    """Every member name safe, known and unique; manifest and data present."""
+    names: set[str] = set()
+    before = len(report.errors)
+    for info in zf.infolist():
+        name = info.filename
+        if _unsafe_name(name):
+            report.error(source, f"unsafe path in zip (path traversal): {name!r}")
+        elif name in names:
+            report.error(source, f"member {name!r} appears twice (which one is meant?)")
+        elif name not in ("manifest.json", "data.json") and not _IMAGE_NAME.match(name):
+            report.error(source, f"unexpected member {name!r}")
+        names.add(name)
+    for required in ("manifest.json", "data.json"):
+        if required not in names:
+            report.error(source, f"missing {required}")
+    return len(report.errors) == before
 
 
 def _check_kinds(data: Any, source: str, report: Report) -> None:
@@ -148,16 +237,46 @@ def _check_kinds(data: Any, source: str, report: Report) -> None:
 
 
 def merge_packs(ws: Workspace, paths: list[Path]) -> Report:
-    """Merge packs into ``ws`` in one transaction; raises :class:`ImportFailed` on errors."""
+    """Merge packs into ``ws`` in one transaction; raises :class:`ImportFailed` on errors.
+
+    Every pack is read and checked first (shape, references, ratings against their rubric);
+    one bad record anywhere means nothing is written.
+    """
     report = Report()
     loaded = [(str(p), *read_pack(p, report)) for p in paths]
+    if report.errors:
+        raise ImportFailed(report)
+    # What earlier packs of this merge define counts as known to later ones.
+    tasks: set[Any] = set()
+    submissions: set[Any] = set()
+    images: set[str] = set()
+
+    def known_task(task_id: str) -> bool:
+        return task_id in tasks or ws.task(task_id) is not None
+
+    def known_submission(task_id: str, source_id: str) -> bool:
+        return ((task_id, source_id) in submissions
+                or ws.find_submission(task_id, source_id) is not None)
+
+    def known_image(digest: str) -> bool:
+        return digest in images or ws.has_image(digest)
+
+    for src, data, pack_images in loaded:
+        images.update(pack_images)
+        if check_pack_data(data, src, report, known_tasks=known_task,
+                           known_submissions=known_submission, known_images=known_image):
+            tasks.update(t.get("id") for t in data.get("tasks", []) if isinstance(t, dict))
+            submissions.update((s.get("task_id"), s.get("source_id"))
+                               for s in data.get("submissions", []) if isinstance(s, dict))
     if report.errors:
         raise ImportFailed(report)
     def merge_all(conn: sqlite3.Connection) -> None:
         for src, data, images in loaded:
             try:
                 _merge(conn, src, data, images, report)
-            except (KeyError, TypeError, ValueError) as error:
+            except (KeyError, TypeError, ValueError, AttributeError, sqlite3.IntegrityError,
+                    ImageError) as error:
+                # The checks above should have caught it; the transaction still rolls back.
                 report.error(src, f"malformed pack data: {error!r}")
                 raise ImportFailed(report) from error
 
@@ -166,10 +285,10 @@ def merge_packs(ws: Workspace, paths: list[Path]) -> Report:
 
 
 def _merge(conn: sqlite3.Connection, source: str, data: dict[str, Any],
-           images: dict[str, Any], report: Report) -> None:
+           images: dict[str, PackImage], report: Report) -> None:
     counts = report.counts
     for image in images.values():
-        ops.put_blob(conn, image)
+        ops.put_blob(conn, image.load())
     for t in data.get("tasks", []):
         status = ops.upsert_task(conn, Task(**t)) if ops.row(
             conn, "SELECT id FROM tasks WHERE id=?", (t["id"],)) is None else "kept"

@@ -87,6 +87,10 @@ class WorkspaceQueries:
                 (task_id, source_id))
         return None if r is None else self.submission(int(r["id"]))
 
+    def has_image(self, content_hash: str) -> bool:
+        return self._reader().execute("SELECT 1 FROM blobs WHERE hash = ?",
+                                      (content_hash,)).fetchone() is not None
+
     def image(self, content_hash: str) -> bytes | None:
         r = self._reader().execute("SELECT data FROM blobs WHERE hash = ?",
                                    (content_hash,)).fetchone()

@@ -78,8 +78,15 @@ def rating_from_fields(fields: dict[str, object], source: str, line: int | None,
                          str(fields.get("comment") or ""), seconds, synthetic)
 
 
-def read_ratings_csv(path: Path, report: Report) -> list[PlannedRating]:
-    data = path.read_bytes()
+def read_ratings_csv(path: Path, report: Report, data: bytes | None = None
+                     ) -> list[PlannedRating]:
+    """Ratings of ``path`` (or of ``data``, its content already read by the caller)."""
+    if data is None:
+        try:
+            data = path.read_bytes()
+        except OSError as error:
+            report.error(str(path), f"cannot read: {error.strerror or error}")
+            return []
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:

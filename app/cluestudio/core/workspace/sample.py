@@ -30,14 +30,18 @@ def data_dir() -> Path:
     return Path(platformdirs.user_data_dir("ClueStudio", appauthor=False))
 
 
-def import_path(ws: Workspace, path: Path, cancel: CancelToken | None = None) -> Job[Report]:
-    """Import a course folder or a ``.jsonl`` file (all or nothing); yields progress."""
+def import_path(ws: Workspace, path: Path, cancel: CancelToken | None = None, *,
+                allow_outside: bool = False) -> Job[Report]:
+    """Import a course folder or a ``.jsonl`` file (all or nothing); yields progress.
+
+    Nothing outside the folder (the JSONL file's folder) is read unless ``allow_outside``.
+    """
     if path.is_dir():
-        plan = yield from plan_course_folder(path, cancel)
+        plan = yield from plan_course_folder(path, cancel, allow_outside=allow_outside)
     elif path.suffix.lower() in (".jsonl", ".ndjson"):
         from cluestudio.core.workspace.jsonl import plan_jsonl
 
-        plan = yield from plan_jsonl(path, cancel)
+        plan = yield from plan_jsonl(path, cancel, allow_outside=allow_outside)
     elif path.exists():
         raise ClueStudioError(f"{path}: not a course folder or .jsonl file "
                               "(packs: `cluestudio pack merge`)")

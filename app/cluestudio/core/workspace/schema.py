@@ -17,6 +17,10 @@ class WorkspaceTooNew(ClueStudioError):
     """The file was written by a newer ClueStudio; we refuse to touch it."""
 
 
+class MigrationFailed(ClueStudioError):
+    """A schema upgrade step failed; it was rolled back and the file is as it was."""
+
+
 def _script(conn: sqlite3.Connection, sql: str) -> None:
     # Not executescript(): it COMMITs first, which would split a migration in two.
     for statement in sql.split(";"):
@@ -193,6 +197,12 @@ def migrate(conn: sqlite3.Connection, *, target: int = SCHEMA_VERSION,
         try:
             MIGRATIONS[version - 1](conn)
             conn.execute(f"PRAGMA user_version = {version}")
+        except Exception as error:
+            conn.execute("ROLLBACK")
+            raise MigrationFailed(
+                f"{source}: could not upgrade the workspace from format {version - 1} to "
+                f"{version} ({type(error).__name__}: {error}); the file was not changed"
+            ) from error
         except BaseException:
             conn.execute("ROLLBACK")
             raise

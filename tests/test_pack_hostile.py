@@ -1,0 +1,197 @@
+"""Hostile and damaged packs (issue 14): every one is refused with a one-line error naming the
+pack, memory stays bounded whatever the zip's headers claim, and nothing is written."""
+
+from __future__ import annotations
+
+import json
+import struct
+import subprocess
+import sys
+import textwrap
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from cluestudio.cli import main
+from cluestudio.core.jobs import run_job
+from cluestudio.core.workspace import import_path, open_workspace
+from cluestudio.core.workspace.pack import export_pack, merge_packs
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def good_pack(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("pack")
+    with open_workspace(folder / "source.sqlite") as ws:
+        run_job(import_path(ws, ROOT / "annotations" / "sample"))
+        export_pack(ws, folder / "good.zip")
+    return folder / "good.zip"
+
+
+def members(pack: Path) -> dict[str, bytes]:
+    with zipfile.ZipFile(pack) as zf:
+        return {name: zf.read(name) for name in zf.namelist()}
+
+
+def write_pack(path: Path, content: dict[str, bytes] | list[tuple[str, bytes]]) -> Path:
+    items = content.items() if isinstance(content, dict) else content
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in items:
+            zf.writestr(name, data)
+    return path
+
+
+def with_data(good_pack: Path, tmp_path: Path, change: object) -> Path:
+    content = members(good_pack)
+    data = json.loads(content["data.json"])
+    if callable(change):
+        change(data)
+    else:
+        data = change
+    content["data.json"] = json.dumps(data).encode()
+    return write_pack(tmp_path / "changed.zip", content)
+
+
+def refused(tmp_path: Path, pack: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    ws = tmp_path / "target.sqlite"
+    before = ws.read_bytes() if ws.exists() else None
+    assert main(["pack", "merge", str(ws), str(pack)]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert str(pack) in err
+    if before is not None:
+        with open_workspace(ws, readonly=True) as opened:
+            assert opened.tasks() == []  # nothing was merged
+    return err
+
+
+def test_the_good_pack_merges(good_pack: Path, tmp_path: Path) -> None:
+    with open_workspace(tmp_path / "w.sqlite") as ws:
+        report = merge_packs(ws, [good_pack])
+        assert report.counts["ratings_added"] > 0 and len(ws.tasks()) == 3
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda d: d["ratings"][0]["scores"].update(classes=999), "out of range"),
+    (lambda d: d["ratings"][0]["scores"].update(nonsense=2), "unknown rubric item"),
+    (lambda d: d["ratings"][0].update(total=float("nan")), "bad 'total'"),
+    (lambda d: d["ratings"][0].update(total=float("inf")), "bad 'total'"),
+    (lambda d: d["ratings"][0].update(total=12.5), "does not match the item scores"),
+    (lambda d: d["ratings"][0]["scores"].update(classes="lots"), "not a number"),
+    (lambda d: d["ratings"][0].update(seconds=-5), "bad 'seconds'"),
+])
+def test_ratings_are_checked_against_their_rubric(good_pack: Path, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str],
+                                                   change: object, message: str) -> None:
+    err = refused(tmp_path, with_data(good_pack, tmp_path, change), capsys)
+    assert "ratings[0]" in err and message in err
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ([1, 2, 3], "not an object"),
+    (lambda d: d.update(tasks={"id": "x"}), "tasks is not a list"),
+    (lambda d: d["submissions"][0].pop("task_id"), "missing 'task_id'"),
+    (lambda d: d["submissions"].__setitem__(0, "text"), "not an object"),
+    (lambda d: d["conversions"][0].update(source_id="nobody"), "unknown submission"),
+    (lambda d: d["submissions"][0].update(image_hash="ab" * 32), "neither in the pack"),
+    (lambda d: d["submissions"][0].update(origin="martian"), "bad 'origin'"),
+    (lambda d: d["conversions"][0].update(puml="x" * (2 << 20)), "bad 'puml'"),
+    (lambda d: d["tasks"][0].update(diagram_kind="uml-dance"), "unknown diagram_kind"),
+])
+def test_malformed_data_is_reported_not_a_traceback(good_pack: Path, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str],
+                                                    change: object, message: str) -> None:
+    err = refused(tmp_path, with_data(good_pack, tmp_path, change), capsys)
+    assert message in err
+
+
+def test_a_duplicate_member_is_refused(good_pack: Path, tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    content = members(good_pack)
+    evil = json.loads(content["data.json"])
+    evil["ratings"] = []
+    items = [*content.items(), ("data.json", json.dumps(evil).encode())]
+    with pytest.warns(UserWarning, match="Duplicate name"):
+        pack = write_pack(tmp_path / "dup.zip", items)
+    assert "appears twice" in refused(tmp_path, pack, capsys)
+
+
+@pytest.mark.parametrize("damage", ["truncated", "garbage", "bad deflate", "nested"])
+def test_damaged_zips_are_one_line_errors(good_pack: Path, tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str],
+                                          damage: str) -> None:
+    raw = good_pack.read_bytes()
+    pack = tmp_path / f"{damage}.zip"
+    if damage == "truncated":
+        pack.write_bytes(raw[: len(raw) // 2])
+    elif damage == "garbage":
+        pack.write_bytes(b"PK\x03\x04" + bytes(range(256)) * 40)
+    elif damage == "bad deflate":
+        content = members(good_pack)
+        write_pack(pack, content)
+        data = bytearray(pack.read_bytes())
+        start = data.find(b"data.json") + len(b"data.json")  # first local header's data
+        data[start + 10: start + 400] = bytes(390)
+        pack.write_bytes(bytes(data))
+    else:
+        content = members(good_pack)
+        content["data.json"] = b"[" * 100_000 + b"]" * 100_000
+        write_pack(pack, content)
+    refused(tmp_path, pack, capsys)
+
+
+def set_uncompressed_size(pack: Path, member: str, size: int) -> None:
+    """Make the zip's headers lie about ``member``'s size (local and central headers)."""
+    data = bytearray(pack.read_bytes())
+    name = member.encode()
+    for signature, offset in ((b"PK\x03\x04", 22), (b"PK\x01\x02", 24)):
+        at = 0
+        while (at := data.find(signature, at)) >= 0:
+            name_at = at + (30 if signature == b"PK\x03\x04" else 46)
+            if data[name_at:name_at + len(name)] == name:
+                data[at + offset: at + offset + 4] = struct.pack("<I", size)
+            at += 4
+    pack.write_bytes(bytes(data))
+
+
+# Peak RSS of this process image: VmHWM (ru_maxrss survives exec on Linux, so it would
+# report the parent's peak).
+BOMB_SCRIPT = """
+import json, re, sys
+from pathlib import Path
+from cluestudio.core.workspace.pack import read_pack
+from cluestudio.core.workspace.report import Report
+report = Report()
+read_pack(Path(sys.argv[1]), report)
+status = Path("/proc/self/status").read_text()
+peak_mb = int(re.search(r"VmHWM:\\s*(\\d+)", status).group(1)) / 1024
+print(json.dumps({"peak_mb": peak_mb, "errors": [p.message for p in report.errors]}))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads Linux's VmHWM")
+@pytest.mark.parametrize("shape", ["lying header", "many big members", "many tiny objects"])
+def test_zip_bombs_are_refused_in_bounded_memory(good_pack: Path, tmp_path: Path,
+                                                 shape: str) -> None:
+    content = members(good_pack)
+    pack = tmp_path / "bomb.zip"
+    if shape == "lying header":
+        content["data.json"] = b"[" + b" " * (300 << 20) + b"]"
+        write_pack(pack, content)
+        set_uncompressed_size(pack, "data.json", 1000)
+    elif shape == "many big members":  # each under every limit a header could be held to
+        bomb = [(f"images/{i:064x}.png", b"\x89PNG\r\n\x1a\n" + bytes(49 << 20))
+                for i in range(60)]
+        write_pack(pack, [*content.items(), *bomb])
+    else:  # 60 MB of "{}," is 20 million Python dicts (1.6 GB) from a 1.4 MB pack
+        content["data.json"] = b"[" + b"{}," * (20 << 20) + b"{}]"
+        write_pack(pack, content)
+    assert pack.stat().st_size < 40 << 20
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(BOMB_SCRIPT), str(pack)],
+                          capture_output=True, text=True, timeout=300, check=True)
+    outcome = json.loads(done.stdout)
+    assert outcome["errors"], "the bomb was accepted"
+    baseline_mb = 120  # Python, Pillow and the pack's own small members
+    assert outcome["peak_mb"] < baseline_mb + 200, outcome
