@@ -3,9 +3,10 @@
     .venv/bin/python benchmarks/parser_agreement.py [--details] [FOLDER …]
 
 Runs every ``.puml`` file of the folders (default: tests/corpus_differential, tests/corpus,
-tests/corpus_invalid) through PlantUML (``-syntax``, ``-txmi:star``, ``-preproc``: three
-JVMs) and through our parser, and prints how often the verdicts agree: acceptance, class
-count, class names and relations against the XMI. ``--details`` lists every disagreement.
+tests/corpus_invalid) through PlantUML (syntax check, XMI export and preprocessor on the
+warm renderer's JVM) and through our parser, and prints how often the verdicts agree:
+acceptance, class count, class names and relations against the XMI. ``--details`` lists
+every disagreement.
 The rules are those of ``tests/test_parser_differential.py``.
 """
 

@@ -5,7 +5,7 @@ accepts ⇔ we accept (its ERROR line is our error or warning line); our classes
 entity count − notes − association points; and, where its XMI export covers the file, our
 classes in order and our relations equal the XMI's. The rules are in
 ``tests/support/plantuml_differential.py``; ``benchmarks/parser_agreement.py`` prints the
-same figures as a table. Three JVMs for the whole corpus (syntax, XMI, preprocessor).
+same figures as a table. PlantUML runs on the warm renderer's one JVM (about 10 s for all).
 """
 
 from __future__ import annotations

@@ -5,12 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from cluestudio.core.errors import PlantUMLSyntaxError, RenderError
-from cluestudio.core.plantuml._preprocess import (
-    expand_many_with_jvm,
-    expand_with_jvm,
-    needs_preprocessor,
-)
+from cluestudio.core.errors import PlantUMLSyntaxError, RenderError, RendererUnavailable
+from cluestudio.core.plantuml._preprocess import needs_preprocessor
 from cluestudio.core.plantuml.parser import parse_plantuml
 from cluestudio.core.plantuml.runtime import RuntimeMissing, java_executable, plantuml_jar
 
@@ -113,8 +109,10 @@ Billing --> Customer
 """
     result = parse_plantuml(text, source="p.puml")
     diagram = result.diagram
+    # A line a procedure writes comes from the procedure's body (line 6), as PlantUML
+    # reports errors in it; a macro's from the line that uses it.
     assert [(c.name, c.stereotype, c.line) for c in diagram.classes] == [
-        ("Customer", "entity", 11), ("Billing", "service", 12), ("OrderRepository", "", 13),
+        ("Customer", "entity", 11), ("Billing", "service", 6), ("OrderRepository", "", 13),
         ("Always", "", 17)]
     assert diagram.relations[0].line == 19
     assert result.warnings == ()
@@ -123,15 +121,23 @@ Billing --> Customer
 @needs_java
 @pytest.mark.java
 @pytest.mark.xdist_group("java")
-def test_plantuml_preprocessor_errors_and_many_texts_in_one_jvm() -> None:
+def test_plantuml_preprocessor_errors_name_the_users_line() -> None:
     with pytest.raises(PlantUMLSyntaxError) as caught:
-        parse_plantuml("@startuml\nclass A\n!if 1\n!endif\n!endif\nclass B\n@enduml\n")
+        parse_plantuml("@startuml\nclass A\n!if 1\n!endif\n!endif\nclass B\n@enduml\n",
+                       source="e.puml")
     assert caught.value.line == 5
-    texts = ["!define K class\nK A\n", "!$n = 2\n!if $n > 1\nclass Many\n!endif\n",
-             "@startuml\n!endif\n@enduml\n"]
-    first, second, third = expand_many_with_jvm(texts)
-    assert not isinstance(first, Exception) and "class A" in first[0]
-    assert not isinstance(second, Exception)
-    assert second[1][second[0].index("class Many")] == 3
-    assert isinstance(third, RenderError) and third.line == 2
-    assert expand_with_jvm("!define K class\nK A\n")[0] == first[0]
+    assert str(caught.value).startswith("e.puml:5: PlantUML's preprocessor: No if related")
+    # Inclusions never reach PlantUML, so a file that also has one still expands.
+    result = parse_plantuml("!include secrets.puml\n!define K class\nK A\n")
+    assert result.diagram.class_names == ("A",)
+    assert [w.line for w in result.warnings] == [1]
+
+
+def test_without_plantuml_directives_stay_as_written_with_a_warning() -> None:
+    def unavailable(_text: str) -> tuple[list[str], list[int]]:
+        raise RendererUnavailable("no Java runtime")
+
+    result = parse_plantuml("class A\n!$x = 1\nclass B\n", preprocessor=unavailable)
+    assert result.diagram.class_names == ("A", "B")
+    assert [(w.line, "not expanded (no Java runtime)" in w.message)
+            for w in result.warnings][:1] == [(2, True)]

@@ -1,13 +1,16 @@
 """The parser against PlantUML 1.2022.6 itself, file by file: the differential oracle.
 
-For each diagram PlantUML gives three verdicts, from two JVMs for a whole corpus:
+For each diagram PlantUML gives its verdicts, all from the warm renderer's one JVM:
 
-* ``-syntax`` (:func:`check_syntax_many`, one JVM): accepted or ERROR at a line, and the
-  entity count (classes of every kind, notes and association points; not packages);
-* ``-txmi:star`` (one JVM for every accepted file, started again after a file its exporter
-  crashes on: maps, lollipops, diamonds, association classes, mixed-in elements): classes
-  in order of creation with their namespace, generalizations (child → parent) and
-  associations with their aggregation kind at each end.
+* ``-syntax`` (:func:`check_syntax_many`): accepted or ERROR at a line, and the entity
+  count (classes of every kind, notes and association points; not packages);
+* ``-txmi:star`` (:meth:`PlantUMLRenderer.xmi`, for every accepted file; its exporter
+  throws on maps, lollipops, diamonds, association classes, mixed-in elements and ``*`` ER
+  members, so those files are not covered): classes in order of creation with their
+  namespace, generalizations (child → parent) and associations with their aggregation
+  kind at each end;
+* ``-preproc`` (:meth:`PlantUMLRenderer.preprocess`) expands directives for our parser,
+  as ``parse_plantuml`` does by default.
 
 :func:`compare` holds our :func:`parse_plantuml` against those verdicts:
 
@@ -26,10 +29,6 @@ For each diagram PlantUML gives three verdicts, from two JVMs for a whole corpus
 
 from __future__ import annotations
 
-import os
-import re
-import subprocess
-import tempfile
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -37,19 +36,11 @@ from pathlib import Path
 
 from cluestudio.core.errors import PlantUMLSyntaxError, RenderError
 from cluestudio.core.model import ClassDiagram, RelationType
-from cluestudio.core.plantuml import runtime
-from cluestudio.core.plantuml._lines import split_lines
-from cluestudio.core.plantuml._preprocess import (
-    INCLUSION,
-    expand_many_with_jvm,
-    needs_preprocessor,
-)
 from cluestudio.core.plantuml.parser import ParseResult, parse_plantuml
+from cluestudio.core.plantuml.renderer import get_renderer
 from cluestudio.core.plantuml.syntax import SyntaxReport, check_syntax_many
 
 _UML = "{href://org.omg/UML/1.3}"
-_NAMED_START = re.compile(r"@startuml[ \t]+\S.*", re.IGNORECASE)
-_START = re.compile(r"^\s*+@startuml", re.IGNORECASE | re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -84,44 +75,22 @@ def syntax_reports(texts: Sequence[str]) -> list[SyntaxReport]:
     return check_syntax_many(list(texts), timeout_s=300)
 
 
-def xmi_models(texts: Sequence[str], timeout_s: float = 300) -> list[XmiModel | None]:
-    """The XMI of each text (all accepted class diagrams), None where the exporter fails."""
-    results: list[XmiModel | None] = [None] * len(texts)
-    with tempfile.TemporaryDirectory(prefix="cluestudio-xmi-") as folder:
-        paths = []
-        for index, text in enumerate(texts):
-            path = Path(folder) / f"d{index:04d}.puml"
-            path.write_text(_one_diagram(text.removeprefix("\ufeff")), encoding="utf-8")
-            paths.append(path)
-        out = Path(folder) / "out"
-        pending = list(range(len(texts)))
-        while pending:
-            command = runtime.base_command("-txmi:star", "-charset", "UTF-8", "-o", str(out),
-                                           *(str(paths[i]) for i in pending))
-            subprocess.run(command, capture_output=True, timeout=timeout_s, check=False,
-                           env={**os.environ, "PLANTUML_SECURITY_PROFILE": "SANDBOX"})
-            done = 0
-            for index in pending:
-                model = _read_xmi(out / f"d{index:04d}.xmi")
-                if model is None:
-                    break  # the exporter stopped here; go on after this file
-                results[index] = model
-                done += 1
-            pending = pending[done + 1:]
-    return results
+def xmi_models(texts: Sequence[str]) -> list[XmiModel | None]:
+    """The XMI of each text (accepted class diagrams), None where the exporter fails."""
+    renderer = get_renderer()
+    models: list[XmiModel | None] = []
+    for text in texts:
+        try:
+            models.append(_read_xmi(renderer.xmi(text.removeprefix("\ufeff"))))
+        except RenderError:
+            models.append(None)
+    return models
 
 
-def _one_diagram(text: str) -> str:
-    """The text with a bare ``@startuml``: PlantUML names its output after ``@startuml name``."""
-    if not _START.search(text):
-        return f"@startuml\n{text}\n@enduml\n"
-    return _NAMED_START.sub("@startuml", text, count=1)
-
-
-def _read_xmi(path: Path) -> XmiModel | None:
+def _read_xmi(data: bytes) -> XmiModel | None:
     try:
-        root = ET.fromstring(path.read_text(encoding="utf-8"))
-    except (OSError, ET.ParseError):
+        root = ET.fromstring(data)
+    except ET.ParseError:
         return None
     names: dict[str, str] = {}
     classes: list[tuple[str, str]] = []
@@ -332,56 +301,17 @@ def agreement_table(verdicts: Sequence[Verdict]) -> str:
 
 
 def run_corpus(paths: Sequence[Path]) -> list[Verdict]:
-    """Every file of ``paths`` through PlantUML and our parser, in three JVMs in all.
-
-    Texts with preprocessor directives are expanded by PlantUML's preprocessor for our
-    parser (all in one JVM, as ``parse_plantuml(preprocessor=…)`` would one by one).
-    """
+    """Every file of ``paths`` through PlantUML (the warm renderer) and our parser."""
     # Bytes, not read_text(): its universal newlines would hide the CRLF files.
     texts = [p.read_bytes().decode("utf-8") for p in paths]
-    # PlantUML's file reader drops a byte-order mark; its -syntax pipe would not.
+    # PlantUML's file reader drops a byte-order mark; our parser must do so itself.
     reports = syntax_reports([t.removeprefix("\ufeff") for t in texts])
-    accepted = [i for i, r in enumerate(reports)
-                if r.diagram_type == "CLASS" and not XMI_CRASHES.search(texts[i])]
+    accepted = [i for i, r in enumerate(reports) if r.diagram_type == "CLASS"]
     models = xmi_models([texts[i] for i in accepted])
     xmi: dict[int, XmiModel | None] = dict(zip(accepted, models, strict=True))
-    parse = preprocessing_parser(texts)
-    return [compare(p.name, t, r, xmi.get(i), parse)
+    return [compare(p.name, t, r, xmi.get(i))
             for i, (p, t, r) in enumerate(zip(paths, texts, reports, strict=True))]
 
 
-# PlantUML 1.2022.6's XMI exporter throws on these (association classes, lollipops,
-# diamonds, maps, mixed-in elements); such files are not sent, so its JVM is not restarted.
-XMI_CRASHES = re.compile(
-    r"^\s*+\([^(),\n]*+,[^()\n]*+\)\s*+[-.=]|[-.=]\s*+\([^(),\n]*+,[^()\n]*+\)\s*+$"
-    r"|-\(\)|\(\)-|-\(\(|^\s*+\(\)|^\s*+<>|^\s*+(?:map|diamond|circle|allow_?+mixing)\b"
-    r"|^\s*+\*",  # an ER member marked mandatory (`* id : number`)
-    re.IGNORECASE | re.MULTILINE)
-
-
-def preprocessing_parser(texts: Sequence[str]) -> Callable[[str], ParseResult]:
-    """``parse_plantuml`` with PlantUML's preprocessor run once for all ``texts`` that need it."""
-    needing = [t for t in texts if needs_preprocessor(t)]
-    expanded = dict(zip(needing, expand_many_with_jvm(needing), strict=True)) if needing \
-        else {}
-    # The preprocessor sees the text with inclusions blanked; map that back to the file.
-    by_blanked = {_blank_inclusions(t): result for t, result in expanded.items()}
-
-    def expand(text: str) -> tuple[list[str], list[int]]:
-        result = by_blanked[text]
-        if isinstance(result, Exception):
-            raise result
-        return result
-
-    def parse(text: str) -> ParseResult:
-        return parse_plantuml(text, preprocessor=expand)
-
-    return parse
-
-
-def _blank_inclusions(text: str) -> str:
-    return "\n".join("" if INCLUSION.match(line) else line for line in split_lines(text))
-
-
-__all__ = ["RenderError", "Verdict", "agreement_table", "compare", "run_corpus",
-           "syntax_reports", "xmi_models"]
+__all__ = ["Verdict", "agreement_table", "compare", "run_corpus", "syntax_reports",
+           "xmi_models"]

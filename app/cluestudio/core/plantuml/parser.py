@@ -93,7 +93,7 @@ from cluestudio.core.plantuml._members import MemberError, parse_member
 from cluestudio.core.plantuml._names import TOP, Scope
 from cluestudio.core.plantuml._preprocess import (
     Expand,
-    expand_with_jvm,
+    expand_with_renderer,
     needs_preprocessor,
     preprocess,
 )
@@ -150,15 +150,16 @@ def parse_plantuml(text: str, source: str | None = None, *,
                    preprocessor: Preprocessor = "auto") -> ParseResult:
     """Parse PlantUML class-diagram text; ``source`` (a file name) is used in messages.
 
-    Text with preprocessor directives is expanded by ``preprocessor``: ``"auto"`` runs
-    PlantUML's own (a JVM, only for such text), ``None`` leaves the directives as warnings.
+    Text with preprocessor directives is expanded by ``preprocessor``: ``"auto"`` asks
+    PlantUML's own on the warm renderer (only for such text: ordinary parsing needs no
+    Java), ``None`` leaves the directives as warnings.
     Raises :class:`ParseTooLarge` over ``max_bytes`` (UTF-8) and
     :class:`PlantUMLSyntaxError` for text PlantUML would refuse.
     """
     _check_size(text, max_bytes, source)
     lines, warnings = diagram_lines(text, source)
     if preprocessor is not None and needs_preprocessor(text):
-        expand = expand_with_jvm if preprocessor == "auto" else preprocessor
+        expand = expand_with_renderer if preprocessor == "auto" else preprocessor
         expanded = preprocess(text, expand, source)
         # Text around @startuml/@enduml was judged on the user's text above; PlantUML's
         # preprocessor returns the diagram only.
