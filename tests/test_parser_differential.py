@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from cluestudio.core.plantuml.runtime import RuntimeMissing, java_executable, plantuml_jar
-from support.plantuml_differential import Verdict, agreement_table, run_corpus
+from support.plantuml_differential import Verdict, agreement_table, java_available, run_corpus
 
 pytestmark = [pytest.mark.java, pytest.mark.xdist_group("java")]
 
@@ -25,14 +24,7 @@ CORPUS = DIFFERENTIAL + sorted((HERE / "corpus").glob("*.puml")) \
     + sorted((HERE / "corpus_invalid").glob("*.puml"))
 
 
-def _java_available() -> bool:
-    try:
-        return java_executable().exists() and plantuml_jar().exists()
-    except RuntimeMissing:
-        return False
-
-
-if not _java_available():  # pragma: no cover - the JRE and jar are dependencies
+if not java_available():  # pragma: no cover - the JRE and jar are dependencies
     pytest.skip("no Java runtime or PlantUML jar", allow_module_level=True)
 
 

@@ -8,7 +8,7 @@ import pytest
 from cluestudio.core.errors import PlantUMLSyntaxError, RenderError, RendererUnavailable
 from cluestudio.core.plantuml._preprocess import needs_preprocessor
 from cluestudio.core.plantuml.parser import parse_plantuml
-from cluestudio.core.plantuml.runtime import RuntimeMissing, java_executable, plantuml_jar
+from support.plantuml_differential import java_available
 
 
 @pytest.mark.parametrize(
@@ -72,14 +72,7 @@ def test_without_a_preprocessor_directives_stay_warnings() -> None:
 # -- PlantUML itself ------------------------------------------------------------------------
 
 
-def _java_available() -> bool:
-    try:
-        return java_executable().exists() and plantuml_jar().exists()
-    except RuntimeMissing:
-        return False
-
-
-needs_java = pytest.mark.skipif(not _java_available(), reason="no Java runtime or PlantUML jar")
+needs_java = pytest.mark.skipif(not java_available(), reason="no Java runtime or PlantUML jar")
 
 
 @needs_java

@@ -38,6 +38,7 @@ from cluestudio.core.errors import PlantUMLSyntaxError, RenderError
 from cluestudio.core.model import ClassDiagram, RelationType
 from cluestudio.core.plantuml.parser import ParseResult, parse_plantuml
 from cluestudio.core.plantuml.renderer import get_renderer
+from cluestudio.core.plantuml.runtime import RuntimeMissing, java_executable, plantuml_jar
 from cluestudio.core.plantuml.syntax import SyntaxReport, check_syntax_many
 
 _UML = "{href://org.omg/UML/1.3}"
@@ -69,6 +70,15 @@ class Verdict:
 
 
 # -- PlantUML's side -----------------------------------------------------------------------
+
+
+def java_available() -> bool:
+    """Whether the bundled JRE and PlantUML jar are there (tests that need them skip)."""
+    try:
+        return java_executable().exists() and plantuml_jar().exists()
+    except RuntimeMissing:
+        return False
+
 
 
 def syntax_reports(texts: Sequence[str]) -> list[SyntaxReport]:
@@ -313,5 +323,5 @@ def run_corpus(paths: Sequence[Path]) -> list[Verdict]:
             for i, (p, t, r) in enumerate(zip(paths, texts, reports, strict=True))]
 
 
-__all__ = ["Verdict", "agreement_table", "compare", "run_corpus", "syntax_reports",
-           "xmi_models"]
+__all__ = ["Verdict", "agreement_table", "compare", "java_available", "run_corpus",
+           "syntax_reports", "xmi_models"]

@@ -59,7 +59,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from cluestudio.core.errors import PlantUMLSyntaxError, SourceError
 from cluestudio.core.model import ClassDiagram, ClassKind, RelationType
@@ -111,6 +111,7 @@ __all__ = [
 ]
 
 _GE, _RE = RelationType.GENERALIZATION, RelationType.REALIZATION
+_Header = TypeVar("_Header")
 
 #: Largest text :func:`parse_plantuml` and :func:`parse_file` read (UTF-8 bytes), by default.
 MAX_PARSE_BYTES = 1024 * 1024
@@ -419,12 +420,9 @@ class _Parser:
     def _declaration_or_link(self, line: SourceLine, text: str,
                              arrow_error: ArrowError | None) -> None:
         if m := CLASS_HEADER.fullmatch(text):
-            try:
-                header = parse_class_header(m.group(1), m.group("rest") or "")
-            except DeclarationError as error:
-                raise self._error(line, f"cannot read the class declaration: {error}") \
-                    from None
-            self._class(line, header)
+            keyword, rest = m.group(1), m.group("rest") or ""
+            self._class(line, self._header(line, "class",
+                                           lambda: parse_class_header(keyword, rest)))
         elif m := OBJECT_HEADER.fullmatch(text):
             self._object(line, m.group(1).lower(), m.group("rest") or "")
         elif m := LOLLIPOP_HEADER.fullmatch(text):
@@ -445,6 +443,13 @@ class _Parser:
             draft.stereotype = stereotypes_in(m.group("stereo")) or draft.stereotype
         else:
             self._not_a_declaration(line, arrow_error)
+
+    def _header(self, line: SourceLine, what: str, read: Callable[[], _Header]) -> _Header:
+        """A declaration header read by ``read``; its DeclarationError names the line."""
+        try:
+            return read()
+        except DeclarationError as error:
+            raise self._error(line, f"cannot read the {what} declaration: {error}") from None
 
     def _skip_braces(self, line: SourceLine, what: str) -> None:
         depth = 1
@@ -510,10 +515,7 @@ class _Parser:
     # -- objects, maps, json, lollipops, diamonds, mixed-in elements -------------------------
 
     def _object(self, line: SourceLine, keyword: str, rest: str) -> None:
-        try:
-            header = parse_object_header(keyword, rest)
-        except DeclarationError as error:
-            raise self._error(line, f"cannot read the {keyword} declaration: {error}") from None
+        header = self._header(line, keyword, lambda: parse_object_header(keyword, rest))
         self.class_evidence = True
         draft = self._declare_element(header, line, ClassKind.CLASS)
         if not header.opens_body:
@@ -556,10 +558,7 @@ class _Parser:
 
     def _element(self, line: SourceLine, what: str, read: Callable[[], ElementHeader],
                  kind: ClassKind) -> None:
-        try:
-            header = read()
-        except DeclarationError as error:
-            raise self._error(line, f"cannot read the {what} declaration: {error}") from None
+        header = self._header(line, what, read)
         self.class_evidence = True
         self._declare_element(header, line, kind)
 
@@ -577,19 +576,13 @@ class _Parser:
             self._warn(line, f"'{keyword}' is not part of a class diagram (PlantUML needs "
                        "'allowmixing' first); ignored")
             return
-        try:
-            header = parse_mixing_header(keyword, rest)
-        except DeclarationError as error:
-            raise self._error(line, f"cannot read the {keyword} declaration: {error}") from None
+        header = self._header(line, keyword, lambda: parse_mixing_header(keyword, rest))
         self._declare_element(header, line, ClassKind.CLASS)
 
     # -- packages ------------------------------------------------------------------------
 
     def _package(self, line: SourceLine, keyword: str, rest: str) -> None:
-        try:
-            header = parse_package_header(keyword, rest)
-        except DeclarationError as error:
-            raise self._error(line, f"cannot read the {keyword} declaration: {error}") from None
+        header = self._header(line, keyword, lambda: parse_package_header(keyword, rest))
         self.class_evidence = True
         names = self.model.names
         segment = names.package_path(header.name)
