@@ -139,6 +139,8 @@ def _attribute_line(attribute: Attribute, in_enum: bool) -> str:
         # name` (or a modifier word); then `name :` says it explicitly.
         text = _first_readable([f"{prefix}{attribute.name}", f"{prefix}{attribute.name} :"],
                                attribute, in_enum)
+    if "(" not in attribute.name:
+        return text
     # `{field} label()`: a field whose name has parentheses says it is one.
     return _first_readable([text, "{field} " + text], attribute, in_enum)
 
