@@ -38,7 +38,8 @@ class OmittedLink:
 
     ``reason`` is ``hidden`` (a layout helper), ``note`` (a note's connector) or ``package``
     (an end is a package). ``begin``/``end`` are model class names where the end is a
-    class, else the name as written.
+    class, else the name as written (a note attached with ``note … of`` is ``note N``, the
+    diagram's N-th note).
     """
 
     line: int
