@@ -121,7 +121,7 @@ note left of Book : hardcover only
         ("A -[dashed]-> B", DE, "A", "B"),
         ("A<|--B", GE, "B", "A"),
         ("A *--o B", CO, "A", "B"),
-        ("A::field --> B::other", AS, "A", "B"),
+        ("A::field --> B::other", AS, "A", "B::other"),  # B is unknown: PlantUML's name
     ],
 )
 def test_arrow_maps_to_canonical_relation(arrow: str, expected_type: RelationType,
@@ -237,7 +237,18 @@ def test_enum_values() -> None:
         ("class A << (S,#FF7700) Singleton >>", "A", ClassKind.CLASS, "Singleton"),
         ('class "Long Name" as LN', "Long Name", ClassKind.CLASS, ""),
         ('class LN as "Long Name" <<x>>', "Long Name", ClassKind.CLASS, "x"),
-        ("class A #red ##[dashed]blue [[http://example.org]]", "A", ClassKind.CLASS, ""),
+        ("class A [[http://example.org]] #red ##[dashed]blue", "A", ClassKind.CLASS, ""),
+        ("class A<T> <<x>> $tag [[http://example.org]] #red ##blue", "A", ClassKind.CLASS,
+         "x"),
+        ("circle C", "C", ClassKind.INTERFACE, "circle"),
+        ("diamond D", "D", ClassKind.CLASS, "diamond"),
+        ("annotation Id", "Id", ClassKind.CLASS, "annotation"),
+        ("object o", "o", ClassKind.CLASS, "object"),
+        ('object "Long o" as o <<x>> #red', "Long o", ClassKind.CLASS, "x"),
+        ("map m", "m", ClassKind.CLASS, "map"),
+        ("() I", "I", ClassKind.INTERFACE, ""),
+        ('() "Long I" as LI', "Long I", ClassKind.INTERFACE, ""),
+        ("<> d", "d", ClassKind.CLASS, "diamond"),
         ("entity Customer", "Customer", ClassKind.CLASS, "entity"),
         ("protocol Greeter", "Greeter", ClassKind.INTERFACE, "protocol"),
         ("struct Point", "Point", ClassKind.CLASS, "struct"),
@@ -250,10 +261,26 @@ def test_class_headers(header: str, name: str, kind: ClassKind, stereotype: str)
 
 def test_aliases_resolve_to_the_display_name() -> None:
     diagram = parse('class "Shopping Cart" as Cart\nclass Id as "Order Id"\nCart --> Id\n'
-                    '"Shopping Cart" *-- "Order Id"')
+                    "Id <|-- Cart")
     assert diagram.class_names == ("Shopping Cart", "Order Id")
     assert diagram.relations == (Relation(AS, "Shopping Cart", "Order Id"),
-                                 Relation(CO, "Shopping Cart", "Order Id"))
+                                 Relation(GE, "Shopping Cart", "Order Id"))
+
+
+def test_a_quoted_display_name_in_a_link_is_a_new_class_as_in_plantuml() -> None:
+    # PlantUML links by code: `"Shopping Cart"` is a class of that code, not the one whose
+    # alias is Cart (PlantUML counts 4 entities here). The model keeps both, renamed, and
+    # says so.
+    result = parse_plantuml('class "Shopping Cart" as Cart\nclass Id as "Order Id"\n'
+                            'Cart --> Id\n"Shopping Cart" *-- "Order Id"')
+    diagram = result.diagram
+    assert diagram.class_names == ("Shopping Cart", "Order Id", "Shopping Cart (2)",
+                                   "Order Id (2)")
+    assert diagram.relations == (Relation(AS, "Shopping Cart", "Order Id"),
+                                 Relation(CO, "Shopping Cart (2)", "Order Id (2)"))
+    assert [w.line for w in result.warnings] == [4, 4]
+    assert "'Shopping Cart' is also the name of another class (line 1)" in \
+        result.warnings[0].message
 
 
 def test_extends_and_implements_in_the_header() -> None:
@@ -402,6 +429,12 @@ def test_crlf_and_cr_line_endings_keep_line_numbers() -> None:
         ("class A { x : int }", 1, "line after"),
         ("class A\n\n{\n}", 3, "'{'"),
         ("class A ' comment", 1, "class declaration"),
+        # PlantUML 1.2022.6's order: name, generics, stereotype, link, colour, line colour.
+        ("class A #red ##[dashed]blue [[http://example.org]]", 1, "class declaration"),
+        ("class A #red <<x>>", 1, "order"),
+        ("class A implements I extends B", 1, "order"),
+        ("class A as B", 1, "'as'"),
+        ('class "A" as "B"', 1, "'as'"),
         ("class Base\nclass D extends Base <<entity>>", 2, "extends"),
         ("class A\nnote left of A\n text", 2, "end note"),
         ("@startuml\nAlice -> Bob : hi\n@enduml", 2, "not a class diagram"),

@@ -15,9 +15,9 @@ from hypothesis import HealthCheck, Phase, given, settings
 from cluestudio.core.errors import PlantUMLSyntaxError
 from cluestudio.core.model import ClassDiagram
 from cluestudio.core.plantuml import parse_file, parse_plantuml, write_plantuml
-from cluestudio.core.plantuml.runtime import RuntimeMissing, java_executable, plantuml_jar
 from cluestudio.core.plantuml.syntax import SyntaxReport, check_syntax, check_syntax_many
 from strategies import class_diagrams
+from support.plantuml_differential import java_available
 
 pytestmark = [pytest.mark.java, pytest.mark.xdist_group("java")]
 
@@ -31,14 +31,7 @@ SEQUENCE_DIAGRAMS = [
 ]
 
 
-def _java_available() -> bool:
-    try:
-        return java_executable().exists() and plantuml_jar().exists()
-    except RuntimeMissing:
-        return False
-
-
-if not _java_available():  # pragma: no cover - the JRE and jar are dependencies
+if not java_available():  # pragma: no cover - the JRE and jar are dependencies
     pytest.skip("no Java runtime or PlantUML jar", allow_module_level=True)
 
 

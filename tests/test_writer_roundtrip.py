@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from cluestudio.core.errors import PlantUMLSyntaxError
 from cluestudio.core.model import (
     Attribute,
     Class,
@@ -23,6 +24,8 @@ from cluestudio.core.plantuml import parse_file, parse_plantuml, write_plantuml
 from strategies import class_diagrams
 
 CORPUS_FILES = sorted((Path(__file__).parent / "corpus").glob("*.puml"))
+# The differential corpus too, where our parser reads the file (some are meant to fail).
+DIFFERENTIAL_FILES = sorted((Path(__file__).parent / "corpus_differential").glob("*.puml"))
 
 
 def test_the_corpus_is_big_enough() -> None:
@@ -38,6 +41,18 @@ def test_corpus_round_trip(path: Path) -> None:
     assert again.warnings == ()
     assert again.diagram == diagram
     assert write_plantuml(again.diagram) == text  # the writer's output is a fixed point
+
+
+@pytest.mark.parametrize("path", DIFFERENTIAL_FILES, ids=lambda p: p.stem)
+def test_differential_corpus_round_trip(path: Path) -> None:
+    try:
+        # Without PlantUML's preprocessor: a directive is a warning, the rest a model.
+        diagram = parse_plantuml(path.read_bytes().decode("utf-8"), preprocessor=None).diagram
+    except PlantUMLSyntaxError:
+        pytest.skip("a file PlantUML rejects too")
+    again = parse_plantuml(write_plantuml(diagram))
+    assert again.warnings == ()
+    assert again.diagram == diagram
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -11,22 +11,33 @@ HELP = "parse a PlantUML class diagram and print its model (classes, relations, 
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    from cluestudio.core.plantuml.parser import MAX_PARSE_BYTES
+
     parser.add_argument("file", type=Path, help="a .puml file (UTF-8)")
     parser.add_argument("--json", action="store_true",
                         help="print the model and warnings as JSON")
+    parser.add_argument("--max-bytes", type=int, default=MAX_PARSE_BYTES, metavar="N",
+                        help=f"refuse files over N bytes (default {MAX_PARSE_BYTES:,})")
+    parser.add_argument("--no-preprocessor", action="store_true",
+                        help="leave !define/!procedure/!if… as warnings instead of letting "
+                             "PlantUML's preprocessor expand them (no Java needed)")
 
 
 def run(args: argparse.Namespace) -> int:
     from cluestudio.core.model import diagram_to_dict
     from cluestudio.core.plantuml import parse_file
 
-    result = parse_file(args.file)  # a PlantUMLSyntaxError ends the command with status 2
+    # A PlantUMLSyntaxError (ParseTooLarge included) ends the command with status 2.
+    result = parse_file(args.file, max_bytes=args.max_bytes,
+                        preprocessor=None if args.no_preprocessor else "auto")
     if args.json:
         from cluestudio.cli.output import print_json
 
         data = diagram_to_dict(result.diagram)
         data["warnings"] = [{"line": w.line, "text": w.text, "message": w.message}
                             for w in result.warnings]
+        data["omitted_links"] = [{"line": o.line, "begin": o.begin, "end": o.end,
+                                  "reason": o.reason} for o in result.omitted_links]
         print_json(data)
         return 0
     diagram = result.diagram

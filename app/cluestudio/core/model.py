@@ -30,13 +30,13 @@ class ClassKind(StrEnum):
     ENUM = "enum"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Param:
     name: str
     type: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Attribute:
     name: str
     type: str = ""
@@ -45,7 +45,7 @@ class Attribute:
     line: int | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Method:
     name: str
     return_type: str = ""
@@ -56,7 +56,7 @@ class Method:
     line: int | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Class:
     name: str
     attributes: tuple[Attribute, ...] = ()
@@ -67,7 +67,7 @@ class Class:
     line: int | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Multiplicity:
     """Multiplicities at the two ends: ``from_`` at ``begin``, ``to`` at ``end`` (DESIGN §2)."""
 
@@ -75,7 +75,7 @@ class Multiplicity:
     to: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Relation:
     """A relation in canonical direction, whatever way its arrow was written.
 
@@ -91,14 +91,14 @@ class Relation:
     line: int | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Note:
     text: str
     target: str = ""  # class the note is attached to, "" for a floating note
     line: int | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ClassDiagram:
     classes: tuple[Class, ...] = ()
     relations: tuple[Relation, ...] = ()

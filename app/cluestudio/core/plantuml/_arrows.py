@@ -1,9 +1,12 @@
-"""Reading one relation line (``A "1" *-- "many" B : owns >``) into its parts and CLUE type.
+"""Reading one link line (``A "1" *-- "many" B : owns >``) into its parts and CLUE type.
 
-The arrow grammar follows PlantUML 1.2022.6's ``CommandLinkClass``: a head, a body of ``-``,
-``=`` or ``.`` (optionally with ``[style]`` and a direction word inside), a head. All
-regular expressions here use possessive quantifiers, so a hostile 200 KB line is read in
-linear time. The mapping from heads to relation types is documented in ``parser.py``.
+The grammar is PlantUML 1.2022.6's ``CommandLinkClass`` (and ``CommandLinkLollipop`` for
+``A -() I``): an optional ``@weight``, an end (a name, a quoted name or an association
+couple ``(A, B)``), an optional quoted multiplicity, a head, a body of ``-``, ``=`` or
+``.`` with an optional ``[style]``, direction word and ``(0)`` inside, a head, the other
+multiplicity and end, then an optional colour, ``[[link]]`` and ``: label``. Every
+repetition is possessive, so a hostile 200 KB line is read in linear time. The mapping from
+heads to relation types is documented in ``parser.py``.
 """
 
 from __future__ import annotations
@@ -19,48 +22,79 @@ class ArrowError(ValueError):
 
 
 @dataclass(frozen=True)
+class LinkEnd:
+    token: str  # as written, quotes removed (may hold separators or a ``::member`` part)
+    quoted: bool
+    couple: tuple[str, str] | None = None  # ``(A, B)``: the point of an association class
+
+
+@dataclass(frozen=True)
 class RelationSyntax:
-    left: str  # the name as written, quotes removed (may still hold a ``::member`` part)
-    right: str
-    left_quoted: bool
-    right_quoted: bool
+    left: LinkEnd
+    right: LinkEnd
     type: RelationType
-    swap: bool  # the canonical begin is the right-hand name
+    swap: bool  # the canonical begin is the right-hand end
     hidden: bool  # `-[hidden]-`: a layout helper, not a relation
     left_multiplicity: str
     right_multiplicity: str
     label: str
     sequence_like: bool  # would also read as a sequence-diagram message
+    lollipop: str = ""  # "left" or "right": that end is a lollipop interface (`()`)
+    qualified: bool = False  # `A [key] --> B`: newer PlantUML only
 
 
-_NAME = r'"[^"\n]++"|[\w$]++(?:(?:\.|::)[\w$]++)*+'
-_HEAD1 = r"<\|\||<\|:|<\||\}o|\}\||\|o|\|\||[)#<*+^}]|(?<=\s)[oOxX]"
-_HEAD2 = r"\|\|>|:\|>|\|>|o\{|\|\{|o\||\|\||[(#>*+^{]|[oOxX](?=\s)"
-_DIRECTION = r"left|right|down|up|le|ri|do|l|r|u|d"
-_STYLE = r"\[[^\]\n]*+\]"
-_ARROW = (
-    rf"(?P<lh>{_HEAD1})?+(?P<b1>[-=.]++)"
-    rf"(?:(?P<mid>(?:{_STYLE})?+(?:{_DIRECTION})?+(?:{_STYLE})?+)(?P<b2>[-=.]++))?+"
-    rf"(?P<rh>{_HEAD2})?+"
-)
-_MULT1 = r'(?:"(?P<m1>[^"\n]*+)"\s*+)?+'
-# Only a multiplicity if a class name follows (`A *-- "Long Name"` has none).
-_MULT2 = r'(?:"(?P<m2>[^"\n]*+)"\s*+(?=["\w$]))?+'
-_RELATION = re.compile(
-    rf"(?P<left>{_NAME})\s*+{_MULT1}{_ARROW}\s*+{_MULT2}(?P<right>{_NAME})\s*+(?P<rest>.*+)",
+# PlantUML's separators inside a link end: `.`, `::`, `\` and `\\`.
+_SEP = r"(?:\.|::|\\\\?+)"
+_ENT = rf'(?:{_SEP})?+[\w$]++(?:{_SEP}[\w$]++)*+|"[^"\n]++"'
+_SINGLE = r'[.\\]{0,2}\w++(?:[.\\]{1,2}\w++)*+'
+_COUPLE_ITEM = rf'{_SINGLE}|"{_SINGLE}"'
+_HEAD1 = (r"<\|[:|]|<\||<_|\[\||\}o|\}\||\|o|\|\||[)#\[<*+^}]|(?<=\s)[ox]")
+_HEAD2 = (r"[|:]\|>|:>>?+|_>|\|[>\]]|o\{|\|\{|o\||\|\||[(#\]>*+^{]|[ox](?=\s)")
+_STYLE_ITEM = r"#\w++|dotted|dashed|plain|bold|hidden|norank|single|thickness=\d++"
+_STYLE = rf"\[(?:{_STYLE_ITEM})(?:,(?:{_STYLE_ITEM}))*+\]"
+_DIRECTION = r"left|right|up|down|le?|ri?|up?|do?"
+_INSIDE = r"(?:\(0\)|\(0|0\)|0)(?=[-=.~])"
+
+
+def _end(name: str) -> str:
+    return (rf'(?:(?P<{name}>{_ENT})|\(\s*+(?P<{name}_a>{_COUPLE_ITEM})\s*+,'
+            rf'\s*+(?P<{name}_b>{_COUPLE_ITEM})\s*+\))')
+
+
+_LINK = re.compile(
+    r"(?:@[\d.]++\s++)?+"
+    + _end("left") + r"\s*+(?:\[(?P<q1>[^\]\n]*+)\]\s*+)?"
+    + r'(?:"(?P<m1>[^"\n]++)"\s*+)?'
+    + rf"(?P<lh>{_HEAD1})?(?P<b1>[-=.]++)(?P<s1>{_STYLE})?+(?P<dir>{_DIRECTION})?"
+    + rf"(?P<inside>{_INSIDE})?+(?P<s2>{_STYLE})?+(?P<b2>[-=.]*+)(?P<rh>{_HEAD2})?"
+    + r'\s*+(?:"(?P<m2>[^"\n]++)"\s*+)?(?:\[(?P<q2>[^\]\n]*+)\]\s*+)?'
+    + _end("right") + r"\s*+"
+    + r"(?:#[\w#/\\|-]++(?::[\w#/\\|-]++)*+\s*+)?+(?:\[\[[^\]\n]*+\]\]\s*+)?+"
+    + r"(?::\s*+(?P<label>.+))?",
     re.IGNORECASE,
 )
-_MISSING_RIGHT = re.compile(rf"(?:{_NAME})\s*+{_MULT1}{_ARROW}\s*+{_MULT2}", re.IGNORECASE)
-_MISSING_LEFT = re.compile(rf"{_MULT1}{_ARROW}\s*+{_MULT2}(?:{_NAME})", re.IGNORECASE)
-# Text PlantUML allows after the right-hand class: a colour and a link.
-_TRAILER = re.compile(r"(?:#[\w:;.#-]*+\s*+)?+(?:\[\[[^\]\n]*+\]\]\s*+)?+")
+# `A -() I`, `I ()- A`: a lollipop (provided interface) at the `()` side.
+_LOLLIPOP_END = r'(?:(?:interface|enum|annotation|abstract\s++class|abstract|class|entity|' \
+    r'protocol|struct|object)\s++)?+(?P<{0}>\.?+\w++(?:\.\w++)*+|"[^"\n]++")\s*+(?:<<.*?>>)?+'
+_LOLLIPOP = re.compile(
+    r"(?:@[\d.]++\s++)?+" + _LOLLIPOP_END.format("left") + r"\s*+"
+    r'(?:"(?P<m1>[^"\n]++)"\s*+)?'
+    r"(?:(?P<lol_left>[()]\))(?P<b1>[-=.]++)|(?P<b2>[-=.]++)(?P<lol_right>\([()]))"
+    r'\s*+(?:"(?P<m2>[^"\n]++)"\s*+)?' + _LOLLIPOP_END.format("right") + r"\s*+"
+    r"(?::\s*+(?P<label>.+))?",
+    re.IGNORECASE,
+)
 # Tokens that say "this line is an arrow", so failing to read it is an error, not a warning.
 ARROWISH = re.compile(r"--|\.\.|==|->|<-|\.>|<\.|-\||\|-|[*o+#x}]-|-[*o+#x{]|[-.]\[")
+_NAME_ONLY = re.compile(rf"(?:{_ENT})\s*+", re.IGNORECASE)
+_ARROW_ONLY = re.compile(
+    rf"(?:{_HEAD1})?[-=.]++(?:{_STYLE})?+(?:{_DIRECTION})?(?:{_STYLE})?+[-=.]*+(?:{_HEAD2})?",
+    re.IGNORECASE)
 _QUOTED_LABEL_3 = re.compile(r'"([^"]++)"([^"]++)"([^"]++)"')
 _QUOTED_LABEL_FIRST = re.compile(r'"([^"]++)"([^"]++)')
 _QUOTED_LABEL_SECOND = re.compile(r'([^"]++)"([^"]++)"')
 
-_EXTENDS = frozenset({"<|", "|>", "<||", "||>", "<|:", ":|>", "^"})
+_EXTENDS = frozenset({"<|", "|>", "^"})
 
 
 def _category(head: str | None) -> str:
@@ -74,77 +108,99 @@ def _category(head: str | None) -> str:
         return "aggregation"
     if head in ("<", ">"):
         return "arrow"
-    return "other"  # + # x } { ( ) and the crow's feet: decorations of an association
-
-
-def split_label(text: str) -> tuple[str, str | None]:
-    """``A --> B : owns`` → (``A --> B``, ``owns``): the first ``:`` outside quotes, not ``::``."""
-    in_quotes = False
-    index = 0
-    length = len(text)
-    while index < length:
-        ch = text[index]
-        if ch == '"':
-            in_quotes = not in_quotes
-        elif ch == ":" and not in_quotes:
-            if index + 1 < length and text[index + 1] == ":":
-                index += 2
-                continue
-            if index > 0 and text[index - 1] == ":":
-                index += 1
-                continue
-            return text[:index].rstrip(), text[index + 1:].strip()
-        index += 1
-    return text, None
+    # + # x } { ( ) [ ] _> <_ :> <|: <|| … and the crow's feet: decorations of an
+    # association (PlantUML's XMI export lists all of them as plain associations).
+    return "other"
 
 
 def parse_relation(text: str) -> RelationSyntax | None:
-    """The relation on this line, ``None`` if it is no relation at all.
+    """The link on this line, ``None`` if it is no link at all.
 
     Raises :class:`ArrowError` for a line that clearly is an arrow but cannot be read (a
     missing end, an unknown head, an empty label).
     """
-    body, label = split_label(text)
-    match = _RELATION.fullmatch(body)
-    if match is None or _TRAILER.fullmatch(match.group("rest")) is None:
-        if ARROWISH.search(body) is None:
-            return None
-        if _MISSING_RIGHT.fullmatch(body):
-            raise ArrowError("relation without a class on its right-hand side")
-        if _MISSING_LEFT.fullmatch(body):
-            raise ArrowError("relation without a class on its left-hand side")
-        if match is not None:
-            raise ArrowError("unexpected text after the relation")
-        raise ArrowError("cannot read this arrow")
-    if label is not None and not label:
-        raise ArrowError("empty relation label after ':'")
+    match = _LINK.fullmatch(text)
+    if match is not None:
+        return _link(match)
+    lollipop = _LOLLIPOP.fullmatch(text)
+    if lollipop is not None:
+        return _lollipop(lollipop)
+    if ARROWISH.search(text) is None:
+        return None
+    raise ArrowError(_diagnosis(text))
+
+
+def _diagnosis(text: str) -> str:
+    body = text.split(" : ", 1)[0].rstrip()
+    if body.endswith(":"):
+        return "empty relation label after ':'"
+    name = _NAME_ONLY.match(body)
+    if name is not None:
+        arrow = _ARROW_ONLY.match(body, name.end())
+        rest = body[arrow.end():].strip() if arrow else ""
+        if arrow and not rest:
+            return "relation without a class on its right-hand side"
+        if arrow and re.match(r"[\w\"]", rest):
+            return "unexpected text after the relation"
+    elif _ARROW_ONLY.match(body.lstrip('"0123456789. ')):
+        return "relation without a class on its left-hand side"
+    return "cannot read this arrow"
+
+
+def _link_end(match: re.Match[str], name: str) -> LinkEnd:
+    token = match.group(name)
+    if token is not None:
+        return LinkEnd(token.strip('"'), token.startswith('"'))
+    first, second = match.group(f"{name}_a"), match.group(f"{name}_b")
+    couple = (first.strip('"'), second.strip('"'))
+    return LinkEnd(f"({couple[0]}, {couple[1]})", False, couple)
+
+
+def _link(match: re.Match[str]) -> RelationSyntax:
+    label = match.group("label")
     left_mult = (match.group("m1") or "").strip()
     right_mult = (match.group("m2") or "").strip()
     name, left_mult, right_mult = _label_parts(label or "", left_mult, right_mult)
     lh, rh = match.group("lh"), match.group("rh")
-    style = (match.group("mid") or "").lower()
-    dotted = "." in match.group("b1") + (match.group("b2") or "") or any(
-        word in style for word in ("dashed", "dotted"))
+    style = ((match.group("s1") or "") + (match.group("s2") or "")).lower()
+    body = match.group("b1") + match.group("b2")
+    dotted = body.startswith(".") or "dashed" in style or "dotted" in style
     relation_type, swap = relation_type_for(lh, rh, dotted)
-    left, right = match.group("left"), match.group("right")
+    left, right = _link_end(match, "left"), _link_end(match, "right")
     return RelationSyntax(
-        left=left.strip('"'),
-        right=right.strip('"'),
-        left_quoted=left.startswith('"'),
-        right_quoted=right.startswith('"'),
+        left=left,
+        right=right,
         type=relation_type,
         swap=swap,
         hidden="hidden" in style,
         left_multiplicity=left_mult,
         right_multiplicity=right_mult,
         label=name,
-        sequence_like=_sequence_like(match, lh, rh, style),
+        sequence_like=_sequence_like(match, lh, rh, style, left, right),
+        qualified=match.group("q1") is not None or match.group("q2") is not None,
     )
+
+
+def _lollipop(match: re.Match[str]) -> RelationSyntax:
+    left = LinkEnd(match.group("left").strip('"'), match.group("left").startswith('"'))
+    right = LinkEnd(match.group("right").strip('"'), match.group("right").startswith('"'))
+    name, left_mult, right_mult = _label_parts(match.group("label") or "",
+                                               (match.group("m1") or "").strip(),
+                                               (match.group("m2") or "").strip())
+    at_left = match.group("lol_left") is not None
+    # The class provides the lollipop interface: a realization, class → interface.
+    return RelationSyntax(left, right, RelationType.REALIZATION, swap=at_left, hidden=False,
+                          left_multiplicity=left_mult, right_multiplicity=right_mult,
+                          label=name, sequence_like=False,
+                          lollipop="left" if at_left else "right")
 
 
 def relation_type_for(lh: str | None, rh: str | None, dotted: bool) -> tuple[RelationType, bool]:
     """(type, swap) for an arrow's left head, right head and line style; see parser.py's table."""
     left, right = _category(lh), _category(rh)
+    if left == right == "extends":
+        # `A <|--|> B`: PlantUML's XMI export makes A the child.
+        return (RelationType.REALIZATION if dotted else RelationType.GENERALIZATION), False
     for category, solid, dashed in (
         ("extends", RelationType.GENERALIZATION, RelationType.REALIZATION),
         ("composition", RelationType.COMPOSITION, RelationType.COMPOSITION),
@@ -186,15 +242,20 @@ def _label_parts(label: str, left_mult: str, right_mult: str) -> tuple[str, str,
     return label, left_mult, right_mult
 
 
-def _sequence_like(match: re.Match[str], lh: str | None, rh: str | None, style: str) -> bool:
+def _sequence_like(match: re.Match[str], lh: str | None, rh: str | None, style: str,
+                   left: LinkEnd, right: LinkEnd) -> bool:
     """Whether PlantUML would also take this line as a sequence message (``A -> B``)."""
-    body = match.group("b1") + (match.group("b2") or "")
-    # A colour or style is fine in a sequence message, a direction word is not.
-    if set(body) != {"-"} or (style and not (style.startswith("[") and style.endswith("]"))):
+    body = match.group("b1") + match.group("b2")
+    # A colour or style is fine in a sequence message, a direction word is not; nor is a
+    # class diagram's `@weight`.
+    if set(body) != {"-"} or match.group("dir") or match.group("inside") \
+            or match.string.startswith("@"):
         return False
     if match.group("m1") is not None or match.group("m2") is not None:
         return False
-    if "::" in match.group("left") or "::" in match.group("right"):
+    if left.couple or right.couple or "::" in left.token or "::" in right.token:
+        return False
+    if left.token.startswith(".") or right.token.startswith("."):
         return False
     heads_ok = (lh or "").lower() in ("", "<", "x") and (rh or "").lower() in ("", ">", "x")
     return heads_ok and bool(lh or rh)

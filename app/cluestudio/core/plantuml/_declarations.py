@@ -1,7 +1,10 @@
-"""Reading class and package headers: ``abstract class "Long Name" as LN<T> <<entity>> {``.
+"""Reading declaration headers: ``abstract class "Long Name" as LN<T> <<entity>> {``.
 
-A small scanner rather than one big regular expression: the parts may come in a few orders,
-generics nest (``Map<K, List<V>>``), and every leftover character must be reported.
+The parts come in PlantUML 1.2022.6's order (``CommandCreateClass``): the name (``"Shown"
+as CODE``, ``CODE as "Shown"``, ``CODE`` or ``"CODE"``), generic parameters, stereotypes,
+tags, a ``[[link]]``, a colour, a ``##line`` colour, ``extends``, ``implements``, then an
+optional ``{``. A small scanner rather than one big regular expression: generics nest
+(``Map<K, List<V>>``) and every leftover character must be reported.
 """
 
 from __future__ import annotations
@@ -13,13 +16,12 @@ from cluestudio.core.model import ClassKind
 
 
 class DeclarationError(ValueError):
-    """A class or package header with text we cannot place."""
+    """A header with text we cannot place."""
 
 
 # keyword → (kind, stereotype implied when none is written)
 CLASS_KEYWORDS: dict[str, tuple[ClassKind, str]] = {
     "class": (ClassKind.CLASS, ""),
-    "static class": (ClassKind.CLASS, ""),
     "abstract class": (ClassKind.ABSTRACT, ""),
     "abstract": (ClassKind.ABSTRACT, ""),
     "interface": (ClassKind.INTERFACE, ""),
@@ -29,41 +31,64 @@ CLASS_KEYWORDS: dict[str, tuple[ClassKind, str]] = {
     "annotation": (ClassKind.CLASS, "annotation"),
     "entity": (ClassKind.CLASS, "entity"),
     "struct": (ClassKind.CLASS, "struct"),
+    "diamond": (ClassKind.CLASS, "diamond"),
+    # Read by newer PlantUML only; kept as classes, with a warning.
+    "static class": (ClassKind.CLASS, ""),
     "exception": (ClassKind.CLASS, "exception"),
     "record": (ClassKind.CLASS, "record"),
     "dataclass": (ClassKind.CLASS, "dataclass"),
     "metaclass": (ClassKind.CLASS, "metaclass"),
     "stereotype": (ClassKind.CLASS, "stereotype"),
-    "diamond": (ClassKind.CLASS, "diamond"),
 }
+NEWER_KEYWORDS = frozenset({"static class", "exception", "record", "dataclass", "metaclass",
+                            "stereotype"})
+# PlantUML 1.2022.6 has no `{ … }` body for these two.
+BODYLESS_KEYWORDS = frozenset({"circle", "diamond"})
 CLASS_HEADER = re.compile(
     r"(abstract\s++class|static\s++class|"
     + "|".join(k for k in CLASS_KEYWORDS if " " not in k)
     + r")(?:\s++(?P<rest>.*+)|$)",
     re.IGNORECASE,
 )
-# Containers that group classes; all but package/namespace are other diagrams' elements
-# unless they open a `{` block.
-PACKAGE_KEYWORDS = ("package", "namespace", "folder", "frame", "rectangle", "node", "cloud",
-                    "database", "component")
+# Object-diagram elements PlantUML reads in a class diagram too.
+OBJECT_HEADER = re.compile(r"(object|map|json)(?:\s++(?P<rest>.*+)|$)", re.IGNORECASE)
+LOLLIPOP_HEADER = re.compile(r"\(\)\s*+(?P<rest>.*+)")
+DIAMOND_HEADER = re.compile(r"<>\s*+(?P<name>[\w.]++)")
+# Containers that group classes: `package`/`namespace`, and the others with a `{` block.
+PACKAGE_KEYWORDS = ("package", "namespace", "rectangle", "hexagon", "node", "artifact",
+                    "folder", "file", "frame", "cloud", "database", "storage", "component",
+                    "card", "queue", "stack")
 PACKAGE_HEADER = re.compile(rf"({'|'.join(PACKAGE_KEYWORDS)})(?:\s++(?P<rest>.*+)|$)",
                             re.IGNORECASE)
+# Elements of other diagrams; in a class diagram only after `allowmixing`.
+MIXING_KEYWORDS = ("actor/", "actor", "usecase/", "usecase", "component", "boundary",
+                   "control", "collections", "person", "artifact", "folder", "card", "file",
+                   "rectangle", "hexagon", "label", "node", "frame", "cloud", "database",
+                   "queue", "stack", "storage", "agent", "port", "portin", "portout", "state")
+MIXING_HEADER = re.compile(rf"({'|'.join(re.escape(k) for k in MIXING_KEYWORDS)})"
+                           r"\s++(?P<rest>.++)", re.IGNORECASE)
 
 _CODE = re.compile(r'[^\s{}"<>]++')
 _SPACE = re.compile(r"\s++")
+_TOKEN = re.compile(r"[^\s{]*+")
 _AS = re.compile(r"\s++as\s++", re.IGNORECASE)
 _INHERIT = re.compile(r"(extends|implements)\s++", re.IGNORECASE)
 _INHERIT_NAME = re.compile(r'"[^"\n]++"|[^\s,{}"]++')
 _SPOT = re.compile(r"\(\s*+\S?\s*+(?:,[^)]*+)?+\)\s*+")
+_STEREOTYPE = re.compile(r"<<(.*?)>>")
+_OBJECT_NAME = re.compile(r'(?:"(?P<display>[^"\n]++)"\s++as\s++)?(?P<code>[\w.]++)')
+_MIXING_NAME = re.compile(
+    r'(?P<name>"[^"\n]++"|\([^()\n]++\)|\[[^\[\]\n]++\]|:[^:\n]++:|[\w.]++)'
+    r'(?:\s++as\s++(?P<other>"[^"\n]++"|\([^()\n]++\)|\[[^\[\]\n]++\]|:[^:\n]++:|[\w.]++))?+',
+    re.IGNORECASE)
 
 
 @dataclass(frozen=True)
 class ClassHeader:
     keyword: str
     kind: ClassKind
-    name: str
-    quoted: bool  # the name was written in quotes: it is literal (no package split)
-    alias: str
+    name: str  # the code (what links use), quotes removed
+    display: str  # the name shown when it differs from the code's last part, else ""
     stereotype: str  # "" when none was written
     extends: tuple[str, ...]
     implements: tuple[str, ...]
@@ -74,7 +99,8 @@ class ClassHeader:
 @dataclass(frozen=True)
 class PackageHeader:
     keyword: str
-    name: str
+    name: str  # the name shown (and the package path segment)
+    alias: str  # `package "Shown" as code`
     opens_body: bool
     closes_body: bool
 
@@ -144,10 +170,10 @@ class _Scanner:
         return value
 
     def token(self) -> str:
-        start = self.pos
-        while self.pos < len(self.text) and not self.text[self.pos].isspace():
-            self.pos += 1
-        return self.text[start:self.pos]
+        match = _TOKEN.match(self.text, self.pos)
+        assert match is not None
+        self.pos = match.end()
+        return match.group()
 
 
 def stereotype_text(raw: str) -> str:
@@ -155,32 +181,33 @@ def stereotype_text(raw: str) -> str:
     return _SPOT.sub("", raw.strip(), count=1).strip()
 
 
-def _name_and_alias(scan: _Scanner) -> tuple[str, bool, str]:
+def stereotypes_in(raw: str) -> str:
+    """``<<entity>> <<audited>>`` → ``entity, audited``."""
+    return ", ".join(s for s in (stereotype_text(m) for m in _STEREOTYPE.findall(raw)) if s)
+
+
+def _name_and_display(scan: _Scanner) -> tuple[str, str]:
+    """(code, shown name) of ``"Shown" as CODE``, ``CODE as "Shown"``, ``CODE``, ``"CODE"``."""
     name, quoted = scan.name()
-    alias = ""
     match = _AS.match(scan.text, scan.pos)
-    if match:
-        scan.pos = match.end()
-        other, other_quoted = scan.name()
-        if quoted or not other_quoted:
-            alias = other  # "Display" as CODE (or, leniently, CODE as CODE)
-        else:
-            name, quoted, alias = other, True, name  # CODE as "Display"
-    return name, quoted, alias
+    if not match:
+        return name, ""
+    scan.pos = match.end()
+    other, other_quoted = scan.name()
+    if quoted == other_quoted:
+        raise DeclarationError("'as' joins a quoted name and a plain code "
+                               '(class "Shown name" as Code)')
+    return (other, name) if quoted else (name, other)
 
 
-def _decorations(scan: _Scanner, stereotypes: list[str]) -> bool:
-    """Skip stereotypes, colours, links and tags; True if anything was consumed."""
-    if scan.peek("<<"):
-        scan.pos += 2
-        stereotypes.append(stereotype_text(scan.until(">>")))
-    elif scan.peek("[["):
-        scan.until("]]")
-    elif scan.peek("#") or scan.peek("$"):
-        scan.token()
-    else:
-        return False
-    return True
+def _stereotype(scan: _Scanner) -> str:
+    """PlantUML's ``<<.*>>``: from the first ``<<`` to the last ``>>`` of the line."""
+    end = scan.text.rfind(">>")
+    if end < scan.pos + 2:
+        raise DeclarationError("'>>' is missing")
+    raw = scan.text[scan.pos:end + 2]
+    scan.pos = end + 2
+    return stereotypes_in(raw)
 
 
 def _body_brace(scan: _Scanner, what: str) -> tuple[bool, bool]:
@@ -204,36 +231,51 @@ def parse_class_header(keyword: str, rest: str) -> ClassHeader:
     scan = _Scanner(rest.strip())
     if scan.at_end():
         raise DeclarationError(f"'{keyword}' without a name")
-    name, quoted, alias = _name_and_alias(scan)
+    name, display = _name_and_display(scan)
     scan.skip_space()
     if scan.peek("<") and not scan.peek("<<"):
         scan.balanced("<", ">")  # generic parameters: not part of the model
-    stereotypes: list[str] = []
+        scan.skip_space()
+    stereotype = ""
+    if scan.peek("<<"):
+        stereotype = _stereotype(scan)
+        scan.skip_space()
+    _decorations(scan)
     extends: list[str] = []
     implements: list[str] = []
-    opens = closes = False
-    while True:
-        scan.skip_space()
-        if scan.at_end():
-            break
-        before = scan.pos
-        if _decorations(scan, stereotypes):
-            if extends or implements:
-                # PlantUML reads stereotypes and colours only before extends/implements.
-                scan.pos = before
-                raise DeclarationError("stereotypes and colours go before extends/implements")
-            continue
+    for word, target in (("extends", extends), ("implements", implements)):
         inherit = _INHERIT.match(scan.text, scan.pos)
-        if inherit:
+        if inherit and inherit.group(1).lower() == word:
             scan.pos = inherit.end()
-            target = extends if inherit.group(1).lower() == "extends" else implements
             _inherit_names(scan, target)
-            continue
+            scan.skip_space()
+    opens = closes = False
+    if not scan.at_end():
+        if _INHERIT.match(scan.text, scan.pos) or scan.peek("<<") or scan.peek("#"):
+            raise DeclarationError("the parts of a class declaration come in this order: "
+                                   "name, <<stereotype>>, [[link]], #colour, extends, "
+                                   "implements")
         opens, closes = _body_brace(scan, "class")
-        break
-    return ClassHeader(keyword, kind, name, quoted, alias,
-                       ", ".join(s for s in stereotypes if s) or implied_stereotype,
+        if keyword in BODYLESS_KEYWORDS and opens:
+            raise DeclarationError(f"'{keyword}' takes no body")
+    return ClassHeader(keyword, kind, name, display, stereotype or implied_stereotype,
                        tuple(extends), tuple(implements), opens, closes)
+
+
+def _decorations(scan: _Scanner) -> None:
+    """Tags, a link, a colour and a line colour, in PlantUML's order; none is modelled."""
+    while scan.peek("$"):
+        scan.token()
+        scan.skip_space()
+    if scan.peek("[["):
+        scan.until("]]")
+        scan.skip_space()
+    if scan.peek("#") and not scan.peek("##"):
+        scan.token()
+        scan.skip_space()
+    if scan.peek("##"):
+        scan.token()
+        scan.skip_space()
 
 
 def _inherit_names(scan: _Scanner, target: list[str]) -> None:
@@ -250,19 +292,98 @@ def _inherit_names(scan: _Scanner, target: list[str]) -> None:
         scan.pos += 1
 
 
+@dataclass(frozen=True)
+class ElementHeader:
+    """An object, map, json, lollipop, diamond or mixed-in element: a name and a body flag."""
+
+    name: str
+    display: str
+    stereotype: str
+    opens_body: bool
+
+
+def parse_object_header(keyword: str, rest: str) -> ElementHeader:
+    """``object "Shown" as code <<s>> #colour {`` (and ``map``, ``json``)."""
+    text = rest.strip()
+    match = _OBJECT_NAME.match(text)
+    if not text or match is None:
+        raise DeclarationError(f"'{keyword}' without a name")
+    tail = text[match.end():].strip()
+    opens = tail.endswith("{")
+    if opens:
+        tail = tail[:-1].strip()
+    stereotype = stereotypes_in(tail)
+    if tail and not (tail.startswith(("<<", "[[", "#"))):
+        raise DeclarationError(f"unexpected text in the {keyword} declaration")
+    return ElementHeader(match.group("code"), match.group("display") or "",
+                         stereotype or keyword.lower(), opens)
+
+
+def parse_lollipop_header(rest: str) -> ElementHeader:
+    """``() Name`` or ``() "Shown" as code``."""
+    scan = _Scanner(rest.strip())
+    if scan.at_end():
+        raise DeclarationError("'()' without a name")
+    name, display = _name_and_display(scan)
+    scan.skip_space()
+    tail = scan.text[scan.pos:]
+    return ElementHeader(name, display, stereotypes_in(tail), False)
+
+
+def parse_mixing_header(keyword: str, rest: str) -> ElementHeader:
+    """``actor "Bob" as b``, ``usecase (Order)``, ``component [Web]``: name and stereotype."""
+    match = _MIXING_NAME.match(rest.strip())
+    if match is None:
+        raise DeclarationError(f"'{keyword}' without a name")
+    first, other = match.group("name"), match.group("other")
+    shown, code = first, other or first
+    if other and not other.startswith(('"', "(", "[", ":")):
+        shown, code = first, other
+    elif other:
+        shown, code = other, first
+    tail = rest.strip()[match.end():]
+    display = _unwrap(shown) if other else ""
+    return ElementHeader(_unwrap(code), display,
+                         stereotypes_in(tail) or keyword.lower().rstrip("/"), False)
+
+
+def _unwrap(token: str) -> str:
+    if len(token) >= 2 and token[0] + token[-1] in ('""', "()", "[]", "::"):
+        return token[1:-1].strip()
+    return token
+
+
 def parse_package_header(keyword: str, rest: str) -> PackageHeader:
     scan = _Scanner(rest.strip())
     if scan.at_end():
         raise DeclarationError(f"'{keyword}' without a name")
-    name, _quoted, _alias = _name_and_alias(scan)
+    name, quoted = scan.name()
+    alias = ""
+    match = _AS.match(scan.text, scan.pos)
+    if match:
+        scan.pos = match.end()
+        other, other_quoted = scan.name()
+        if quoted and not other_quoted:
+            alias = other
+        elif other_quoted and not quoted:
+            name, alias = other, name
+        else:
+            alias = other
     opens = closes = False
-    stereotypes: list[str] = []
     while True:
         scan.skip_space()
         if scan.at_end():
             break
-        if _decorations(scan, stereotypes):
+        if scan.peek("<<"):
+            scan.pos += 2
+            scan.until(">>")
+            continue
+        if scan.peek("[["):
+            scan.until("]]")
+            continue
+        if scan.peek("#") or scan.peek("$"):
+            scan.token()
             continue
         opens, closes = _body_brace(scan, "package")
         break
-    return PackageHeader(keyword.lower(), name, opens, closes)
+    return PackageHeader(keyword.lower(), name, alias, opens, closes)

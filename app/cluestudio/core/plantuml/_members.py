@@ -32,6 +32,10 @@ PRIMITIVES = frozenset({
     "bool", "boolean", "char", "string", "str", "void", "object", "date", "datetime",
     "any", "uint", "list", "dict", "set", "map", "array", "bytes",
 })
+_MODIFIER = re.compile(r"(\{(?:static|classifier|abstract|field|method)\})\s*+",
+                       re.IGNORECASE)
+_SPACES = re.compile(r"\s*+")
+_WORD = re.compile(r"(\S++) ++")
 _ENUM_VALUE = re.compile(r"[^\W\d]\w*+(?:\s*+\(.*\))?")
 _IDENT = re.compile(r"[^\W\d]\w*+")
 _OPENERS = {"<": ">", "(": ")", "[": "]", "{": "}"}
@@ -85,20 +89,22 @@ def parse_member(text: str, line: int, in_enum: bool = False) -> list[Member]:
         text = text[2:].lstrip()  # an ER diagram's "mandatory" mark, not part of the name
     visibility = ""
     flags: set[str] = set()
-    while True:
-        lowered = text.lower()
-        for marker, flag in _MODIFIERS.items():
-            if lowered.startswith(marker):
-                flags.add(flag)
-                text = text[len(marker):].lstrip()
-                break
+    # One pass with a position: slicing the rest after every marker would cost the square
+    # of the line's length on a hostile `{static}{static}…` line.
+    pos = 0
+    length = len(text)
+    while pos < length:
+        match = _MODIFIER.match(text, pos)
+        if match:
+            flags.add(_MODIFIERS[match.group(1).lower()])
+        elif text[pos] in VISIBILITY and not visibility and pos + 1 < length:
+            visibility = text[pos]
+            match = _SPACES.match(text, pos + 1)
         else:
-            if text[:1] in VISIBILITY and not visibility and len(text) > 1:
-                visibility = text[0]
-                text = text[1:].lstrip()
-                continue
             break
-    text, visibility = _strip_java_words(text, visibility, flags)
+        assert match is not None  # `\s*+` always matches
+        pos = match.end()
+    text, visibility = _strip_java_words(text[pos:], visibility, flags)
     if not text:
         raise MemberError("a member needs a name")
     if in_enum and not visibility and not flags:
@@ -128,22 +134,25 @@ def _is_separator(text: str) -> bool:
 
 
 def _strip_java_words(text: str, visibility: str, flags: set[str]) -> tuple[str, str]:
+    pos = 0
     while True:
-        word, _, rest = text.partition(" ")
-        rest = rest.lstrip()
-        lowered = word.lower()
+        match = _WORD.match(text, pos)
+        if match is None:
+            return text[pos:], visibility
+        rest = match.end()
+        lowered = match.group(1).lower()
         # Only a leading word followed by more member text: a member may well be *named*
         # `default` or `final`.
-        if not rest or rest[0] in ":(=":
-            return text, visibility
+        if rest >= len(text) or text[rest] in ":(=":
+            return text[pos:], visibility
         if lowered in _JAVA_VISIBILITY:
             visibility = visibility or _JAVA_VISIBILITY[lowered]
         elif lowered in _JAVA_FLAGS:
             if lowered in ("static", "abstract"):
                 flags.add(lowered)
         else:
-            return text, visibility
-        text = rest
+            return text[pos:], visibility
+        pos = rest
 
 
 def _top_colon(text: str) -> int:

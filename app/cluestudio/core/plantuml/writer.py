@@ -133,11 +133,16 @@ def _prefix(visibility: str, is_static: bool, is_abstract: bool = False) -> str:
 def _attribute_line(attribute: Attribute, in_enum: bool) -> str:
     prefix = _prefix(attribute.visibility, attribute.is_static)
     if attribute.type:
-        return f"{prefix}{attribute.name} : {attribute.type}"
-    # `name` alone is read as an attribute without a type unless it looks like `Type name`
-    # (or a modifier word); then `name :` says it explicitly.
-    return _first_readable([f"{prefix}{attribute.name}", f"{prefix}{attribute.name} :"],
-                           attribute, in_enum)
+        text = f"{prefix}{attribute.name} : {attribute.type}"
+    else:
+        # `name` alone is read as an attribute without a type unless it looks like `Type
+        # name` (or a modifier word); then `name :` says it explicitly.
+        text = _first_readable([f"{prefix}{attribute.name}", f"{prefix}{attribute.name} :"],
+                               attribute, in_enum)
+    if "(" not in attribute.name:
+        return text
+    # `{field} label()`: a field whose name has parentheses says it is one.
+    return _first_readable([text, "{field} " + text], attribute, in_enum)
 
 
 def _param_text(param: Param) -> str:
