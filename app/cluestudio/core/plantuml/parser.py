@@ -9,7 +9,7 @@ json; bodies, separators, stereotypes, colours, generics, quoted names and alias
 association classes ``(A, B) .. C``; lollipops ``A -() I``; ``Name : member`` lines.
 Skinparams, styles, ``hide``/``show``/``remove``, titles, legends, directions, sprites and
 comments are read past on purpose. Which class a name means follows PlantUML (``_names.py``);
-how kinds map onto the model is in ``docs/adr/0009-plantuml-class-diagrams.md``. Any other
+how kinds map onto the model is in ``docs/adr/0010-plantuml-class-diagrams.md``. Any other
 line becomes a :class:`ParseWarning`; real errors raise :class:`PlantUMLSyntaxError` naming
 the 1-based line. Preprocessor directives (``!define``, ``!procedure``, ``!if``…) are
 expanded by PlantUML itself (``_preprocess.py``), with warnings and errors on the user's
