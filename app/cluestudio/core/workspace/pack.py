@@ -8,6 +8,7 @@ against path traversal and size bombs before anything is read.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -123,6 +124,21 @@ class _TooLarge(Exception):
     pass
 
 
+def _header_problem(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> str:
+    """Why a member is not an image, judged from its first bytes; "" when it may be one."""
+    from PIL import Image, UnidentifiedImageError
+
+    with zf.open(info) as member:
+        head = member.read(1 << 16)
+    try:
+        with Image.open(io.BytesIO(head)):
+            return ""
+    except UnidentifiedImageError:
+        return "not an image"
+    except Exception:  # a header Pillow reads but finds odd: the full check decides
+        return ""
+
+
 # What reading a damaged or hostile zip raises: bad headers, bad deflate streams, encrypted
 # or unsupported members, a CRC mismatch, a truncated file.
 _ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, RuntimeError, NotImplementedError, EOFError,
@@ -168,6 +184,10 @@ def read_pack(path: Path, report: Report) -> tuple[dict[str, Any], dict[str, Pac
             for info in zf.infolist():
                 match = _IMAGE_NAME.match(info.filename)
                 if not match:
+                    continue
+                problem = _header_problem(zf, info)
+                if problem:  # said before inflating the rest of a bogus member
+                    report.error(source, f"{problem} ({info.filename})")
                     continue
                 content = _read_member(zf, info, min(MAX_MEMBER_BYTES, budget))
                 budget -= len(content)
