@@ -28,6 +28,7 @@ install: $(VENV)/.installed
 install-test: $(VENV)/.installed-test
 
 run: install
+	@$(VENV)/bin/python -m cluestudio.system_check
 	$(VENV)/bin/cluestudio gui --sample
 
 test: install-test

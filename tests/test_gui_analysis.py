@@ -87,7 +87,7 @@ def test_too_few_ratings_say_so(tmp_path) -> None:
     assert "rate and score at least 3" in data.note and not data.figures
 
 
-def test_analysis_dock_opens_a_queued_submission_in_grading_mode(qtbot, tmp_path) -> None:
+def test_analysis_tab_opens_a_queued_submission_in_grading_mode(qtbot, tmp_path) -> None:
     from cluestudio.gui.main_window import MainWindow
     from cluestudio.gui.worker import JobRunner
 
@@ -103,7 +103,8 @@ def test_analysis_dock_opens_a_queued_submission_in_grading_mode(qtbot, tmp_path
         with qtbot.waitSignal(window.analysis.shown, timeout=60_000):
             window.show_analysis()
         view = window.analysis
-        assert window.analysis_dock.isVisible()
+        assert window.modes.currentWidget() is view and view.isVisible()
+        assert view.height() > 300  # a mode of its own, not a squeezed dock
         assert view.metric_queue.topLevelItemCount() == 6
         assert view.grader_queue.topLevelItemCount() >= 1
         assert view.figures.findChild(type(view.note), "figure-scatter") is not None

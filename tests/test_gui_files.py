@@ -116,7 +116,8 @@ def test_docks_and_splitters_come_back_after_a_restart(qtbot, tmp_path: Path) ->
         qtbot.addWidget(first)
         first.show()
         qtbot.waitExposed(first)
-        first.error_dock.show()
+        first.error_dock.show()  # shown, but empty: not worth reopening
+        first.navigator_dock.hide()
         splitter = first.findChildren(QSplitter)[0]
         total = sum(splitter.sizes())
         splitter.setSizes([total // 4, total - total // 4] + [0] * (splitter.count() - 2))
@@ -128,7 +129,8 @@ def test_docks_and_splitters_come_back_after_a_restart(qtbot, tmp_path: Path) ->
         second.show()
         qtbot.waitExposed(second)
         try:
-            assert second.error_dock.isVisible()
+            assert not second.navigator_dock.isVisible()
+            assert not second.error_dock.isVisible()
             assert second.findChildren(QSplitter)[0].sizes() == wanted
         finally:
             second.close()

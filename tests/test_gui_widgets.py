@@ -101,7 +101,9 @@ def test_synced_views_follow_zoom_and_fit(qtbot) -> None:
     sync = ZoomSync([a, b])
     a.zoom_by(2.0)
     assert math.isclose(a.relative_zoom(), b.relative_zoom(), rel_tol=0.02)
-    assert math.isclose(b.zoom(), 2 * a.zoom(), rel_tol=0.05)
+    a.centerOn(600, 150)  # pan A: B shows the same part of its diagram
+    fa, fb = a.center_fraction(), b.center_fraction()
+    assert math.isclose(fa[0], fb[0], abs_tol=0.02) and math.isclose(fa[1], fb[1], abs_tol=0.02)
     sync.actual_size_all()
     assert math.isclose(a.zoom(), 1.0) and math.isclose(b.zoom(), 1.0)
     sync.fit_all()
@@ -326,17 +328,25 @@ def test_navigator_filters_are_pure() -> None:
     assert not keep(row, "all", "all", "high") and not keep(row, "all", "all", "none")
 
 
-def test_fit_shrinks_big_diagrams_but_never_enlarges_small_ones(qtbot) -> None:
-    from cluestudio.gui.widgets.image_views import DiagramImageView
+def test_fit_keeps_text_readable_and_never_enlarges_small_diagrams(qtbot) -> None:
+    from cluestudio.gui.widgets.image_views import READABLE_ZOOM, DiagramImageView
 
     view = DiagramImageView()
     qtbot.addWidget(view)
     view.resize(400, 300)
     view.show()
+    width = view.viewport().width()
     view.set_image(_image(80, 60))
     view.fit()
     assert view.zoom() == 1.0  # a 3x blow-up would only blur PlantUML's small text
-    view.set_image(_image(1600, 1200))
+    view.set_image(_image(500, 200))  # fits whole above the readable scale
     view.fit()
-    assert view.zoom() < 0.3
+    assert math.isclose(view.zoom(), width / 500, rel_tol=0.01) and view.zoom() > READABLE_ZOOM
+    view.set_image(_image(width - 20, 3000))  # tall: full width, scroll down
+    view.fit()
+    assert view.zoom() == 1.0 and view.verticalScrollBar().maximum() > 0
+    view.set_image(_image(1600, 1200))  # big: readable, scroll both ways, from the top
+    view.fit()
+    assert view.zoom() == READABLE_ZOOM
+    assert view.verticalScrollBar().value() == 0
     view.close()

@@ -115,13 +115,25 @@ def test_navigation_filters_and_blind_grading(qtbot, workbench) -> None:
     nav.state_box.setCurrentIndex(0)
     window.modes.setCurrentIndex(1)
     window.blind_action.trigger()
-    window.grading.metrics.set_metrics({"clue": 0.7})
-    window.grading.metrics.hide_until_rated()
+    sid = window.grading.view.submission.id
+    _put_clue(window, sid, 0.7)
+    assert window.grading.view.scores  # the score is on screen's data, not yet visible
     assert not window.grading.metrics.metrics_visible()
     for key in "432423":
         window.grading.rubric.handle_key(0, key)
     assert window.grading.save_rating()
     assert window.grading.metrics.metrics_visible()
+
+
+def _put_clue(window, sid: int, value: float) -> None:
+    """Store a CLUE score of the submission's head revision, as a scoring job would."""
+    from cluestudio.core.workspace import Changes, ops
+
+    ws = window.bench.require()
+    head = ops.text_hash(window.bench.view(sid).head_puml)
+    ws.write(lambda conn: ops.put_score(conn, sid, head, "clue", value,
+                                        explanation={"clue": value}))
+    window.bench.note_changes(Changes(scores=frozenset({sid})))
 
 
 def _parser_available() -> bool:

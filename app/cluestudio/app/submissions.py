@@ -30,6 +30,7 @@ class SubmissionView:
     review: Review | None
     rating: Rating | None
     scores: dict[str, Any] = field(default_factory=dict)  # metric panel dict (may be empty)
+    workspace: str = ""  # the real path of the workspace file it was read from
 
     @property
     def head_puml(self) -> str:
@@ -69,7 +70,7 @@ def load_submission(ws: Workspace, submission_id: int, grader: str, rubric_id: s
     if probe is not None:
         scores["probe"] = probe
     return SubmissionView(submission, task, image, revisions, reviews[-1] if reviews else None,
-                          rating, scores)
+                          rating, scores, str(ws.path.resolve()))
 
 
 def metric_notes(diagram_kind: str, llm: bool) -> list[str]:
@@ -114,8 +115,20 @@ SUB_SCORES = {"clue": "clue", "clue-class": "clue_class", "clue-attribute": "clu
 
 
 def explanation_for_panel(explanation: dict[str, Any]) -> dict[str, Any]:
-    """The engine's explanation (``ClueExplanation.to_dict``) in the metric panel's shape."""
-    out: dict[str, Any] = {"classes": [], "relations": [], "unmatched_reference": []}
+    """The engine's explanation (``ClueExplanation.to_dict``) in the metric panel's shape:
+    matched pairs, and what is missing from or extra in the candidate — classes, relations,
+    and the attributes and methods inside matched classes — each with its PlantUML line."""
+    out: dict[str, Any] = {"classes": [], "relations": [], "unmatched_reference": [],
+                           "missing": [], "extra": []}
+
+    def unmatched(matching: dict[str, Any], what: str, owner: str = "") -> None:
+        prefix = f"{owner}." if owner else ""
+        for key, side in (("unmatched_reference", "missing"),
+                          ("unmatched_candidate", "extra")):
+            for element in matching.get(key, []):
+                out[side].append({"text": f"{prefix}{element.get('text', '')}", "kind": what,
+                                  "line": element.get("line")})
+
     for key in ("classes", "relations"):
         matching = explanation.get(key) or {}
         for match in matching.get("matches", []):
@@ -124,8 +137,12 @@ def explanation_for_panel(explanation: dict[str, Any]) -> dict[str, Any]:
                              "similarity": match.get("similarity"),
                              "reference_line": ref.get("line"),
                              "candidate_line": cand.get("line")})
+            for inner in ("attributes", "methods"):
+                if isinstance(match.get(inner), dict):
+                    unmatched(match[inner], inner[:-1], str(cand.get("text", "")))
         out["unmatched_reference"] += [e.get("text", "") for e in
                                        matching.get("unmatched_reference", [])]
+        unmatched(matching, key[:-1] if key == "relations" else "class")
     return out
 
 

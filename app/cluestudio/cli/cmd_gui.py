@@ -8,6 +8,7 @@ imports a course folder into a workspace of its own (in the data dir) and opens 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 NAME = "gui"
@@ -36,7 +37,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def _quit_after_first_paint(seconds: float) -> None:
     """Quit the (about to be created) application ``seconds`` after a window first paints."""
     import logging
-    import sys
     import time
 
     from cluestudio.gui.qt import QApplication, QEvent, QObject, QTimer
@@ -63,7 +63,27 @@ def _quit_after_first_paint(seconds: float) -> None:
     app.installEventFilter(FirstPaint(app))
 
 
+def _window_libraries_missing() -> str:
+    """Qt would abort on X11 without these system libraries: say what to install instead.
+    Only where Qt will use xcb (Linux, no other platform chosen) and not in the installer's
+    bundle (its Qt is laid out differently and ships what it needs)."""
+    import os
+
+    platform = os.environ.get("QT_QPA_PLATFORM", "")
+    if (not sys.platform.startswith("linux") or getattr(sys, "frozen", False)
+            or (platform and not platform.startswith("xcb"))
+            or (os.environ.get("WAYLAND_DISPLAY") and not os.environ.get("DISPLAY"))):
+        return ""
+    from cluestudio.system_check import check_qt, report
+
+    findings = check_qt()
+    return report(findings) if any(f.missing or f.fatal for f in findings) else ""
+
+
 def run(args: argparse.Namespace) -> int:
+    if (advice := _window_libraries_missing()):
+        print(advice, file=sys.stderr)
+        return 1
     if args.quit_after is not None:
         _quit_after_first_paint(args.quit_after)
     from cluestudio.gui.app import run_workbench

@@ -109,6 +109,12 @@ class Settings:
             return self.ui.grader
         return os.environ.get("USER") or os.environ.get("USERNAME") or "grader"
 
+    def keymap(self) -> dict[str, object]:
+        """The settings file's ``[keys]`` table, action name to key (the workbench checks
+        it: only it knows its actions)."""
+        keys = self.extra.get("keys")
+        return dict(keys) if isinstance(keys, dict) else {}
+
     def api_key(self) -> str | None:
         """The LLM key from the environment, else the keyring if enabled; never from the file.
         Whatever is found is masked in every later message and log line."""

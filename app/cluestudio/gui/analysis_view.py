@@ -7,6 +7,10 @@ window to open that submission in grading mode. The Agreement tab shows Krippend
 (interval and ordinal side by side, each column saying which), ICC and weighted κ of the
 graders on the total and on each rubric item (overview), per grader pair and per grader for
 the chosen score.
+
+With blind grading on, no metric value of a submission this grader has not rated is shown:
+the metric queue lists only submissions they rated, and the correlations and figures (which
+pool every submission) wait until blind grading is turned off.
 """
 
 from __future__ import annotations
@@ -33,10 +37,21 @@ from cluestudio.gui.qt import (
 )
 from cluestudio.gui.worker import JobHandle
 
+_BLIND_NOTE = ("Blind grading is on: correlations and figures pool the metric values of "
+               "every submission, so they stay hidden until blind grading is turned off "
+               "(View → Blind grading).")
 _METRIC_COLUMNS = ["#", "Submission", "Value", "Human", "Predicted", "Residual", "z"]
 _GRADER_COLUMNS = ["#", "Submission", "Graders", "Mean", "SD", "Range", "Ratings"]
-_SCOPE_COLUMNS = ["Score", "Submissions", "Graders", "Ratings", "α (interval)",
+_SCOPE_COLUMNS = ["Score", "Shared submissions", "Graders", "Ratings", "α (interval)",
                   "α (ordinal)", "ICC(2,k)", "ICC(2,1)", "mean κw"]
+_SCOPE_HELP = ["The rubric total or one rubric item",
+              "Submissions rated by two or more graders: the only ones agreement can use",
+              "Graders with at least one rating of this score",
+              "Every rating of this score, including those of submissions only one grader "
+              "rated",
+              "Krippendorff's α, interval distances", "Krippendorff's α, ordinal distances",
+              "Reliability of the mean of the graders", "Reliability of one grader",
+              "Quadratic weighted κ averaged over grader pairs"]
 _PAIR_COLUMNS = ["Grader pair", "n", "α (interval)", "α (ordinal)", "ICC(2,k)", "κ linear",
                  "κ quadratic"]
 _RATER_COLUMNS = ["Grader", "n", "Mean", "SD", "Shared", "Bias", "MAE", "r vs others",
@@ -77,6 +92,7 @@ class AnalysisView(QWidget):
         self.bench = bench
         self.data: analysis_data.AnalysisData | None = None
         self._job: JobHandle | None = None
+        self.blind = False
         self.refresh_button = QPushButton("Refresh")
         self.refresh_button.clicked.connect(self.refresh)
         self.note = QLabel("Refresh to compare metrics with the human ratings.")
@@ -143,6 +159,9 @@ class AnalysisView(QWidget):
             "reliability of the mean of the k graders, ICC(2,1): of one grader (Shrout & "
             "Fleiss 1979; complete rows only); mean κw: quadratic weighted κ averaged over "
             "grader pairs.")
+        header = self.agreement_overview.headerItem()
+        for index, why in enumerate(_SCOPE_HELP):
+            header.setToolTip(index, why)
         self.agreement_overview.currentItemChanged.connect(self._on_scope_row)
         self.agreement_pairs = _table(_PAIR_COLUMNS, 160)
         self.agreement_graders = _table(_RATER_COLUMNS)
@@ -162,6 +181,27 @@ class AnalysisView(QWidget):
         column.addWidget(QLabel("Each grader against the mean of the others:"))
         column.addWidget(self.agreement_graders, 2)
         return page
+
+    def clear(self) -> None:
+        """Forget the last workspace's analysis (another one was opened)."""
+        if self._job is not None:
+            self._job.cancel()
+            self._job = None
+        self.data = None
+        self.metric_box.clear()
+        for tree in (self.metric_queue, self.grader_queue, self.agreement_overview,
+                     self.agreement_pairs, self.agreement_graders):
+            tree.clear()
+        self.agreement_scope.clear()
+        self.correlations.clear()
+        self._show_figures({})
+        self.note.setText("Refresh to compare metrics with the human ratings.")
+
+    def set_blind(self, blind: bool) -> None:
+        """Hide (or show again) every metric value of submissions this grader has not rated."""
+        self.blind = blind
+        if self.data is not None:
+            self.show_data(self.data)
 
     def refresh(self) -> JobHandle | None:
         """Gather the analysis again in the background (cancels a refresh still running)."""
@@ -215,15 +255,20 @@ class AnalysisView(QWidget):
             self._add(self.grader_queue, int(entry.id),
                       [str(entry.rank), self._label(entry.id), str(entry.n),
                        f"{entry.mean:.2f}", f"{entry.sd:.2f}", f"{entry.range:.2f}", ratings])
-        self.correlations.setPlainText(data.correlations or data.note)
+        if self.blind:
+            self.correlations.setPlainText(_BLIND_NOTE)
+            self._show_figures({}, _BLIND_NOTE)
+        else:
+            self.correlations.setPlainText(data.correlations or data.note)
+            self._show_figures(data.figures)
         self._show_agreement(data)
-        self._show_figures(data.figures)
         self.shown.emit()
 
     def _show_agreement(self, data: analysis_data.AnalysisData) -> None:
         self.agreement_note.setText(data.agreement_note or (
-            "Graders on the same submissions: overall per score (select a row), then per "
-            "grader pair and per grader."))
+            "How far graders agree on the submissions they share. Shared submissions: "
+            "rated by two or more graders (the only ones agreement can use); Ratings: every "
+            "rating of that score. Select a row for its grader pairs and graders."))
         current = self.agreement_scope.currentData()
         self.agreement_overview.blockSignals(True)
         self.agreement_scope.blockSignals(True)
@@ -288,7 +333,10 @@ class AnalysisView(QWidget):
         self.metric_queue.clear()
         if self.data is None:
             return
+        mine = self.bench.rated_by_me() if self.blind else None
         for entry in self.data.metric_queues.get(metric, []):
+            if mine is not None and int(entry.id) not in mine:
+                continue  # blind: no value of a submission this grader has not rated
             self._add(self.metric_queue, int(entry.id),
                       [str(entry.rank), self._label(entry.id), f"{entry.value:.3f}",
                        f"{entry.human:.2f}", f"{entry.predicted:.2f}", f"{entry.residual:+.2f}",
@@ -301,7 +349,7 @@ class AnalysisView(QWidget):
         item.setToolTip(1, "Double-click or Return: open in grading mode")
         tree.addTopLevelItem(item)
 
-    def _show_figures(self, figures: dict[str, bytes]) -> None:
+    def _show_figures(self, figures: dict[str, bytes], empty: str = "") -> None:
         while self.figures_layout.count():
             taken = self.figures_layout.takeAt(0)
             widget = taken.widget() if taken is not None else None
@@ -316,8 +364,8 @@ class AnalysisView(QWidget):
             self.figures_layout.addWidget(QLabel(f"<b>{name}</b>"))
             self.figures_layout.addWidget(picture)
         if not figures:
-            self.figures_layout.addWidget(QLabel("No figures: too few rated, scored "
-                                                 "submissions."))
+            self.figures_layout.addWidget(QLabel(empty or "No figures: too few rated, "
+                                                 "scored submissions."))
         self.figures_layout.addStretch(1)
 
     def _on_activated(self, item: QTreeWidgetItem, _column: int = 0) -> None:

@@ -87,4 +87,5 @@ def run_workbench(path: Path | None = None, *, sample: bool = False,
     window, runner = build_workbench(path, sample=sample, course=course)
     app.aboutToQuit.connect(runner.shutdown)
     window.show()  # type: ignore[attr-defined]
+    window.ask_grader_name()  # type: ignore[attr-defined]  # first run only
     return int(app.exec())

@@ -14,7 +14,7 @@ from cluestudio.gui.qt import QObject
 if TYPE_CHECKING:
     from cluestudio.gui.main_window import MainWindow
 
-REVIEW, GRADING = 0, 1  # tab indexes of the two modes
+REVIEW, GRADING, ANALYSIS = 0, 1, 2  # tab indexes of the modes
 
 
 class WindowCommands(QObject):
@@ -81,25 +81,37 @@ class WindowCommands(QObject):
     def focus_editor(self) -> None:
         self.w.review.editor.setFocus()
 
-    # Review
+    # Review: only while review mode is on screen (a key never acts on a hidden submission)
+    def _in_review(self) -> bool:
+        if self.w.modes.currentIndex() == REVIEW:
+            return True
+        self.w.statusBar().showMessage("That is a review action: switch to review mode (F2) "
+                                       "first", 6000)
+        return False
+
     def save_revision(self) -> None:
-        self.w.review.save_revision()
+        if self._in_review():
+            self.w.review.save_revision()
 
     def verdict_accept(self) -> None:
-        self.w.review.verdict.set_verdict("accept")
+        if self._in_review():
+            self.w.review.verdict.set_verdict("accept")
 
     def verdict_needs_fix(self) -> None:
-        self.w.review.verdict.set_verdict("needs_fix")
+        if self._in_review():
+            self.w.review.verdict.set_verdict("needs_fix")
 
     def verdict_unusable(self) -> None:
-        self.w.review.verdict.set_verdict("unusable")
+        if self._in_review():
+            self.w.review.verdict.set_verdict("unusable")
 
     def compare(self) -> None:
-        self.w.review.set_compare(not self.w.review.compare_button.isChecked())
+        if self._in_review():
+            self.w.review.set_compare(not self.w.review.compare_button.isChecked())
 
     # View
     def _sync(self) -> object:
-        mode = self.w.review if self.w.modes.currentIndex() == REVIEW else self.w.grading
+        mode = self.w.grading if self.w.modes.currentIndex() == GRADING else self.w.review
         return mode.sync
 
     def fit_images(self) -> None:
@@ -133,6 +145,12 @@ class WindowCommands(QObject):
     def score_listed(self) -> None:
         self.w.score_listed()
 
+    def check_current(self) -> None:
+        self.w.check_current()
+
+    def check_listed(self) -> None:
+        self.w.check_listed()
+
     def cancel_job(self) -> None:
         self.w.job_status.cancel()
 
@@ -144,6 +162,9 @@ class WindowCommands(QObject):
         self.w.model_actions.probe()
 
     # Help
+    def keyboard_shortcuts(self) -> None:
+        self.w.keyboard_shortcuts()
+
     def open_log_folder(self) -> None:
         self.w.open_log_folder()
 

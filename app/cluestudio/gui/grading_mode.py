@@ -14,7 +14,7 @@ from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.workspace import kinds
 from cluestudio.gui.operations import Workbench
 from cluestudio.gui.qt import (
-    QLabel,
+    QScrollArea,
     QSplitter,
     Qt,
     QTabWidget,
@@ -36,12 +36,19 @@ def _read_only_editor() -> PlantUMLEditor:
     return editor
 
 
-class GradingMode(QWidget):
-    """Rates one submission at a time; ``rating_saved`` carries the submission id."""
+def _key(view: SubmissionView) -> str:
+    """What a draft is matched on besides the id (see :class:`RubricDraft`)."""
+    return f"{view.submission.task_id}/{view.submission.source_id}"
 
-    rating_saved = Signal(int)
+
+class GradingMode(QWidget):
+    """Rates one submission at a time; ``rating_saved(id, advance)`` after each save
+    (advance: the grader asked to move on to the next unrated submission)."""
+
+    rating_saved = Signal(int, bool)
     images_shown = Signal(int)  # submission id, once reference and candidate are on screen
     status = Signal(str)
+    draft_changed = Signal(int, bool)  # submission id, whether it has an unsaved draft now
 
     def __init__(self, bench: Workbench, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -60,42 +67,45 @@ class GradingMode(QWidget):
         self.metrics.set_blind(bench.settings.ui.blind_grading)
 
         self.reference_tabs = QTabWidget()
-        self.reference_tabs.addTab(self.reference_image, "Diagram")
-        self.reference_tabs.addTab(self.reference_text, "PlantUML")
+        self.reference_tabs.addTab(self.requirement, "Requirement")
+        self.reference_tabs.addTab(self.reference_image, "Reference")
+        self.reference_tabs.addTab(self.reference_text, "Reference PlantUML")
+        self.reference_tabs.setCurrentWidget(self.reference_image)  # the requirement on ask
         self.candidate_tabs = QTabWidget()
         self.candidate_tabs.addTab(self.image_a, "A: submitted")
         self.candidate_tabs.addTab(self.image_b, "B: re-rendered")
         self.candidate_tabs.addTab(self.candidate_text, "PlantUML")
 
+        rubric_scroll = QScrollArea()
+        rubric_scroll.setWidget(self.rubric)
+        rubric_scroll.setWidgetResizable(True)
+        rubric_scroll.setMinimumWidth(240)
         right = QSplitter(Qt.Orientation.Vertical)
-        right.addWidget(self.rubric)
+        right.addWidget(rubric_scroll)
         right.addWidget(self.metrics)
-        right.setSizes([470, 380])
+        right.setSizes([400, 260])
         candidate = QWidget()
         column = QVBoxLayout(candidate)
         column.setContentsMargins(2, 2, 2, 2)
-        column.addWidget(QLabel("<b>Candidate</b>"))
         column.addWidget(self.candidate_tabs, 1)
         column.addWidget(ZoomBar(self.sync))
-        reference = QWidget()
-        column = QVBoxLayout(reference)
-        column.setContentsMargins(2, 2, 2, 2)
-        column.addWidget(QLabel("<b>Reference</b>"))
-        column.addWidget(self.reference_tabs, 1)
-        requirement = QWidget()
-        column = QVBoxLayout(requirement)
-        column.setContentsMargins(2, 2, 2, 2)
-        column.addWidget(QLabel("<b>Requirement</b>"))
-        column.addWidget(self.requirement, 1)
+        for pane in (self.reference_tabs, self.candidate_tabs, self.metrics):
+            pane.setMinimumSize(150, 100)
+        # Requirement and reference share a column (tabs); the candidate beside them; the
+        # rubric on the right: three columns fit a 1366-pixel screen.
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        for pane in (requirement, reference, candidate, right):
+        for pane in (self.reference_tabs, candidate, right):
             self.splitter.addWidget(pane)
-        self.splitter.setSizes([280, 440, 480, 400])
+        self.splitter.setStretchFactor(0, 4)
+        self.splitter.setStretchFactor(1, 5)
+        self.splitter.setStretchFactor(2, 3)
+        self.splitter.setSizes([400, 480, 340])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.splitter)
 
         self.rubric.save_requested.connect(self.save_rating)
+        self.rubric.changed.connect(self._keep_draft)
         self.metrics.pair_selected.connect(self.highlight_pair)
 
     # --- showing a submission -----------------------------------------------------------
@@ -116,11 +126,11 @@ class GradingMode(QWidget):
             self.image_a.show_message("No image A (a PlantUML-only submission)")
             self.candidate_tabs.setCurrentWidget(self.image_b if drawable
                                                  else self.candidate_text)
-        self.reference_tabs.setCurrentWidget(self.reference_image if drawable
-                                             else self.reference_text)
+        if self.reference_tabs.currentWidget() is not self.requirement:
+            self.reference_tabs.setCurrentWidget(self.reference_image if drawable
+                                                 else self.reference_text)
+        self._load_rubric(view)
         rating = view.rating
-        self.rubric.load(rating.scores if rating else None, rating.comment if rating else "",
-                         rating.seconds if rating else None)
         self.metrics.hide_until_rated()
         if rating is not None:
             self.metrics.reveal()  # already rated: nothing left to anchor
@@ -152,6 +162,76 @@ class GradingMode(QWidget):
             self.images_shown.emit(view.submission.id)
         self.rubric.setFocus()
 
+    def release(self) -> None:
+        """Let go of the submission while another mode is on screen (its picture stays for
+        when it comes back): no rating can be saved onto it meanwhile."""
+        self.view = None
+        if self._render_job is not None:
+            self._render_job.cancel()
+            self._render_job = None
+
+    def clear(self, message: str) -> None:
+        """Nothing on screen (no workspace, no submission): nothing a save could write to."""
+        self.release()
+        self.requirement.setMarkdown(message)
+        for view in (self.reference_image, self.image_a, self.image_b):
+            view.show_message(message)
+        self.reference_text.set_text("")
+        self.candidate_text.set_text("")
+        self.rubric.load(None)
+        self.rubric.setEnabled(False)
+        self.metrics.show_message(message)
+
+    def _load_rubric(self, view: SubmissionView) -> None:
+        """The grader's unsaved draft of this submission if there is one, else the saved
+        rating (or an empty rubric)."""
+        self.rubric.setEnabled(True)
+        drafts = self.bench.drafts
+        draft = (drafts.get(view.submission.id, self.rubric.rubric.id, _key(view))
+                 if drafts else None)
+        rating = view.rating
+        if draft is not None:
+            self.rubric.load(draft.scores, draft.comment, draft.seconds, draft=True)
+        else:
+            self.rubric.load(rating.scores if rating else None,
+                             rating.comment if rating else "",
+                             rating.seconds if rating else None)
+
+    def show_rating_of(self, view: SubmissionView) -> None:
+        """The saved rating changed under the panel (undo, redo, a merge): show the saved
+        one; an unsaved draft of it would now contradict the record, so it goes."""
+        if self.view is None or view.submission.id != self.view.submission.id:
+            return
+        if self.bench.drafts is not None:
+            self.bench.drafts.drop(view.submission.id)
+            self.draft_changed.emit(view.submission.id, False)
+        self.view = view
+        self._load_rubric(view)
+        if view.rating is None:
+            self.metrics.hide_until_rated()
+        else:
+            self.metrics.reveal()
+        self._show_metrics(view)
+
+    def _keep_draft(self) -> None:
+        """Every rubric change is kept on disk until the rating is saved."""
+        from cluestudio.app.drafts import RubricDraft
+
+        if self.view is None or self.bench.drafts is None:
+            return
+        scores, comment = self.rubric.scores(), self.rubric.comment_text()
+        rating = self.view.rating
+        saved = rating is not None and rating.scores == scores and rating.comment == comment
+        sid = self.view.submission.id
+        if saved:
+            self.bench.drafts.drop(sid)
+        else:
+            self.bench.drafts.put(sid, RubricDraft(self.rubric.rubric.id, scores, comment,
+                                                   round(self.rubric.seconds(), 1),
+                                                   _key(self.view)))
+        self.rubric.mark_draft(not saved)
+        self.draft_changed.emit(sid, not saved)
+
     def _show_metrics(self, view: SubmissionView) -> None:
         if view.scores:
             self.metrics.set_metrics(view.scores)
@@ -175,24 +255,31 @@ class GradingMode(QWidget):
 
     # --- actions ------------------------------------------------------------------------
 
-    def save_rating(self) -> bool:
+    def save_rating(self, advance: bool = False) -> bool:
+        """Save the rubric as this grader's rating of the submission on screen (and, with
+        ``advance``, ask to move on to the next unrated one)."""
         if self.view is None:
             return False
         if not self.rubric.is_complete():
-            missing = [i.label for i in self.bench.rubric.items
-                       if i.id not in self.rubric.scores()]
-            self.status.emit(f"Score every item before saving (missing: {', '.join(missing)})")
+            missing = [i for i, item in enumerate(self.rubric.rubric.items)
+                       if item.id not in self.rubric.scores()]
+            labels = [self.rubric.rubric.items[i].label for i in missing]
+            self.rubric.select(missing[0])
+            self.status.emit(f"Score every item before saving (missing: {', '.join(labels)})")
             return False
-        sid = self.view.submission.id
+        view = self.view
         try:
-            self.bench.save_rating(sid, self.rubric.scores(), self.rubric.comment_text(),
+            self.bench.save_rating(view, self.rubric.scores(), self.rubric.comment_text(),
                                    self.rubric.seconds())
         except ClueStudioError as error:
             self.status.emit(str(error))
             return False
+        self.rubric.mark_draft(False)
+        self.draft_changed.emit(view.submission.id, False)
         self.metrics.reveal()
-        self.status.emit(f"Saved rating {self.rubric.total():.1f} for submission {sid}")
-        self.rating_saved.emit(sid)
+        self.status.emit(f"Saved {self.rubric.total():.1f} for "
+                         f"{view.submission.task_id} · {view.submission.source_id}")
+        self.rating_saved.emit(view.submission.id, advance)
         return True
 
     def highlight_pair(self, pair: dict) -> None:

@@ -13,9 +13,11 @@ from pathlib import Path
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.settings import Settings, save_settings, updated
 from cluestudio.core.workspace import Changes, Workspace
+from cluestudio.core.workspace.ops import text_hash
 from cluestudio.gui.analysis_view import AnalysisView
-from cluestudio.gui.commands import GRADING, REVIEW, WindowCommands
+from cluestudio.gui.commands import ANALYSIS, GRADING, REVIEW, WindowCommands
 from cluestudio.gui.grading_mode import GradingMode
+from cluestudio.gui.heading import Heading
 from cluestudio.gui.menus import build_menus
 from cluestudio.gui.model_actions import ModelActions
 from cluestudio.gui.navigator import Navigator, Row
@@ -32,10 +34,12 @@ from cluestudio.gui.qt import (
     QTabWidget,
     QtCore,
     QtGui,
+    QVBoxLayout,
     QWidget,
     Signal,
 )
 from cluestudio.gui.review_mode import ReviewMode
+from cluestudio.gui.widgets.image_views import ZoomBar
 from cluestudio.gui.widgets.job_panel import ErrorPanel, JobStatus
 from cluestudio.gui.worker import JobHandle, JobRunner, ProcessRunner
 from cluestudio.gui.workspace_actions import WorkspaceActions
@@ -71,14 +75,22 @@ class MainWindow(QMainWindow):
         self.bench = Workbench(runner, settings, self, processes=processes)
         self.ask_before_discard = True  # tests turn the modal question off
         self._drafts: dict[int, str] = {}  # unsaved editor text per submission
-        self._shown: dict[int, int | None] = {REVIEW: None, GRADING: None}
 
         self.review = ReviewMode(self.bench)
         self.grading = GradingMode(self.bench)
+        self.analysis = AnalysisView(self.bench)
         self.modes = QTabWidget()
         self.modes.addTab(self.review, "Review conversion (F2)")
         self.modes.addTab(self.grading, "Grade (F3)")
-        self.setCentralWidget(self.modes)
+        self.modes.addTab(self.analysis, "Analysis (Ctrl+Shift+A)")
+        self.heading = Heading()
+        central = QWidget()
+        column = QVBoxLayout(central)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(self.heading)
+        column.addWidget(self.modes, 1)
+        self.setCentralWidget(central)
         self.navigator = Navigator()
         self.errors = ErrorPanel()
         self.job_status = JobStatus()
@@ -88,41 +100,49 @@ class MainWindow(QMainWindow):
         self.workspace_label.setTextInteractionFlags(
             Qt.TextInteractionFlag.TextSelectableByMouse)
         self.statusBar().addPermanentWidget(self.workspace_label)
-        self._dock("Submissions", self.navigator, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.navigator_dock = self._dock("Submissions", self.navigator,
+                                         Qt.DockWidgetArea.LeftDockWidgetArea)
         self.error_dock = self._dock("Errors", self.errors,
                                      Qt.DockWidgetArea.BottomDockWidgetArea)
         self.error_dock.hide()
-        self.resizeDocks([self.error_dock], [120], Qt.Orientation.Vertical)
         self.model_actions = ModelActions(self.bench, self.navigator.current_id, self)
-        self.analysis = AnalysisView(self.bench)
-        self.analysis_dock = self._dock("Analysis", self.analysis,
-                                        Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.analysis_dock.hide()
         self.analysis.open_submission.connect(self.open_in_grading)
         self.files = WorkspaceActions(self)
         self.commands = WindowCommands(self)
-        self.actions = build_menus(self.menuBar(), self.commands)
+        self.actions, key_problems = build_menus(self.menuBar(), self.commands,
+                                                 settings.keymap())
+        for problem in key_problems:
+            self.errors.add_error("settings", problem)
+        shortcuts = {name: action.shortcut().toString() for name, action in self.actions.items()}
+        for bar in self.findChildren(ZoomBar):
+            bar.set_shortcuts(shortcuts)
         self.undo_action, self.redo_action = self.actions["undo"], self.actions["redo"]
         self.blind_action = self.actions["blind_grading"]
         self.blind_action.setChecked(settings.ui.blind_grading)
         self.actions["dark_theme"].setChecked(settings.ui.theme == "dark")
+        self.navigator.set_blind(settings.ui.blind_grading)
 
         self.navigator.current_changed.connect(self._show_current)
+        self.navigator.emptied.connect(self._show_nothing)
         self.modes.currentChanged.connect(lambda _index: self._show_current())
         self.bench.changed.connect(self._on_changed)
         self.bench.workspace_opened.connect(self._on_workspace_opened)
         self.job_status.error_reported.connect(self.report_error)
         self.bench.plugin_failed.connect(lambda name, text: self.report_error(f"metric {name}",
                                                                                text))
-        self.bench.scoring_failed.connect(lambda sid, text: self.report_error("score", text))
+        self.bench.problem.connect(self.report_error)
         self.bench.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.model_actions.job_started.connect(self.job_status.track)
         self.model_actions.failed.connect(self.report_error)
         self.model_actions.outcome.connect(self._on_model_outcome)
+        self.review.job_started.connect(self.job_status.track)
         for mode in (self.review, self.grading):
             mode.status.connect(lambda text: self.statusBar().showMessage(text, 6000))
-        self.grading.rating_saved.connect(lambda _sid: self.refresh_rows())
-        self.resize(1600, 960)
+        self.grading.rating_saved.connect(self._on_rating_saved)
+        self.grading.draft_changed.connect(self.navigator.mark_draft)
+        # Every part can shrink: the window fits a 1366×768 screen with all modes usable.
+        self.setMinimumSize(800, 560)
+        self.resize(1366, 768)
         self._restore_layout()
 
     # --- assembly -----------------------------------------------------------------------
@@ -142,29 +162,56 @@ class MainWindow(QMainWindow):
 
     def _on_workspace_opened(self) -> None:
         self._drafts.clear()
-        self._shown = {REVIEW: None, GRADING: None}
         ws = self.bench.require()
         self.setWindowTitle(f"ClueStudio — {ws.path.name}")
         self.workspace_label.setText(f"Workspace: {ws.path}")
         self.workspace_label.setToolTip(f"This workspace is the file {ws.path}")
-        self.refresh_rows()
+        # Nothing of the previous workspace stays on screen: a submission id there is
+        # another submission here.
+        empty = ("This workspace has no submissions yet: File → Import course folder "
+                 "(Ctrl+I) or JSONL file.")
+        self.review.clear(empty)
+        self.grading.clear(empty)
+        self.refresh_rows(reset=True)
+        self._restore_position()
+        self.analysis.clear()
+        if self.focusWidget() is None:
+            self.navigator.table.setFocus()  # keyboard users start in the list
 
-    def refresh_rows(self) -> None:
+    def refresh_rows(self, reset: bool = False) -> None:
         if self.bench.ws is None:
             return
+        ws = self.bench.require()
         totals, clue = self.bench.totals(), self.bench.clue_scores()
-        rows = [Row(s, totals.get(s.id), s.id in totals, clue.get(s.id))
-                for s in self.bench.submissions()]
-        tasks = [(t.id, t.title) for t in self.bench.require().tasks()]
-        self.navigator.set_rows(rows, tasks)
+        checks = ws.latest_checks()
+        drafts = self.bench.drafts.identities() if self.bench.drafts is not None else {}
+        rows = []
+        for s in self.bench.submissions():
+            check = checks.get(s.id)
+            rows.append(Row(s, totals.get(s.id), s.id in totals, clue.get(s.id),
+                            check["triage"] if check else None,
+                            bool(check["flagged"]) if check else None,
+                            drafts.get(s.id) == f"{s.task_id}/{s.source_id}"
+                            and s.id not in totals))
+        tasks = [(t.id, t.title) for t in ws.tasks()]
+        self.navigator.set_rows(rows, tasks, reset=reset)
+        self._update_heading()
 
     def _show_current(self, *_: object) -> None:
         sid = self.navigator.current_id()
         if sid is None or self.bench.ws is None:
+            self._update_heading()
             return
         index = self.modes.currentIndex()
-        if index == REVIEW and self.review.view is not None and self.review.has_unsaved_text():
-            self._drafts[self.review.view.submission.id] = self.review.editor.toPlainText()
+        if index == ANALYSIS:
+            self._update_heading()
+            return
+        self._stash_review_text()
+        # The mode not shown lets go of its submission (it shows the current one when it is
+        # switched to): no key can act on a submission that is not on screen.
+        hidden = self.grading if index == REVIEW else self.review
+        if hidden.view is not None and hidden.view.submission.id != sid:
+            hidden.release()
         view = self.bench.view(sid)
         if index == REVIEW:
             self.review.show_submission(view)
@@ -172,23 +219,64 @@ class MainWindow(QMainWindow):
                 self.review.editor.setPlainText(self._drafts.pop(sid))
         else:
             self.grading.show_submission(view)
-        self._shown[index] = sid
+        self._update_heading()
         self.submission_shown.emit(sid)
         self.bench.prefetch(self.navigator.neighbours())
+
+    def _stash_review_text(self) -> None:
+        """Keep the review editor's unsaved text for when its submission comes back."""
+        if self.review.view is not None and self.review.has_unsaved_text():
+            self._drafts[self.review.view.submission.id] = self.review.editor.toPlainText()
+
+    def _show_nothing(self) -> None:
+        """No submission is listed: none is shown either, so no save can reach one."""
+        self._stash_review_text()
+        message = "No submission matches the filters (Submissions panel)."
+        self.review.clear(message)
+        self.grading.clear(message)
+        self._update_heading()
+
+    def _update_heading(self) -> None:
+        """Where am I: task, submission, place in the list, how much of it I rated."""
+        ws = self.bench.ws
+        sid = self.navigator.current_id()
+        rows = self.navigator.model.rows
+        rated = sum(1 for r in rows if r.rated)
+        place, listed = self.navigator.position()
+        row = self.navigator.row(sid) if sid is not None else None
+        task = ws.task(row.summary.task_id) if ws is not None and row is not None else None
+        self.heading.describe(
+            task_title=task.title if task else "", task_kind=task.diagram_kind if task else "",
+            submission=row.summary.source_id if row else "", place=place, listed=listed,
+            rated=rated, total=len(rows), grader=self.bench.grader,
+            mode=self.modes.tabText(self.modes.currentIndex()).split(" (")[0])
 
     def _on_changed(self, changes: Changes) -> None:
         touched = changes.submissions
         if touched:
             self.refresh_rows()
-        mode = self.review if self.modes.currentIndex() == REVIEW else self.grading
-        if mode.view is not None and mode.view.submission.id in touched:
-            if mode is self.review:
+        mode = self.modes.currentIndex()
+        if mode == REVIEW and self.review.view is not None:
+            sid = self.review.view.submission.id
+            if sid in changes.revisions or sid in changes.reviews:
                 self.review.refresh()
-            elif changes.revisions or changes.scores:  # a rating change is already on screen
-                self.grading.show_scores_of(self.bench.view(mode.view.submission.id))
+            elif sid in changes.checks:
+                self.review.show_check()
+        elif mode == GRADING and self.grading.view is not None:
+            sid = self.grading.view.submission.id
+            if sid in changes.ratings:
+                # The record changed under the panel (undo, redo): show what is saved now.
+                self.grading.show_rating_of(self.bench.view(sid))
+            if sid in changes.revisions or sid in changes.scores:
+                self.grading.show_scores_of(self.bench.view(sid))
         self._update_undo_labels()
         if changes.label:
             self.statusBar().showMessage(changes.label, 4000)
+
+    def _on_rating_saved(self, sid: int, advance: bool) -> None:
+        self.refresh_rows()
+        if advance and not self.navigator.next_unrated():
+            self.statusBar().showMessage("Every listed submission is rated by you.", 8000)
 
     def _update_undo_labels(self) -> None:
         undo, redo = self.bench.undo_label(), self.bench.redo_label()
@@ -235,8 +323,21 @@ class MainWindow(QMainWindow):
         ids = self.navigator.ids()
         return self.job_status.track(self.bench.score(ids)) if ids else None
 
+    def check_current(self) -> JobHandle | None:
+        sid = self.navigator.current_id()
+        return self.job_status.track(self.bench.check([sid])) if sid is not None else None
+
+    def check_listed(self) -> JobHandle | None:
+        ids = self.navigator.ids()
+        return self.job_status.track(self.bench.check(ids)) if ids else None
+
+    def keyboard_shortcuts(self) -> None:
+        from cluestudio.gui.shortcuts_dialog import ShortcutsDialog
+
+        ShortcutsDialog(self.bench.settings.keymap(), self).exec()
+
     def show_analysis(self) -> None:
-        self.analysis_dock.show()
+        self.modes.setCurrentIndex(ANALYSIS)
         self.analysis.refresh()
 
     def open_in_grading(self, submission_id: int) -> None:
@@ -261,8 +362,17 @@ class MainWindow(QMainWindow):
     def toggle_blind(self) -> None:
         blind = self.blind_action.isChecked()
         self.bench.settings = updated(self.bench.settings, ui={"blind_grading": blind})
-        self.grading.metrics.set_blind(blind)
+        self.apply_blind(blind)
         self._save_settings()
+
+    def apply_blind(self, blind: bool) -> None:
+        """Blind grading hides every metric value of what this grader has not rated yet:
+        the list, its tooltips, the metric panel, the analysis."""
+        self.grading.metrics.set_blind(blind)
+        if self.grading.view is not None and self.grading.view.rating is not None:
+            self.grading.metrics.reveal()
+        self.navigator.set_blind(blind)
+        self.analysis.set_blind(blind)
 
     def toggle_theme(self) -> None:
         from cluestudio.gui.theme import apply_theme
@@ -280,14 +390,38 @@ class MainWindow(QMainWindow):
 
         dialog = SettingsDialog(self.bench.settings, self)
         if dialog.exec():
-            old_theme = self.bench.settings.ui.theme
-            self.bench.settings = dialog.result_settings()
-            self.grading.metrics.set_blind(self.bench.settings.ui.blind_grading)
-            self.blind_action.setChecked(self.bench.settings.ui.blind_grading)
-            if self.bench.settings.ui.theme != old_theme:
-                self.bench.settings = updated(self.bench.settings, ui={"theme": old_theme})
-                self.toggle_theme()
-            self._save_settings()
+            self.take_settings(dialog.result_settings())
+
+    def take_settings(self, settings: Settings) -> None:
+        """New settings from the dialog (or the first-run question): apply and save them."""
+        old_theme = self.bench.settings.ui.theme
+        if self.bench.apply_settings(settings):
+            self.refresh_rows()  # "mine" is another grader's now
+            self._show_current()
+        self.apply_blind(self.bench.settings.ui.blind_grading)
+        self.blind_action.setChecked(self.bench.settings.ui.blind_grading)
+        if self.bench.settings.ui.theme != old_theme:
+            self.bench.settings = updated(self.bench.settings, ui={"theme": old_theme})
+            self.toggle_theme()
+        self._save_settings()
+
+    def ask_grader_name(self, ask: Callable[[str], str | None] | None = None) -> None:
+        """First run: ask who is grading (every rating carries the name). Asked once: a
+        cancelled question keeps the login name, changeable in Settings."""
+        if self.bench.settings.ui.grader:
+            return
+        default = self.bench.settings.grader_name()
+        answer = (ask or self._ask_name)(default)
+        name = (answer or "").strip() or default
+        self.take_settings(updated(self.bench.settings, ui={"grader": name}))
+
+    def _ask_name(self, default: str) -> str | None:
+        from cluestudio.gui.qt import QInputDialog
+
+        name, ok = QInputDialog.getText(
+            self, "Who is grading?", "Your name, as it should appear on your ratings and "
+            "in exported tables:", text=default)
+        return name if ok else None
 
     def open_log_folder(self) -> None:
         from cluestudio.logging_setup import log_dir
@@ -314,9 +448,51 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geometry)
         if (state := stored.value("main/state")) is not None:
             self.restoreState(state)
+        else:  # first start: a list wide enough for its marks, the rest for the diagrams
+            self.resizeDocks([self.navigator_dock], [360], Qt.Orientation.Horizontal)
+        if self.errors.count() == 0:
+            self.error_dock.hide()  # an empty error list is not worth the room
+        self._fit_on_screen()
         for key, splitter in _splitter_keys(self):
             if (sizes := stored.value(key)) is not None:
                 splitter.restoreState(sizes)
+
+    def _position_key(self) -> str:
+        ws = self.bench.ws
+        return "" if ws is None else "last/" + text_hash(str(ws.path.resolve()))[:16]
+
+    def _remember_position(self) -> None:
+        """Where the grader was in this workspace (restored on the next start)."""
+        key, sid = self._position_key(), self.navigator.current_id()
+        row = self.navigator.row(sid) if sid is not None else None
+        if key and row is not None:
+            stored = _qsettings()
+            stored.setValue(f"{key}/submission", f"{row.summary.task_id}\t"
+                                                  f"{row.summary.source_id}")
+            stored.setValue(f"{key}/mode", min(self.modes.currentIndex(), GRADING))
+            stored.sync()
+
+    def _restore_position(self) -> None:
+        key = self._position_key()
+        stored = _qsettings()
+        where = str(stored.value(f"{key}/submission", "") or "")
+        task_id, _, source_id = where.partition("\t")
+        found = self.bench.require().find_submission(task_id, source_id) if source_id else None
+        if found is not None:
+            self.navigator.select(found.id, reveal=True)
+        mode = stored.value(f"{key}/mode")
+        if mode is not None and str(mode).isdigit():
+            self.modes.setCurrentIndex(int(mode))
+
+    def _fit_on_screen(self) -> None:
+        """Never larger than the screen it is on (a restored or default size may be)."""
+        screen = self.screen()
+        if screen is None:
+            return
+        room = screen.availableGeometry()
+        width, height = min(self.width(), room.width()), min(self.height(), room.height())
+        if (width, height) != (self.width(), self.height()):
+            self.resize(width, height)
 
     def _save_layout(self) -> None:
         stored = _qsettings()
@@ -336,6 +512,7 @@ class MainWindow(QMainWindow):
                 event.ignore()
                 return
         self._save_layout()
+        self._remember_position()
         self.review.preview.cancel()
         self.bench.shutdown()
         super().closeEvent(event)

@@ -1,20 +1,28 @@
-"""The submission list shared by both modes: filter by task, state and score; next/previous.
+"""The submission list shared by both modes: filter, sort, next/previous, next unrated.
 
+A table (submission, my rating, verdict, CLUE, conversion check) over a model, so refreshing
+a thousand rows after a scoring chunk is a data change, not a rebuild. With blind grading on,
+no metric value of a submission this grader has not rated is shown, sorted on or filtered by.
 It shows what the workbench reports and says which submission is current; it never writes.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 from cluestudio.core.workspace import SubmissionSummary
 from cluestudio.gui.qt import (
+    QAbstractItemView,
+    QAbstractTableModel,
     QComboBox,
     QFormLayout,
+    QHeaderView,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
+    QModelIndex,
+    QSortFilterProxyModel,
     Qt,
+    QTableView,
     QVBoxLayout,
     QWidget,
     Signal,
@@ -24,6 +32,17 @@ STATES = (("all", "All"), ("unrated", "Not rated by me"), ("rated", "Rated by me
           ("unreviewed", "No verdict"), ("needs_fix", "Needs fix"), ("unusable", "Unusable"))
 SCORES = (("any", "Any CLUE"), ("none", "Not scored"), ("low", "CLUE < 0.5"),
           ("mid", "CLUE 0.5–0.8"), ("high", "CLUE ≥ 0.8"))
+CHECKS = (("any", "Any check"), ("flagged", "Check: flagged"), ("clear", "Check: clear"),
+          ("unchecked", "Not checked"))
+COLUMNS = ("Submission", "Mine", "Rev.", "CLUE", "OCR")
+COLUMN_TIPS = ("Task · submission",
+               "Your rating total (✓), or \"draft\": a rubric you started and did not save",
+               "Review verdicts: ✓ accepted, ⚠ needs fix, ✗ unusable",
+               "The current CLUE score (hidden by blind grading until you rate)",
+               "Offline conversion check: how much the PlantUML and image A disagree "
+               "(⚑ flagged: look first)")
+VERDICT_MARKS = {"accept": "✓", "needs_fix": "⚠", "unusable": "✗"}
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
 @dataclass(frozen=True)
@@ -32,10 +51,15 @@ class Row:
     total: float | None  # this grader's rating total, None when not rated
     rated: bool
     clue: float | None
+    triage: float | None = None  # the offline conversion check: 0 (fine) .. 1 (look first)
+    flagged: bool | None = None  # None: not checked (or its revision changed since)
+    draft: bool = False  # this grader has an unsaved rubric draft here
 
 
-def keep(row: Row, task: str, state: str, score: str) -> bool:
-    """Whether ``row`` passes the three filters (pure, so it is tested without Qt)."""
+def keep(row: Row, task: str, state: str, score: str, check: str = "any",
+         blind: bool = False) -> bool:
+    """Whether ``row`` passes the filters (pure, so it is tested without Qt). Blind grading
+    ignores the score filter for rows this grader has not rated: no value may leak."""
     s = row.summary
     if task != "all" and s.task_id != task:
         return False
@@ -46,6 +70,14 @@ def keep(row: Row, task: str, state: str, score: str) -> bool:
         return False
     if state in ("needs_fix", "unusable") and state not in verdicts:
         return False
+    if check == "flagged" and row.flagged is not True:
+        return False
+    if check == "clear" and row.flagged is not False:
+        return False
+    if check == "unchecked" and row.flagged is not None:
+        return False
+    if blind and not row.rated:
+        return True
     clue = row.clue
     if score == "none":
         return clue is None
@@ -58,10 +90,133 @@ def keep(row: Row, task: str, state: str, score: str) -> bool:
     return True
 
 
+class SubmissionModel(QAbstractTableModel):
+    """The rows, one per submission; text and sort keys per column."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.rows: list[Row] = []
+        self.blind = False
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt's API
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section]
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
+            return COLUMN_TIPS[section]
+        return None
+
+    def hidden(self, row: Row) -> bool:
+        return self.blind and not row.rated
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        row, column = self.rows[index.row()], index.column()
+        if role == Qt.ItemDataRole.UserRole:
+            return row.summary.id
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._text(row, column)
+        if role == SORT_ROLE:
+            return self._sort_key(row, column)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(row)
+        if role == Qt.ItemDataRole.TextAlignmentRole and column > 0:
+            return int(Qt.AlignmentFlag.AlignCenter)
+        return None
+
+    def _text(self, row: Row, column: int) -> str:
+        s = row.summary
+        if column == 0:
+            return f"{s.task_id} · {s.source_id}"
+        if column == 1:
+            if row.rated:
+                return f"✓ {row.total:.0f}" if row.total is not None else "✓"
+            return "draft" if row.draft else ""
+        if column == 2:
+            return "".join(VERDICT_MARKS.get(v, "?") for v in sorted(set(s.verdicts)))
+        if column == 3:
+            if row.clue is None:
+                return ""
+            return "·" if self.hidden(row) else f"{row.clue:.2f}"
+        if row.flagged is None:
+            return ""
+        return f"⚑ {row.triage:.2f}" if row.flagged else f"{row.triage:.2f}"
+
+    def _sort_key(self, row: Row, column: int) -> Any:
+        if column == 0:
+            return f"{row.summary.task_id}\t{row.summary.source_id}"
+        if column == 1:
+            return row.total if row.total is not None else -1.0
+        if column == 2:
+            return self._text(row, 2)
+        if column == 3:
+            return -1.0 if row.clue is None or self.hidden(row) else row.clue
+        return -1.0 if row.triage is None else row.triage
+
+    def _tooltip(self, row: Row) -> str:
+        s = row.summary
+        parts = [f"{s.task_id} · {s.source_id}", f"origin: {s.origin}",
+                 f"revisions: {s.revisions}"]
+        if row.rated:
+            parts.append("rated by you" + (f": {row.total:.1f}" if row.total is not None
+                                          else ""))
+        elif row.draft:
+            parts.append("an unsaved rubric draft of yours")
+        if row.clue is not None and not self.hidden(row):
+            parts.append(f"CLUE {row.clue:.3f}")
+        if row.flagged is not None:
+            parts.append(f"conversion check: triage {row.triage:.2f}"
+                         + (" (flagged: look first)" if row.flagged else ""))
+        return "\n".join(parts)
+
+    def set_rows(self, rows: list[Row]) -> None:
+        self.beginResetModel()
+        self.rows = rows
+        self.endResetModel()
+
+    def update_rows(self, rows: list[Row]) -> bool:
+        """Take new values for the same submissions in place (no reset); False if the
+        submissions differ (then call :meth:`set_rows`)."""
+        if [r.summary.id for r in rows] != [r.summary.id for r in self.rows]:
+            return False
+        self.rows = rows
+        if rows:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(rows) - 1,
+                                                               len(COLUMNS) - 1))
+        return True
+
+    def set_blind(self, blind: bool) -> None:
+        self.blind = blind
+        if self.rows:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1,
+                                                               len(COLUMNS) - 1))
+
+
+class _Filter(QSortFilterProxyModel):
+    def __init__(self, navigator: Navigator) -> None:
+        super().__init__(navigator)
+        self._navigator = navigator
+        self.setSortRole(SORT_ROLE)
+
+    def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex) -> bool:
+        model = self.sourceModel()
+        assert isinstance(model, SubmissionModel)
+        return keep(model.rows[source_row], *self._navigator.filters(), blind=model.blind)
+
+
 class Navigator(QWidget):
-    """Filters over a list of submissions; ``current_changed`` carries the submission id."""
+    """Filters over the submissions; ``current_changed`` carries the submission id,
+    ``emptied`` says no submission is current any more (nothing listed)."""
 
     current_changed = Signal(int)
+    emptied = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -69,30 +224,74 @@ class Navigator(QWidget):
         self.task_box = QComboBox()
         self.state_box = QComboBox()
         self.score_box = QComboBox()
-        for box, options in ((self.state_box, STATES), (self.score_box, SCORES)):
+        self.check_box = QComboBox()
+        for box, options in ((self.state_box, STATES), (self.score_box, SCORES),
+                             (self.check_box, CHECKS)):
             for key, text in options:
                 box.addItem(text, key)
-        self.list = QListWidget()
+        for box in (self.task_box, self.state_box, self.score_box, self.check_box):
+            box.setMinimumContentsLength(8)
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.model = SubmissionModel(self)
+        self.proxy = _Filter(self)
+        self.proxy.setSourceModel(self.model)
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(22)
+        self.table.setWordWrap(False)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # keep the source id
+        self.table.setAlternatingRowColors(True)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in range(1, len(COLUMNS)):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        header.setMinimumSectionSize(30)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.count_label = QLabel()
         form = QFormLayout()
+        form.setContentsMargins(0, 0, 0, 0)
         form.addRow("Task", self.task_box)
         form.addRow("State", self.state_box)
         form.addRow("Score", self.score_box)
+        form.addRow("Check", self.check_box)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(form)
-        layout.addWidget(self.list, 1)
+        layout.addWidget(self.table, 1)
         layout.addWidget(self.count_label)
-        self._rows: list[Row] = []
-        for box in (self.task_box, self.state_box, self.score_box):
+        for box in (self.task_box, self.state_box, self.score_box, self.check_box):
             box.currentIndexChanged.connect(self._apply_filters)
-        self.list.currentItemChanged.connect(self._on_current)
+        self.table.selectionModel().currentRowChanged.connect(self._on_current)
+        self._last_emitted: int | None = None
 
-    def set_rows(self, rows: list[Row], tasks: list[tuple[str, str]]) -> None:
-        """Replace the rows, keeping the filters and (if still listed) the current one."""
-        current = self.current_id()
-        self._rows = rows
-        task = self.task_box.currentData() or "all"
+    # --- content ------------------------------------------------------------------------
+
+    def filters(self) -> tuple[str, str, str, str]:
+        return (self.task_box.currentData() or "all", self.state_box.currentData() or "all",
+                self.score_box.currentData() or "any", self.check_box.currentData() or "any")
+
+    def set_rows(self, rows: list[Row], tasks: list[tuple[str, str]], *,
+                 reset: bool = False) -> None:
+        """Replace the rows, keeping the filters and (if still listed) the current one.
+
+        ``reset`` (another workspace): nothing of the old list is kept, and the first
+        submission becomes current with a ``current_changed`` even if its id is the same
+        number as the old current one's (ids are per workspace).
+        """
+        current = None if reset else self.current_id()
+        if reset:
+            self._last_emitted = None
+            for box in (self.state_box, self.score_box, self.check_box):
+                box.blockSignals(True)
+                box.setCurrentIndex(0)
+                box.blockSignals(False)
+        task = "all" if reset else (self.task_box.currentData() or "all")
         self.task_box.blockSignals(True)
         self.task_box.clear()
         self.task_box.addItem("All tasks", "all")
@@ -100,21 +299,47 @@ class Navigator(QWidget):
             self.task_box.addItem(title, task_id)
         self.task_box.setCurrentIndex(max(0, self.task_box.findData(task)))
         self.task_box.blockSignals(False)
+        if reset or not self.model.update_rows(rows):
+            self.model.set_rows(rows)
         self._apply_filters(keep_current=current)
 
+    def set_blind(self, blind: bool) -> None:
+        self.model.set_blind(blind)
+        self.score_box.setEnabled(not blind)
+        self.score_box.setToolTip("Blind grading: scores stay hidden until you rate"
+                                  if blind else "")
+        self.proxy.invalidate()
+
+    def row(self, submission_id: int) -> Row | None:
+        return next((r for r in self.model.rows if r.summary.id == submission_id), None)
+
+    def mark_draft(self, submission_id: int, draft: bool) -> None:
+        """Show (or clear) the unsaved-draft mark of one row."""
+        rows = [replace(r, draft=draft) if r.summary.id == submission_id else r
+                for r in self.model.rows]
+        self.model.update_rows(rows)
+
     def ids(self) -> list[int]:
-        return [self.list.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.list.count())]
+        """The listed submissions, in the order shown."""
+        return [int(self.proxy.index(r, 0).data(Qt.ItemDataRole.UserRole))
+                for r in range(self.proxy.rowCount())]
 
     def current_id(self) -> int | None:
-        item = self.list.currentItem()
-        return None if item is None else int(item.data(Qt.ItemDataRole.UserRole))
+        index = self.table.currentIndex()
+        return None if not index.isValid() else int(index.data(Qt.ItemDataRole.UserRole))
+
+    def position(self) -> tuple[int, int]:
+        """(1-based place of the current submission in the list, listed count)."""
+        ids, current = self.ids(), self.current_id()
+        return (ids.index(current) + 1 if current in ids else 0), len(ids)
+
+    # --- moving -------------------------------------------------------------------------
 
     def select(self, submission_id: int, reveal: bool = False) -> bool:
         """Make ``submission_id`` current; ``reveal`` clears filters that hide it."""
         ids = self.ids()
-        if submission_id not in ids and reveal and any(r.summary.id == submission_id
-                                                      for r in self._rows):
-            for box in (self.task_box, self.state_box, self.score_box):
+        if submission_id not in ids and reveal and self.row(submission_id) is not None:
+            for box in (self.task_box, self.state_box, self.score_box, self.check_box):
                 box.blockSignals(True)
                 box.setCurrentIndex(0)
                 box.blockSignals(False)
@@ -122,65 +347,64 @@ class Navigator(QWidget):
             ids = self.ids()
         if submission_id not in ids:
             return False
-        self.list.setCurrentRow(ids.index(submission_id))
+        self._set_row(ids.index(submission_id))
         return True
 
     def step(self, delta: int) -> bool:
-        row = self.list.currentRow() + delta
-        if 0 <= row < self.list.count():
-            self.list.setCurrentRow(row)
+        row = self.table.currentIndex().row() + delta
+        if 0 <= row < self.proxy.rowCount():
+            self._set_row(row)
             return True
         return False
 
     def next_unrated(self) -> bool:
         """Move to the next listed submission this grader has not rated (wrapping around)."""
-        rated = {r.summary.id for r in self._rows if r.rated}
+        rated = {r.summary.id for r in self.model.rows if r.rated}
         ids = self.ids()
-        start = self.list.currentRow()
+        start = self.table.currentIndex().row()
         for offset in range(1, len(ids) + 1):
             index = (start + offset) % len(ids)
             if ids[index] not in rated:
-                self.list.setCurrentRow(index)
+                self._set_row(index)
                 return True
         return False
 
     def neighbours(self, count: int = 2) -> list[int]:
         """Ids after the current one, for prefetching."""
-        row = self.list.currentRow()
+        row = self.table.currentIndex().row()
         return self.ids()[row + 1: row + 1 + count]
+
+    def _set_row(self, row: int) -> None:
+        self.table.setCurrentIndex(self.proxy.index(row, 0))
+        self.table.scrollTo(self.proxy.index(row, 0))
 
     def _apply_filters(self, *_: object, keep_current: int | None = None) -> None:
         keep_current = keep_current if keep_current is not None else self.current_id()
-        task = self.task_box.currentData() or "all"
-        state = self.state_box.currentData() or "all"
-        score = self.score_box.currentData() or "any"
-        self.list.blockSignals(True)
-        self.list.clear()
-        for row in self._rows:
-            if not keep(row, task, state, score):
-                continue
-            s = row.summary
-            marks = []
-            if row.rated:
-                marks.append(f"✓ {row.total:.0f}" if row.total is not None else "✓")
-            if s.verdicts:
-                marks.append("/".join(sorted(set(s.verdicts))))
-            if row.clue is not None:
-                marks.append(f"CLUE {row.clue:.2f}")
-            item = QListWidgetItem(f"{s.task_id} · {s.source_id}"
-                                   + (f"   [{', '.join(marks)}]" if marks else ""))
-            item.setData(Qt.ItemDataRole.UserRole, s.id)
-            item.setToolTip(f"origin: {s.origin}; revisions: {s.revisions}")
-            self.list.addItem(item)
-        self.list.blockSignals(False)
-        self.count_label.setText(f"{self.list.count()} of {len(self._rows)} submissions")
-        if keep_current is not None and keep_current in self.ids():
-            self.list.blockSignals(True)
-            self.list.setCurrentRow(self.ids().index(keep_current))
-            self.list.blockSignals(False)
-        elif self.list.count():
-            self.list.setCurrentRow(0)
+        self.table.selectionModel().blockSignals(True)
+        self.proxy.invalidate()
+        ids = self.ids()
+        if keep_current is not None and keep_current in ids:
+            self.table.setCurrentIndex(self.proxy.index(ids.index(keep_current), 0))
+            self.table.selectionModel().blockSignals(False)
+        else:
+            self.table.selectionModel().blockSignals(False)
+            if ids:
+                self._set_row(0)
+            else:
+                self.table.setCurrentIndex(QModelIndex())
+                had_current, self._last_emitted = self._last_emitted, None
+                if had_current is not None:
+                    self.emptied.emit()
+        rated = sum(1 for r in self.model.rows if r.rated)
+        self.count_label.setText(f"{len(ids)} of {len(self.model.rows)} listed · "
+                                 f"{rated} rated by you")
+        current = self.current_id()
+        if current is not None and current != self._last_emitted:
+            self._last_emitted = current
+            self.current_changed.emit(current)
 
-    def _on_current(self, item: QListWidgetItem | None, _previous: object) -> None:
-        if item is not None:
-            self.current_changed.emit(int(item.data(Qt.ItemDataRole.UserRole)))
+    def _on_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if current.isValid():
+            sid = int(current.data(Qt.ItemDataRole.UserRole))
+            self._last_emitted = sid
+            self.current_changed.emit(sid)

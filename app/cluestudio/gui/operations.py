@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from cluestudio.app import preview, submissions
+from cluestudio.app.drafts import DraftStore
 from cluestudio.app.scoring import ScoreSummary, ScoringOptions, plan_scoring, store_scored
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.rubric import Rubric, get_rubric
@@ -25,6 +26,7 @@ from cluestudio.core.workspace import (
     SubmissionSummary,
     Workspace,
 )
+from cluestudio.core.workspace.sample import data_dir
 from cluestudio.gui.qt import QObject, Signal
 from cluestudio.gui.worker import BATCH, JobHandle, JobRunner, ProcessRunner
 
@@ -35,9 +37,10 @@ class Workbench(QObject):
     changed = Signal(object)  # Changes of a command, undo, redo, or stored scores
     workspace_opened = Signal()
     plugin_failed = Signal(str, str)  # plugin name, message (a metric plugin that failed)
-    scoring_failed = Signal(str, str)  # "task · source", why it could not be scored
+    problem = Signal(str, str)  # what (score, check), why one submission could not be done
     message = Signal(str)
     _scores_stored = Signal(object)  # frozenset of ids, from the worker's reader thread
+    _checks_stored = Signal(object)  # likewise, for conversion checks
 
     def __init__(self, runner: JobRunner, settings: Settings,
                  parent: QObject | None = None, *,
@@ -53,11 +56,26 @@ class Workbench(QObject):
         self._prefetch_job: JobHandle | None = None
         self._warmed = False
         self._warm_jobs: list[JobHandle] = []
+        self.drafts: DraftStore | None = None  # this grader's unsaved rubrics in this workspace
         self._scores_stored.connect(self._on_scores_stored)
+        self._checks_stored.connect(
+            lambda ids: self._after(Changes(checks=frozenset(ids))))
+        self._check_job: JobHandle | None = None
 
     @property
     def grader(self) -> str:
         return self.settings.grader_name()
+
+    def apply_settings(self, settings: Settings) -> bool:
+        """Take new settings; True when the grader changed (every view of "mine" — ratings,
+        drafts, blind grading — is then another person's and must be redrawn)."""
+        changed = settings.grader_name() != self.grader
+        self.settings = settings
+        if changed:
+            self.cache.clear()
+            if self.ws is not None:
+                self.drafts = DraftStore(data_dir() / "drafts", self.ws.path, self.grader)
+        return changed
 
     # --- workspace ----------------------------------------------------------------------
 
@@ -65,6 +83,7 @@ class Workbench(QObject):
         self.close()
         self.ws = ws
         self.cache.clear()
+        self.drafts = DraftStore(data_dir() / "drafts", ws.path, self.grader)
         self.workspace_opened.emit()
         if not self._warmed:
             self._warmed = True
@@ -80,6 +99,8 @@ class Workbench(QObject):
         if self.ws is not None:
             self.ws.close()
             self.ws = None
+        self.drafts = None
+        self.cache.clear()
 
     def shutdown(self) -> None:
         """Close the workspace and stop the worker process (the window is closing)."""
@@ -98,6 +119,10 @@ class Workbench(QObject):
         """This grader's rating total per rated submission."""
         return {r.submission_id: r.total for r in self.require().ratings()
                 if r.grader == self.grader and r.rubric_id == self.rubric.id}
+
+    def rated_by_me(self) -> set[int]:
+        """The submissions this grader has rated (with the current rubric)."""
+        return set(self.totals()) if self.ws is not None else set()
 
     def clue_scores(self) -> dict[int, float]:
         return self.require().metric_values("clue")
@@ -145,18 +170,36 @@ class Workbench(QObject):
         self._after(changes)
         return changes
 
-    def save_rating(self, submission_id: int, scores: dict[str, float], comment: str,
-                    seconds: float) -> Changes:
-        return self._run(SaveRating(submission_id, self.grader, scores, rubric=self.rubric,
-                                    comment=comment, seconds=round(seconds, 1)))
+    def belongs(self, view: submissions.SubmissionView) -> bool:
+        """Whether ``view`` shows a submission of the open workspace (ids are per file)."""
+        return self.ws is not None and view.workspace == str(self.ws.path.resolve())
 
-    def save_revision(self, submission_id: int, puml: str) -> Changes:
-        return self._run(SaveRevision(submission_id, puml, self.grader))
+    def save_rating(self, view: submissions.SubmissionView, scores: dict[str, float],
+                    comment: str, seconds: float) -> Changes:
+        """Save this grader's rating of exactly the submission ``view`` shows; refused when
+        the view is of another workspace than the open one."""
+        self._require_own(view)
+        changes = self._run(SaveRating(view.submission.id, self.grader, scores,
+                                       rubric=self.rubric, comment=comment,
+                                       seconds=round(seconds, 1)))
+        if self.drafts is not None:
+            self.drafts.drop(view.submission.id)
+        return changes
 
-    def set_verdict(self, submission_id: int, verdict: str, tags: list[str],
+    def save_revision(self, view: submissions.SubmissionView, puml: str) -> Changes:
+        self._require_own(view)
+        return self._run(SaveRevision(view.submission.id, puml, self.grader))
+
+    def set_verdict(self, view: submissions.SubmissionView, verdict: str, tags: list[str],
                     comment: str = "") -> Changes:
-        return self._run(SetReviewVerdict(submission_id, self.grader, verdict, tags,
+        self._require_own(view)
+        return self._run(SetReviewVerdict(view.submission.id, self.grader, verdict, tags,
                                           comment=comment))
+
+    def _require_own(self, view: submissions.SubmissionView) -> None:
+        if not self.belongs(view):
+            raise ClueStudioError("this submission belongs to a workspace that is no longer "
+                                  "open; nothing was saved")
 
     def undo(self) -> Changes | None:
         changes = self.require().undo()
@@ -196,8 +239,8 @@ class Workbench(QObject):
             self.message.emit(str(error))
             return None
         items, planned = plan_scoring(ws, options, submission_ids=submission_ids)
-        for sid, why in planned.failed.items():
-            self.scoring_failed.emit(str(sid), why)
+        for why in planned.failed.values():
+            self.problem.emit("score", why)
         if self._score_job is not None:
             self._score_job.cancel()
 
@@ -212,6 +255,33 @@ class Workbench(QObject):
         self._score_job = job
         return job
 
+    def check(self, submission_ids: list[int]) -> JobHandle | None:
+        """Check these conversions against their image A offline (OCR in the worker
+        process); each report is stored as it comes and announced as ``changed``."""
+        from cluestudio.app.checks import check_job, plan_checks, store_checked
+
+        ws = self.require()
+        items, skipped = plan_checks(ws, submission_ids)
+        for why in skipped.values():
+            self.problem.emit("check", why)
+        if not items:
+            return None
+        if self._check_job is not None:
+            self._check_job.cancel()
+
+        def keep(tag: str, payload: object) -> None:  # on the reader thread
+            item, result = payload  # type: ignore[misc]
+            if tag == "checked":
+                store_checked(ws, item, result)
+                self._checks_stored.emit(frozenset({item.submission_id}))
+            else:
+                self.problem.emit("check", str(result))
+
+        job = self.processes.submit(f"{check_job.__module__}:check_job", (items,),
+                                    label=f"check {len(items)} conversion(s)", on_data=keep)
+        self._check_job = job
+        return job
+
     def _on_scores_stored(self, ids: frozenset[int]) -> None:
         self._after(Changes(label="", scores=frozenset(ids)))
 
@@ -220,5 +290,5 @@ class Workbench(QObject):
             return
         for name, message in summary.plugin_errors.items():
             self.plugin_failed.emit(name, message)
-        for sid, why in summary.failed.items():
-            self.scoring_failed.emit(str(sid), why)
+        for why in summary.failed.values():
+            self.problem.emit("score", why)

@@ -21,6 +21,8 @@ from cluestudio.gui.qt import (
     QLabel,
     QListWidget,
     QPlainTextEdit,
+    QRectF,
+    QScrollArea,
     QSplitter,
     QStackedWidget,
     Qt,
@@ -31,6 +33,7 @@ from cluestudio.gui.qt import (
     QWidget,
     Signal,
 )
+from cluestudio.gui.widgets.check_panel import CheckPanel, report_flag_confidence
 from cluestudio.gui.widgets.image_views import (
     CompareView,
     DiagramImageView,
@@ -86,6 +89,7 @@ class ReviewMode(QWidget):
 
     preview_shown = Signal(object)  # PreviewResult
     status = Signal(str)
+    job_started = Signal(object)  # a JobHandle for the job panel
 
     def __init__(self, bench: Workbench, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -102,6 +106,7 @@ class ReviewMode(QWidget):
         self.diff = QPlainTextEdit()
         self.diff.setReadOnly(True)
         self.diff.setFont(self.editor.font())
+        self.check = CheckPanel()
         self.sync = ZoomSync([self.image_a, self.image_b, self.compare.view], self)
         self.preview = LivePreview(bench.runner, parent=self)
         self._last_b: bytes | None = None
@@ -114,18 +119,17 @@ class ReviewMode(QWidget):
         self.b_stack.addWidget(self.image_b)
         self.b_stack.addWidget(self.compare)
         self.tabs = QTabWidget()
-        self.tabs.addTab(self.summary, "Model summary")
+        self.tabs.addTab(self.check, "Check")
+        self.tabs.setTabToolTip(0, "What the offline check of image A found: text the "
+                                   "PlantUML dropped (boxed in A) or invented")
+        self.tabs.addTab(self.summary, "Model")
         self.tabs.addTab(self.history, "Revisions")
         self.tabs.addTab(self.diff, "Diff")
-        self.tabs.setTabToolTip(2, "This text against the model's output")
+        self.tabs.setTabToolTip(3, "This text against the model's output")
         self.probe = QTextBrowser()  # the VLM's reading of image A (Tools → Probe, F8)
         self.tabs.addTab(self.probe, "VLM probe")
+        self.tabs.addTab(self.requirement, "Requirement")
 
-        middle = QSplitter(Qt.Orientation.Vertical)
-        middle.addWidget(_titled("PlantUML (Ctrl+S saves a revision)", self.editor))
-        middle.addWidget(self.tabs)
-        middle.setSizes([520, 260])
-        right = QSplitter(Qt.Orientation.Vertical)
         # A failed render keeps the last good B on screen and says why above it.
         self.b_error = QLabel()
         self.b_error.setObjectName("renderError")
@@ -137,21 +141,36 @@ class ReviewMode(QWidget):
         b_column.setContentsMargins(0, 0, 0, 0)
         b_column.addWidget(self.b_error)
         b_column.addWidget(self.b_stack, 1)
-        right.addWidget(_titled("B: re-rendered", b_pane, self.compare_button))
-        right.addWidget(self.verdict)  # the verdict judges A against B: keep it beside B
-        right.setSizes([560, 380])
-        a_pane = _titled("A: submitted image", self.image_a, ZoomBar(self.sync))
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        for pane in (_titled("Requirement", self.requirement), a_pane, middle, right):
-            self.splitter.addWidget(pane)
-        self.splitter.setStretchFactor(1, 3)
-        self.splitter.setStretchFactor(2, 3)
-        self.splitter.setStretchFactor(3, 3)
-        self.splitter.setSizes([260, 380, 420, 340])
+        # A and B side by side on top (what the reviewer compares); the PlantUML, the
+        # findings and the verdict below. Fits 1366×768 with every part usable.
+        images = QSplitter(Qt.Orientation.Horizontal)
+        images.addWidget(_titled("A: submitted image", self.image_a, ZoomBar(self.sync)))
+        images.addWidget(_titled("B: re-rendered", b_pane, self.compare_button))
+        images.setSizes([500, 500])
+        verdict_scroll = QScrollArea()
+        verdict_scroll.setWidget(self.verdict)
+        verdict_scroll.setWidgetResizable(True)
+        verdict_scroll.setMinimumWidth(180)
+        below = QSplitter(Qt.Orientation.Horizontal)
+        below.addWidget(_titled("PlantUML (Ctrl+S saves a revision)", self.editor))
+        below.addWidget(self.tabs)
+        below.addWidget(verdict_scroll)
+        below.setSizes([460, 360, 260])
+        for pane in (self.editor, self.tabs, self.image_a, self.image_b):
+            pane.setMinimumSize(120, 80)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.addWidget(images)
+        self.splitter.addWidget(below)
+        self.splitter.setStretchFactor(0, 5)
+        self.splitter.setStretchFactor(1, 4)
+        self.splitter.setSizes([380, 300])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.splitter)
 
+        self.check.line_selected.connect(self.go_to_line)
+        self.check.box_selected.connect(self._show_box)
+        self.check.check_requested.connect(self.check_now)
         self.editor.text_settled.connect(self.preview.request)
         self.editor.textChanged.connect(self._update_diff)
         self.preview.ready.connect(self._on_preview)
@@ -178,13 +197,15 @@ class ReviewMode(QWidget):
                           view.review.tags if view.review else ())
         self.history.blockSignals(True)
         self.history.clear()
-        for revision in view.revisions:
-            self.history.addItem(f"#{revision.id}  {revision.created_at[:19]}  "
+        for number, revision in enumerate(view.revisions, 1):
+            self.history.addItem(f"Revision {number} of {len(view.revisions)} · "
+                                 f"{revision.created_at[:16].replace('T', ' ')} · "
                                  f"{revision.author} ({revision.author_kind})"
                                  + ("" if revision.parse_ok is not False
                                     or not kinds.uses_class_parser(kind) else "  ⚠ parse"))
         self.history.blockSignals(False)
         self._update_diff()
+        self.show_check()
         self.set_probe(view.submission.id, view.scores.get("probe"))
         self.b_error.hide()
         cached = previews.cached_png(view.head_puml)
@@ -196,6 +217,25 @@ class ReviewMode(QWidget):
         else:
             self.image_b.show_message("Rendering…")
         self.preview.request(view.head_puml)  # parse (summary, errors) and render if needed
+
+    def release(self) -> None:
+        """Let go of the submission while another mode is on screen (its picture stays for
+        when it comes back): no save, verdict or check can reach it meanwhile."""
+        self.view = None
+        self.preview.cancel()
+
+    def clear(self, message: str) -> None:
+        """Nothing on screen (no workspace, no submission): nothing a save could write to."""
+        self.release()
+        self.requirement.setMarkdown(message)
+        for view in (self.image_a, self.image_b):
+            view.show_message(message)
+        self.editor.set_text("")
+        self.verdict.load(None, ())
+        self.history.clear()
+        self.summary.clear()
+        self.diff.clear()
+        self.check.show_report(None, False)
 
     def refresh(self) -> None:
         """Re-read the current submission after a change (keeps the editor if unsaved)."""
@@ -226,11 +266,13 @@ class ReviewMode(QWidget):
             return False
         text = self.editor.toPlainText()
         try:
-            self.bench.save_revision(self.view.submission.id, text)
+            self.bench.save_revision(self.view, text)
         except ClueStudioError as error:
             self.status.emit(str(error))
             return False
         self.status.emit("Saved a new revision")
+        if self.view is not None and self.view.image_a:
+            self.check_now()  # the flag follows the saved text
         return True
 
     def set_compare(self, on: bool) -> None:
@@ -245,7 +287,7 @@ class ReviewMode(QWidget):
         if self.view is None or verdict is None:
             return  # tags wait until there is a verdict to save them with
         try:
-            self.bench.set_verdict(self.view.submission.id, verdict, self.verdict.tags())
+            self.bench.set_verdict(self.view, verdict, self.verdict.tags())
         except ClueStudioError as error:
             self.status.emit(str(error))
 
@@ -304,6 +346,41 @@ class ReviewMode(QWidget):
             return
         revision = self.view.revisions[row]
         self.diff.setPlainText(previews.unified_diff(
-            self.view.model_puml, revision.puml, after_name=f"revision #{revision.id}")
+            self.view.model_puml, revision.puml, after_name=f"revision {row + 1}")
             or "(same as the model output)")
         self.tabs.setCurrentWidget(self.diff)
+
+    # --- the offline conversion check ----------------------------------------------------
+
+    def show_check(self) -> None:
+        """The stored check of this revision, with A's boxes around what it dropped."""
+        from cluestudio.app.checks import latest_report
+
+        if self.view is None or self.bench.ws is None:
+            return
+        report = latest_report(self.bench.ws, self.view.submission.id)
+        can_check = bool(self.view.image_a) and bool(self.view.head_puml.strip())
+        self.check.show_report(report, can_check)
+        marks = []
+        for missing in report.missing if report is not None else ():
+            if missing.confidence >= report_flag_confidence():
+                left, top, right, bottom = missing.box.rect
+                marks.append(QRectF(left, top, right - left, bottom - top))
+        self.image_a.set_marks(marks)
+
+    def check_now(self) -> None:
+        if self.view is not None:
+            job = self.bench.check([self.view.submission.id])
+            if job is not None:
+                self.check.show_running()
+                self.job_started.emit(job)
+
+    def go_to_line(self, line: int) -> None:
+        """Put the editor's cursor on ``line`` (1-based) and show it."""
+        self.editor.go_to_line(line)
+        self.editor.setFocus()
+
+    def _show_box(self, rect: object) -> None:
+        if isinstance(rect, tuple) and len(rect) == 4:
+            left, top, right, bottom = rect
+            self.image_a.highlight(QRectF(left, top, right - left, bottom - top))

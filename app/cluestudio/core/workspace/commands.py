@@ -34,12 +34,13 @@ class Changes:
     revisions: frozenset[int] = frozenset()
     reviews: frozenset[int] = frozenset()
     scores: frozenset[int] = frozenset()  # new scores stored (not undoable: recomputable)
+    checks: frozenset[int] = frozenset()  # new conversion checks stored (recomputable too)
     result: Any = field(default=None, compare=False)  # e.g. the new revision id
 
     @property
     def submissions(self) -> frozenset[int]:
         """Every submission this touched."""
-        return self.ratings | self.revisions | self.reviews | self.scores
+        return self.ratings | self.revisions | self.reviews | self.scores | self.checks
 
 
 class Command(Protocol):

@@ -3,9 +3,15 @@
 A reviewer compares the submitted image A with the re-rendered image B; both views follow
 each other (same zoom relative to "fit", same centre as a fraction of the image) so the eye
 finds the same region in both. Images of different resolution still line up that way.
+
+"Fit" fits a diagram to the pane's width but never shrinks it below a readable scale
+(PlantUML's 13-14 px text stays at 9 px or more): a big diagram then scrolls rather than
+turning into grey lines. A zoom the user chose stays when the next submission is shown.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from cluestudio.gui.qt import (
     QColor,
@@ -35,6 +41,8 @@ from cluestudio.gui.qt import (
 
 MIN_ZOOM, MAX_ZOOM = 0.05, 16.0
 WHEEL_STEP = 1.15
+# PlantUML draws member text at 13 px: below this scale it is under 9 px, too small to read.
+READABLE_ZOOM = 0.7
 
 
 def image_from_bytes(data: bytes) -> QImage:
@@ -61,6 +69,7 @@ class DiagramImageView(QGraphicsView):
     """
 
     view_changed = Signal(float, float, float)
+    zoom_changed = Signal(float)  # the absolute zoom (1.0 = 100%), after any change
 
     def __init__(self, placeholder: str = "No image", parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -78,6 +87,7 @@ class DiagramImageView(QGraphicsView):
         self._highlight.setVisible(False)
         for item in (self._base, self._overlay, self._highlight):
             self.scene().addItem(item)
+        self._marks: list[QGraphicsRectItem] = []
         self._message = self.scene().addText(placeholder)
         self.image: QImage | None = None
         self._fit_mode = True  # keep fitting on resize until the user zooms
@@ -95,17 +105,42 @@ class DiagramImageView(QGraphicsView):
             self.show_message(message or "No image")
             return
         same_size = self.image is not None and self.image.size() == image.size()
+        had_image = self.image is not None
+        zoom = self.zoom()
         self.image = image
         self._base.setPixmap(QPixmap.fromImage(image))
         self._base.setVisible(True)
         self._message.setVisible(False)
+        self.set_marks([])
         self.scene().setSceneRect(QRectF(image.rect()))
-        # A re-render of the same diagram usually keeps its size: keep the user's zoom then.
-        if self._fit_mode or not same_size:
+        if self._fit_mode or not had_image:
             self.fit()
+        elif same_size:
+            pass  # a re-render of the same diagram: keep zoom and position
+        else:  # another diagram: the zoom the user chose, from its top left corner
+            self.setTransform(QTransform.fromScale(zoom, zoom))
+            self.centerOn(QPointF(0, 0))
+            self._emit_changed()
+
+    def set_marks(self, rects: list[QRectF], colour: str = "#d81b60") -> None:
+        """Outline regions of the image (text the conversion dropped), dashed."""
+        for mark in self._marks:
+            self.scene().removeItem(mark)
+        self._marks = []
+        pen = QPen(QColor(colour), 2, Qt.PenStyle.DashLine)
+        pen.setCosmetic(True)  # the same width at any zoom
+        for rect in rects:
+            mark = QGraphicsRectItem(rect.adjusted(-3, -3, 3, 3))
+            mark.setPen(pen)
+            self.scene().addItem(mark)
+            self._marks.append(mark)
+
+    def marks(self) -> list[QRectF]:
+        return [mark.rect() for mark in self._marks]
 
     def show_message(self, text: str) -> None:
         self.image = None
+        self.set_marks([])
         self._base.setVisible(False)
         self._overlay.setVisible(False)
         self._highlight.setVisible(False)
@@ -154,12 +189,20 @@ class DiagramImageView(QGraphicsView):
         return float(self.transform().m11())
 
     def fit_zoom(self) -> float:
-        """Shrink a big diagram to the view; never blow a small one up (it only blurs)."""
+        """The pane's width, as long as text stays readable; never blow a small diagram up
+        (it only blurs). A diagram too big for that scrolls."""
         if self.image is None:
             return 1.0
         view = self.viewport().rect()
-        return max(MIN_ZOOM, min(1.0, view.width() / max(1, self.image.width()),
-                                 view.height() / max(1, self.image.height())))
+        width = view.width() / max(1, self.image.width())
+        whole = min(width, view.height() / max(1, self.image.height()))
+        if whole >= READABLE_ZOOM:
+            zoom = whole  # all of it, readable
+        elif width >= READABLE_ZOOM:
+            zoom = width  # the full width; scroll down
+        else:
+            zoom = READABLE_ZOOM  # readable; scroll both ways
+        return max(MIN_ZOOM, min(1.0, zoom))
 
     def relative_zoom(self) -> float:
         return self.zoom() / self.fit_zoom()
@@ -192,7 +235,12 @@ class DiagramImageView(QGraphicsView):
         # Not fitInView(): it keeps a margin, so "fit" would not be exactly fit_zoom().
         factor = self.fit_zoom()
         self.setTransform(QTransform.fromScale(factor, factor))
-        self.centerOn(self.scene().sceneRect().center())
+        rect = self.scene().sceneRect()
+        view = self.viewport().rect()
+        if rect.height() * factor > view.height() or rect.width() * factor > view.width():
+            self.centerOn(QPointF(rect.center().x(), 0))  # scrolls: start at the top
+        else:
+            self.centerOn(rect.center())
 
     def actual_size(self) -> None:
         self.set_zoom(1.0)
@@ -216,6 +264,7 @@ class DiagramImageView(QGraphicsView):
             self.centerOn(QPointF(fx * self.image.width(), fy * self.image.height()))
         finally:
             self._syncing = False
+        self.zoom_changed.emit(self.zoom())
 
     def wheelEvent(self, event) -> None:
         if self.image is None:
@@ -231,6 +280,7 @@ class DiagramImageView(QGraphicsView):
             self._apply_fit()
 
     def _emit_changed(self, *_: object) -> None:
+        self.zoom_changed.emit(self.zoom())
         if not self._syncing and self.image is not None:
             fx, fy = self.center_fraction()
             self.view_changed.emit(self.relative_zoom(), fx, fy)
@@ -279,23 +329,47 @@ def _tool_button(text: str, tip: str, parent: QWidget) -> QToolButton:
     return button
 
 
+_ZOOM_TIPS = {"fit_images": "Fit to the pane's width, readable", "actual_size": "Actual size",
+              "zoom_out": "Zoom out", "zoom_in": "Zoom in"}
+
+
 class ZoomBar(QWidget):
-    """Fit / 100% / − / + buttons for a :class:`ZoomSync`."""
+    """Fit / 100% / − / + buttons for a :class:`ZoomSync`, and the zoom it shows now."""
 
     def __init__(self, sync: ZoomSync, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        for text, tip, action in (
-            ("Fit", "Fit images (Ctrl+0)", sync.fit_all),
-            ("100%", "Actual size (Ctrl+1)", sync.actual_size_all),
-            ("−", "Zoom out (Ctrl+−)", lambda: sync.zoom_all(1 / WHEEL_STEP)),
-            ("+", "Zoom in (Ctrl++)", lambda: sync.zoom_all(WHEEL_STEP)),
+        self._buttons: dict[str, QToolButton] = {}
+        for text, name, action in (
+            ("Fit", "fit_images", sync.fit_all),
+            ("100%", "actual_size", sync.actual_size_all),
+            ("−", "zoom_out", lambda: sync.zoom_all(1 / WHEEL_STEP)),
+            ("+", "zoom_in", lambda: sync.zoom_all(WHEEL_STEP)),
         ):
-            button = _tool_button(text, tip, self)
+            button = _tool_button(text, "", self)
             button.clicked.connect(action)
             layout.addWidget(button)
+            self._buttons[name] = button
+        self.set_shortcuts({"fit_images": "Ctrl+0", "actual_size": "Ctrl+Shift+0",
+                            "zoom_out": "Ctrl+-", "zoom_in": "Ctrl+="})
+        self.label = QLabel("—")
+        self.label.setObjectName("zoomLabel")
+        self.label.setMinimumWidth(40)
+        self.label.setToolTip("Zoom of the first image (wheel or Ctrl+=/Ctrl+− to change)")
+        layout.addWidget(self.label)
         layout.addStretch(1)
+        if sync.views:
+            sync.views[0].zoom_changed.connect(self.show_zoom)
+
+    def set_shortcuts(self, shortcuts: Mapping[str, str]) -> None:
+        """Name the keys the menus really use (a ``[keys]`` table may have moved them)."""
+        for name, what in _ZOOM_TIPS.items():
+            key = shortcuts.get(name, "")
+            self._buttons[name].setToolTip(f"{what} ({key})" if key else what)
+
+    def show_zoom(self, zoom: float) -> None:
+        self.label.setText(f"{round(100 * zoom)}%")
 
 
 class CompareView(QWidget):

@@ -3,23 +3,82 @@ error list.
 
 Only jobs a view hands to ``track`` show up (through their own handle's signals), so the live
 preview's many small renders neither flicker the bar nor fill the error list with half-typed
-text.
+text. The label says what the job does now (its phase), how far it is (n/N) and, once the
+rate is known, about how long the phase has left; a phase that reports all of its work done
+while the job goes on shows a busy bar, not a full one (no "100%" while a model loads).
 """
 
 from __future__ import annotations
 
+import re
 import time
+from dataclasses import dataclass
 
 from cluestudio.gui.qt import (
     QHBoxLayout,
     QLabel,
     QListWidget,
     QProgressBar,
+    QTimer,
     QToolButton,
     QWidget,
     Signal,
 )
 from cluestudio.gui.worker import JobHandle
+
+
+def _duration(seconds: float) -> str:
+    seconds = max(0, round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, seconds = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes}:{seconds:02d} min"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d} h"
+
+
+@dataclass
+class PhaseClock:
+    """Progress of one phase of a job (a phase: the message without its numbers) and the
+    text to show for it. Pure, so it is tested without Qt."""
+
+    phase: str = ""
+    started: float = 0.0
+    first_done: int = 0
+    done: int = 0
+    total: int | None = None
+    message: str = ""
+
+    def update(self, done: int, total: int | None, message: str, now: float) -> None:
+        phase = re.sub(r"\d+", "#", message)
+        if phase != self.phase or (total != self.total and total):
+            self.phase, self.started, self.first_done = phase, now, done
+        self.done, self.total, self.message = done, total or None, message
+
+    def eta(self, now: float) -> float | None:
+        """Seconds this phase has left at its rate so far; None until a rate is known."""
+        worked, elapsed = self.done - self.first_done, now - self.started
+        if not self.total or worked <= 0 or elapsed < 0.5 or self.done >= self.total:
+            return None
+        return (self.total - self.done) * elapsed / worked
+
+    def finished_phase(self) -> bool:
+        return self.total is not None and self.done >= self.total
+
+    def text(self, label: str, now: float) -> str:
+        what = self.message or "working"
+        parts = [f"{label} — {what}"]
+        counted = self.total is not None and f"{self.done}" in what and f"{self.total}" in what
+        if self.total is not None and not counted:
+            parts.append(f"{self.done}/{self.total}")
+        if self.finished_phase():
+            parts.append("finishing…")
+        elif (eta := self.eta(now)) is not None:
+            parts.append(f"about {_duration(eta)} left")
+        elif now - self.started >= 2:
+            parts.append(f"{_duration(now - self.started)} so far")
+        return " · ".join(parts)
 
 
 class JobStatus(QWidget):
@@ -30,6 +89,7 @@ class JobStatus(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._tracked: list[JobHandle] = []
+        self._clocks: dict[int, PhaseClock] = {}
         self.label = QLabel()
         self.bar = QProgressBar()
         self.bar.setMaximumWidth(180)
@@ -41,6 +101,9 @@ class JobStatus(QWidget):
         for widget in (self.label, self.bar, self.cancel_button):
             layout.addWidget(widget)
         self._show(False)
+        self._ticker = QTimer(self)  # the elapsed time and ETA move even between messages
+        self._ticker.setInterval(1000)
+        self._ticker.timeout.connect(self._redraw)
 
     def track(self, handle: JobHandle | None) -> JobHandle | None:
         """Show ``handle``'s progress and report its error; None (nothing started) is fine."""
@@ -67,23 +130,45 @@ class JobStatus(QWidget):
 
     def _on_started(self, handle: JobHandle) -> None:
         if handle in self._tracked:
-            self.label.setText(handle.label)
-            self.bar.setRange(0, 0)
+            clock = self._clocks.setdefault(id(handle), PhaseClock())
+            clock.update(0, None, "starting", time.monotonic())
             self._show(True)
+            self._ticker.start()
+            self._redraw()
 
     def _on_progress(self, handle: JobHandle, done: int, total: int, message: str) -> None:
         if handle in self._tracked:
-            if total > 0:
-                self.bar.setRange(0, total)
-                self.bar.setValue(done)
-            if message:
-                self.label.setText(f"{handle.label}: {message}")
+            clock = self._clocks.setdefault(id(handle), PhaseClock())
+            clock.update(done, total if total > 0 else None, message or clock.message,
+                         time.monotonic())
+            self._show(True)
+            self._redraw()
+
+    def _redraw(self) -> None:
+        """The newest tracked job that has started: its phase, n/N, ETA."""
+        shown = next((h for h in reversed(self._tracked) if id(h) in self._clocks), None)
+        if shown is None:
+            return
+        clock = self._clocks[id(shown)]
+        if clock.total is None or clock.finished_phase():
+            self.bar.setRange(0, 0)  # busy: no amount to show, or this phase's is all done
+        else:
+            self.bar.setRange(0, clock.total)
+            self.bar.setValue(clock.done)
+        self.label.setText(clock.text(shown.label, time.monotonic()))
+
+    def text(self) -> str:
+        return self.label.text()
 
     def _on_finished(self, handle: JobHandle) -> None:
         if handle in self._tracked:
             self._tracked.remove(handle)
+        self._clocks.pop(id(handle), None)
         if not self._tracked:
+            self._ticker.stop()
             self._show(False)
+        else:
+            self._redraw()
 
 
 class ErrorPanel(QListWidget):

@@ -60,6 +60,7 @@ EXAMPLE: dict[str, Any] = {
 }
 
 _RED = QColor("#d32f2f")
+_AMBER = QColor("#b26a00")  # extra elements: not an error in themselves
 # Names as the papers print them; other metrics show their plugin name.
 _TITLES = {"bleu": "BLEU", "rouge-l": "ROUGE-L", "codebertscore": "CodeBERTScore",
            "syntactic-validity": "Syntactic validity"}
@@ -306,16 +307,30 @@ class MetricPanel(QWidget):
                 group.addChild(child)
             self.tree.addTopLevelItem(group)
             group.setExpanded(True)
-        unmatched = explanation.get("unmatched_reference") or []
-        group = QTreeWidgetItem([f"Missing from the candidate ({len(unmatched)})", ""])
-        for name in unmatched:
-            child = QTreeWidgetItem([str(name), ""])
-            child.setForeground(0, QBrush(_RED))
-            group.addChild(child)
-        if unmatched:
-            group.setForeground(0, QBrush(_RED))
-        self.tree.addTopLevelItem(group)
-        group.setExpanded(True)
+        missing = explanation.get("missing")
+        if missing is None:  # an explanation from before extras were kept: classes only
+            missing = [{"text": name, "kind": "class", "line": None}
+                       for name in explanation.get("unmatched_reference") or []]
+        for side, title, colour in (("missing", "Missing from the candidate", _RED),
+                                    ("extra", "Extra in the candidate", _AMBER)):
+            found = missing if side == "missing" else explanation.get("extra") or []
+            group = QTreeWidgetItem([f"{title} ({len(found)})", ""])
+            for element in found:
+                child = QTreeWidgetItem([str(element.get("text", "")),
+                                         str(element.get("kind", ""))])
+                child.setForeground(0, QBrush(colour))
+                if side == "extra" and element.get("line"):
+                    # Clicking an extra element marks its line in the candidate's PlantUML.
+                    child.setData(0, Qt.ItemDataRole.UserRole,
+                                  {"kind": "classes", "reference": "",
+                                   "candidate": element.get("text", ""),
+                                   "candidate_line": element.get("line"),
+                                   "reference_line": None, "similarity": float("nan")})
+                group.addChild(child)
+            if found:
+                group.setForeground(0, QBrush(colour))
+            self.tree.addTopLevelItem(group)
+            group.setExpanded(True)
 
     def _on_item_clicked(self, item: QTreeWidgetItem | None, *_: object) -> None:
         if item is None:

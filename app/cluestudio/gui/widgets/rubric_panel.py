@@ -2,8 +2,9 @@
 
 Keys (while the panel has focus): an item's letter selects it, a digit sets its score and
 moves to the next item, ``.`` adds half a point where the scale allows it, ``+``/``-`` step,
-Up/Down move, Backspace clears, Ctrl+Return asks to save. Time spent is measured from
-:meth:`RubricPanel.load` so graders never type it.
+Up/Down move, Backspace clears, ``*`` gives every item full marks (then adjust what lost
+points), Return saves and moves to the next unrated submission, Ctrl+Return saves and stays.
+Time spent is measured from :meth:`RubricPanel.load` so graders never type it.
 """
 
 from __future__ import annotations
@@ -100,10 +101,11 @@ class _ItemRow(QFrame):
 
 
 class RubricPanel(QWidget):
-    """Scores for one submission against one rubric; emits ``changed`` and ``save_requested``."""
+    """Scores for one submission against one rubric; emits ``changed`` and
+    ``save_requested(advance)`` (advance: move to the next unrated submission after saving)."""
 
     changed = Signal()
-    save_requested = Signal()
+    save_requested = Signal(bool)
 
     def __init__(self, rubric: Rubric, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -125,8 +127,19 @@ class RubricPanel(QWidget):
         self.comment.textChanged.connect(self.changed)
         self.total_label = QLabel()
         self.total_label.setObjectName("rubricTotal")
-        self.hint = QLabel("letter: item · digit: score · . half · Ctrl+Enter: save")
+        self.draft_label = QLabel("Unsaved draft, kept until you save")
+        self.draft_label.setObjectName("draftBadge")
+        self.draft_label.setVisible(False)
+        self.full_marks = QPushButton("All full marks (*)")
+        self.full_marks.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.full_marks.clicked.connect(self.give_full_marks)
+        self.save_next = QPushButton("Save and next unrated (Enter)")
+        self.save_next.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.save_next.clicked.connect(lambda: self.save_requested.emit(True))
+        self.hint = QLabel("letter: item · digit: score · . half · *: all full marks · "
+                           "Enter: save and next · Ctrl+Enter: save")
         self.hint.setObjectName("hint")
+        self.hint.setWordWrap(True)
 
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
@@ -135,6 +148,11 @@ class RubricPanel(QWidget):
         layout.addWidget(QLabel("Comment"))
         layout.addWidget(self.comment)
         layout.addWidget(self.total_label)
+        layout.addWidget(self.draft_label)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.full_marks)
+        buttons.addWidget(self.save_next)
+        layout.addLayout(buttons)
         layout.addWidget(self.hint)
         layout.addStretch(1)
         self._refresh()
@@ -142,16 +160,28 @@ class RubricPanel(QWidget):
     # --- state --------------------------------------------------------------------------
 
     def load(self, scores: Mapping[str, float] | None = None, comment: str = "",
-             seconds: float | None = None) -> None:
-        """Show a submission's saved rating (or none) and restart the clock."""
+             seconds: float | None = None, *, draft: bool = False) -> None:
+        """Show a submission's saved rating (or none, or an unsaved ``draft`` of it) and
+        restart the clock; the first item not scored yet is selected."""
         self._scores = {k: float(v) for k, v in (scores or {}).items()}
         self.comment.blockSignals(True)
         self.comment.setPlainText(comment)
         self.comment.blockSignals(False)
         self._seconds_before = float(seconds or 0.0)
         self._clock.restart()
-        self._selected = 0
+        missing = [i for i, item in enumerate(self.rubric.items) if item.id not in self._scores]
+        self._selected = missing[0] if missing and self._scores else 0
+        self.draft_label.setVisible(draft)
         self._refresh()
+
+    def mark_draft(self, draft: bool) -> None:
+        self.draft_label.setVisible(draft)
+
+    def give_full_marks(self) -> None:
+        """Every item at its scale's maximum (the preset most submissions start from)."""
+        self._scores = {item.id: item.scale.max for item in self.rubric.items}
+        self._refresh()
+        self.changed.emit()
 
     def scores(self) -> dict[str, float]:
         return dict(self._scores)
@@ -202,8 +232,12 @@ class RubricPanel(QWidget):
         ctrl = bool(modifiers & Qt.KeyboardModifier.ControlModifier)
         item = self.selected_item()
         current = self._scores.get(item.id)
-        if ctrl and key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-            self.save_requested.emit()
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not (
+                modifiers & Qt.KeyboardModifier.AltModifier):
+            self.save_requested.emit(not ctrl)  # Return: save and next; Ctrl+Return: save
+            return True
+        if text == "*" and not ctrl:
+            self.give_full_marks()
             return True
         if ctrl or (modifiers & Qt.KeyboardModifier.AltModifier):
             return False

@@ -1,0 +1,128 @@
+"""The findings of the offline conversion check (issue 18), beside the PlantUML editor.
+
+Text image A shows that the PlantUML lacks ("dropped"), and names the PlantUML has that A
+does not show ("invented"), each clickable: a dropped name outlines its box in A and puts the
+editor on the class it belongs to; an invented name puts the editor on its line.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from cluestudio.gui.qt import (
+    QBrush,
+    QColor,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    Qt,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+    Signal,
+)
+
+_FLAG = QColor("#c2185b")
+_DOUBT = QColor("#757575")
+
+
+def report_flag_confidence() -> float:
+    """The confidence from which a finding counts as a flag (the check's own threshold)."""
+    from cluestudio.core.check.report import FLAG_CONFIDENCE
+
+    return FLAG_CONFIDENCE
+
+
+class CheckPanel(QWidget):
+    """``line_selected(line)``: go to a PlantUML line; ``box_selected((l, t, r, b))``:
+    outline a region of image A; ``check_requested``: run the check now."""
+
+    line_selected = Signal(int)
+    box_selected = Signal(object)
+    check_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        self.run_button = QPushButton("Check this conversion")
+        self.run_button.setToolTip("Read image A with OCR (offline) and compare its text "
+                                   "with the saved PlantUML")
+        self.run_button.clicked.connect(self.check_requested)
+        self.tree = QTreeWidget()
+        self.tree.setHeaderLabels(["Finding", "Kind", "Where"])
+        self.tree.setColumnWidth(0, 170)
+        self.tree.itemActivated.connect(self._on_item)
+        self.tree.itemClicked.connect(self._on_item)
+        head = QHBoxLayout()
+        head.addWidget(self.summary, 1)
+        head.addWidget(self.run_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(head)
+        layout.addWidget(self.tree, 1)
+        self.show_report(None, False)
+
+    def show_running(self) -> None:
+        self.summary.setText("<i>Checking… (reading image A the first time takes a few "
+                             "seconds)</i>")
+        self.run_button.setEnabled(False)
+
+    def show_report(self, report: Any | None, can_check: bool) -> None:
+        self.tree.clear()
+        self.run_button.setEnabled(can_check)
+        if report is None:
+            self.summary.setText("Not checked yet." if can_check else
+                                 "<i>Nothing to check: the check needs image A and "
+                                 "PlantUML.</i>")
+            return
+        self.run_button.setText("Check again")
+        if not report.readable:
+            self.summary.setText("<b>⚑ Image A is unreadable for OCR</b>: look at it "
+                                 "yourself.")
+            return
+        recall = report.text_recall
+        precision = report.name_precision
+        flag = "<b>⚑ flagged</b>: look here first" if report.flagged else "no flag"
+        self.summary.setText(
+            f"{flag} · triage {report.triage:.2f} · the PlantUML has "
+            f"{_percent(recall)} of A's text; A shows {_percent(precision)} of its names")
+        limit = report_flag_confidence()
+        for title, findings, invented in (
+                ("In image A, not in the PlantUML", report.missing, False),
+                ("In the PlantUML, not in image A", report.invented, True)):
+            group = QTreeWidgetItem([f"{title} ({len(findings)})", "", ""])
+            for finding in findings:
+                where = (f"line {finding.line}" if invented and finding.line else
+                         f"in {finding.owner}" if finding.owner else "")
+                hint = (f" (A shows “{finding.nearest}”?)" if invented and finding.nearest
+                        else "")
+                child = QTreeWidgetItem([finding.text + hint, finding.kind, where])
+                sure = finding.confidence >= limit
+                child.setForeground(0, QBrush(_FLAG if sure else _DOUBT))
+                child.setToolTip(0, f"{escape(finding.text)}: confidence "
+                                    f"{finding.confidence:.2f}"
+                                 + ("" if sure else " (doubtful, not flagged)"))
+                child.setData(0, Qt.ItemDataRole.UserRole, (
+                    finding.line if invented else finding.owner_line,
+                    None if invented else tuple(finding.box.rect)))
+                group.addChild(child)
+            self.tree.addTopLevelItem(group)
+            group.setExpanded(True)
+
+    def _on_item(self, item: QTreeWidgetItem | None, *_: object) -> None:
+        data = item.data(0, Qt.ItemDataRole.UserRole) if item is not None else None
+        if not data:
+            return
+        line, box = data
+        if box is not None:
+            self.box_selected.emit(box)
+        if line:
+            self.line_selected.emit(int(line))
+
+
+def _percent(value: float | None) -> str:
+    return "—" if value is None else f"{100 * value:.0f}%"
