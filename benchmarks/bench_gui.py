@@ -142,7 +142,7 @@ def main() -> int:
         services.try_render(view.task.reference_puml)
     timings = []
     for _round in range(3):
-        window.navigator.list.setCurrentRow(0)
+        window.navigator.select(ids[0])
         _spin(50)
         for _ in range(len(ids) - 1):
             clock = time.perf_counter()

@@ -313,3 +313,25 @@ def test_stage2_budget_is_configurable_and_the_last_verdict_counts(stub, tmp_pat
     questions = [r for r in stub.requests if "List all class names" not in user_text(r)]
     assert [r["max_tokens"] for r in questions] == [16] * len(cut.records) + \
         [256] * len(run.records)
+
+
+def test_delta_is_over_matched_pairs_only() -> None:
+    """A conflict answer whose twin was never answered (or answered at another scale) does
+    not count; pooled means would say Δ = 0 here, the pairs say 1."""
+    from cluestudio.core.vlm.report import summarize
+
+    def record(instance: str, condition: str, correct: bool, twin: str = "",
+               scale: float = 1.0) -> dict:
+        return {"model": "m", "condition": condition, "relation": "inheritance",
+                "scale": scale, "em": 1.0, "correct": correct, "instance_id": instance,
+                "twin": twin}
+
+    records = [record("a", "prior-conform", True), record("b", "prior-conform", False),
+               record("a-rev", "2-reverse", False, twin="a"),
+               record("c-rev", "2-reverse", True, twin="c"),  # its twin was not answered
+               record("b-rev", "2-reverse", True, twin="b", scale=2.0)]  # another scale
+    cells = {(c.condition, c.relation, c.scale): c for c in summarize(records)}
+    at_one = cells[("2-reverse", "inheritance", "1")]
+    assert at_one.delta == 1.0 and at_one.pairs == 1
+    assert cells[("2-reverse", "inheritance", "2")].delta is None
+    assert cells[("2-reverse", "all", "all")].pairs == 1

@@ -105,9 +105,10 @@ def test_relation_arrows_in_plantuml() -> None:
 
 def _record(condition: str, relation: str, scale: float, correct: bool, em: bool = True,
             n: int = 0) -> dict:
+    twin = "" if condition == PRIOR_CONFORM else f"{PRIOR_CONFORM}{relation}{scale}{n}"
     return {"instance_id": f"{condition}{relation}{scale}{n}", "condition": condition,
             "relation": relation, "scale": scale, "seed": 0, "model": "m",
-            "prompt_version": "p", "correct": correct, "em": em}
+            "prompt_version": "p", "correct": correct, "em": em, "twin": twin}
 
 
 def test_summary_reports_em_relacc_and_conflict_gap() -> None:
@@ -126,8 +127,8 @@ def test_summary_reports_em_relacc_and_conflict_gap() -> None:
     assert overall.delta == pytest.approx((0.75 + 0.0) / 2)
     assert cells[(PRIOR_CONFORM, "all", "all")].delta is None
     csv_text = to_csv(list(cells.values()))
-    assert csv_text.splitlines()[0] == "model,condition,relation,scale,n,em,rel_acc,delta"
-    assert "2-reverse,inheritance,1,4,75.0,25.0,75.0" in csv_text
+    assert csv_text.splitlines()[0] == "model,condition,relation,scale,n,em,rel_acc,delta,pairs"
+    assert "2-reverse,inheritance,1,4,75.0,25.0,75.0,4" in csv_text
     assert json.loads(to_json(list(cells.values())))["cells"]
     svg = to_svg(list(cells.values()))
     assert svg.startswith("<svg") and "Δ=75.0" in svg

@@ -2,7 +2,10 @@
 
 Cells are (model, condition, relation, scale); roll-ups over relations and/or scales are the
 simple mean of cell values, as the paper averages ("averaged across four relation types and
-three image sizes"). Δ_c = RelAcc(prior-conform) − RelAcc(c) for each conflict condition c.
+three image sizes"). Δ_c = RelAcc(prior-conform) − RelAcc(c) for each conflict condition c,
+computed as the paper pairs them: over conflict answers whose prior-conform twin (same names
+and layout, the arrow kept; ``twin`` in the record) was answered by the same model at the same
+scale, so an unanswered or missing twin never shifts Δ. ``pairs`` says how many there were.
 Outputs: CSV, JSON and a dependency-free SVG bar chart.
 """
 
@@ -30,7 +33,8 @@ class Cell:
     n: int
     em: float | None
     rel_acc: float | None
-    delta: float | None = None  # conflict conditions only
+    delta: float | None = None  # conflict conditions only, over matched pairs
+    pairs: int = 0  # conflict answers with their twin's answer (Δ is over these)
 
     def to_dict(self) -> dict[str, Any]:
         def pct(value: float | None) -> float | None:
@@ -38,12 +42,30 @@ class Cell:
 
         return {"model": self.model, "condition": self.condition, "relation": self.relation,
                 "scale": self.scale, "n": self.n, "em": pct(self.em),
-                "rel_acc": pct(self.rel_acc), "delta": pct(self.delta)}
+                "rel_acc": pct(self.rel_acc), "delta": pct(self.delta), "pairs": self.pairs}
 
 
 def _mean(values: Iterable[float | None]) -> float | None:
     items = [v for v in values if v is not None]
     return sum(items) / len(items) if items else None
+
+
+def _paired_deltas(groups: dict[tuple[str, str, str, str], list[dict[str, Any]]],
+                   ) -> dict[tuple[str, str, str, str], tuple[float, int]]:
+    """(Δ, pairs) per base conflict cell: mean(twin correct − this correct) over the answers
+    whose twin was answered by the same model at the same scale."""
+    answered = {(r["model"], f"{float(r['scale']):g}", r.get("instance_id")): float(r["correct"])
+                for members in groups.values() for r in members
+                if r["condition"] == PRIOR_CONFORM}
+    out: dict[tuple[str, str, str, str], tuple[float, int]] = {}
+    for key, members in groups.items():
+        if key[1] not in CONFLICT_CONDITIONS:
+            continue
+        gaps = [answered[twin] - float(r["correct"]) for r in members
+                if (twin := (r["model"], key[3], r.get("twin"))) in answered]
+        if gaps:
+            out[key] = (sum(gaps) / len(gaps), len(gaps))
+    return out
 
 
 def summarize(records: Iterable[dict[str, Any]]) -> list[Cell]:
@@ -52,9 +74,11 @@ def summarize(records: Iterable[dict[str, Any]]) -> list[Cell]:
     for record in records:
         scale = f"{float(record['scale']):g}"
         groups[(record["model"], record["condition"], record["relation"], scale)].append(record)
+    paired = _paired_deltas(groups)
     base = {
         k: Cell(*k, n=len(v), em=_mean(float(r["em"]) for r in v),
-                rel_acc=_mean(float(r["correct"]) for r in v))
+                rel_acc=_mean(float(r["correct"]) for r in v),
+                delta=paired.get(k, (None, 0))[0], pairs=paired.get(k, (None, 0))[1])
         for k, v in groups.items()
     }
     cells = dict(base)
@@ -67,25 +91,21 @@ def summarize(records: Iterable[dict[str, Any]]) -> list[Cell]:
                 key[dims[dim]] = ALL
             buckets[(key[0], key[1], key[2], key[3])].append(cell)
         for k, members in buckets.items():
+            # Roll-ups average cell values, Δ included, as the paper averages its cells.
             cells[k] = Cell(*k, n=sum(c.n for c in members), em=_mean(c.em for c in members),
-                            rel_acc=_mean(c.rel_acc for c in members))
-    out: list[Cell] = []
-    for k, cell in cells.items():
-        delta = None
-        if cell.condition in CONFLICT_CONDITIONS:
-            conform = cells.get((k[0], PRIOR_CONFORM, k[2], k[3]))
-            if conform is not None and conform.rel_acc is not None and cell.rel_acc is not None:
-                delta = conform.rel_acc - cell.rel_acc
-        out.append(Cell(cell.model, cell.condition, cell.relation, cell.scale, cell.n,
-                        cell.em, cell.rel_acc, delta))
+                            rel_acc=_mean(c.rel_acc for c in members),
+                            delta=_mean(c.delta for c in members),
+                            pairs=sum(c.pairs for c in members))
     order = {c: i for i, c in enumerate(CONDITIONS)}
-    return sorted(out, key=lambda c: (c.model, c.relation == ALL, c.relation,
-                                      c.scale == ALL, c.scale, order.get(c.condition, 99)))
+    return sorted(cells.values(), key=lambda c: (c.model, c.relation == ALL, c.relation,
+                                                 c.scale == ALL, c.scale,
+                                                 order.get(c.condition, 99)))
 
 
 def to_csv(cells: Sequence[Cell]) -> str:
     out = io.StringIO()
-    fields = ["model", "condition", "relation", "scale", "n", "em", "rel_acc", "delta"]
+    fields = ["model", "condition", "relation", "scale", "n", "em", "rel_acc", "delta",
+              "pairs"]
     writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
     writer.writeheader()
     for cell in cells:
