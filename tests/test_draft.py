@@ -99,3 +99,20 @@ def test_the_plugin_is_declared_and_loads_from_its_entry_point() -> None:
     assert status.manifest.optional_dependencies == ("rapidocr",)
     assert registry.load("converter", "offline-draft") is OfflineDraftConverter
     assert OfflineDraftConverter.manifest.kinds == ("converter",)
+
+
+def test_a_first_letter_whose_case_ocr_cannot_see_follows_the_diagrams_convention() -> None:
+    from cluestudio.core.draft.classes import DraftClass, in_diagram_case
+
+    def named(*names: str) -> list[str]:
+        return [c.name for c in in_diagram_case(
+            [DraftClass(n, "class", "", (), None) for n in names])]  # type: ignore[arg-type]
+
+    # an italic "Vehicle" read as "vehicle": Garage and Order say names are capitalised
+    assert named("vehicle", "Garage", "Order") == ["Vehicle", "Garage", "Order"]
+    # a letter whose lower case has its own shape is believed ("garage" stays)
+    assert named("vehicle", "garage", "order") == ["vehicle", "garage", "order"]
+    assert named("garage", "Part", "Team", "vehicle") == ["garage", "Part", "Team", "Vehicle"]
+    # nothing to learn the convention from, or a name that would clash: left as read
+    assert named("car", "seat") == ["car", "seat"]
+    assert named("car", "Car", "Garage") == ["car", "Car", "Garage"]

@@ -20,6 +20,9 @@ _KIND_LETTERS = {"A": "abstract class", "I": "interface", "E": "enum", "C": "cla
 _CIRCLE_ALONE = re.compile(r"\W*\(?\s*([CAIE])\s*\)?\W*")
 _CIRCLE = re.compile(r"^\W*\(?\s*([CAIE])\s*\)?\s*(?=\W|[A-Z])")
 _IDENT = re.compile(r"[^\W\d]\w*")
+# letters whose two cases differ only in size: OCR often gets their case wrong, most of all
+# in italics (an abstract class's name) and in photographed diagrams
+_SIZE_ONLY_CASE = set("cosuvwxz")
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,8 @@ def _drop_icon(text: str) -> str:
 def _member(text: str) -> str | None:
     """A PlantUML member line from an OCR line, or None when nothing usable is left."""
     text = text.strip()
+    if len(text) == 1 and text in _PUBLIC_MARKS + _PRIVATE_MARKS:
+        return None  # a visibility icon read as a line of its own
     visibility = ""
     # the icon comes first; OCR reads it as a mark, often glued to the name
     if text[:1] in _PUBLIC_MARKS and len(text) > 1 and (text[1] == " " or not text[:1].isalpha()):
@@ -106,4 +111,24 @@ def classes_from(ocr: OcrResult) -> list[DraftClass]:
                 if member:
                     members.append(member)
         out.append(DraftClass(name, keyword, stereotype, tuple(members), box))
+    return in_diagram_case(out)
+
+
+def in_diagram_case(classes: list[DraftClass]) -> list[DraftClass]:
+    """Names whose first letter's case OCR cannot tell (``vehicle``) follow the diagram's own
+    convention: capitalised when most of the other names are."""
+    def unsure(name: str) -> bool:
+        return name[:1].lower() in _SIZE_ONLY_CASE
+
+    sure = [c.name for c in classes if not unsure(c.name)]
+    if not sure or 2 * sum(n[0].isupper() for n in sure) <= len(sure):
+        return classes
+    taken = {c.name for c in classes}
+    out = []
+    for cls in classes:
+        name = cls.name[:1].upper() + cls.name[1:] if unsure(cls.name) else cls.name
+        if name != cls.name and name in taken:
+            name = cls.name  # two names that differ only in case stay apart
+        taken.add(name)
+        out.append(DraftClass(name, cls.keyword, cls.stereotype, cls.members, cls.box))
     return out
