@@ -304,6 +304,26 @@ def test_list_submissions_summarises_each_row(ws) -> None:
         "alice", 1, ("accept",), False)
 
 
+def test_rows_of_chosen_submissions_take_any_number_of_ids(ws) -> None:
+    """The list refreshes only the rows a scoring chunk touched: the narrowed queries give
+    exactly those, for more ids than SQLite binds as parameters (999 in older builds)."""
+    def seed(conn: sqlite3.Connection) -> list[int]:
+        return [ops.ensure_submission(conn, "t1", f"s{i:04d}", "student", None)[0]
+                for i in range(1200)]
+
+    ids = ws.write(seed)
+    ws.execute(SaveRating(ids[5], "alice", SCORES))
+    ws.execute(SaveRating(ids[6], "bob", SCORES))
+    wanted = set(ids[:1100]) | {10**9}  # one id that does not exist
+    assert {r.id for r in ws.list_submissions(submission_ids=wanted)} == set(ids[:1100])
+    assert ws.list_submissions(submission_ids=[]) == []
+    assert [r.source_id for r in ws.list_submissions(submission_ids=[ids[7]])] == ["s0007"]
+    assert set(ws.ratings_by("alice", "class-diagram", wanted)) == {ids[5]}
+    assert set(ws.ratings_by("alice", "class-diagram", [ids[6]])) == set()
+    assert set(ws.ratings_by("bob", "class-diagram")) == {ids[6]}
+    assert ws.latest_checks(submission_ids=wanted) == {}
+
+
 def test_closed_workspace_refuses_work(tmp_path: Path) -> None:
     ws = open_workspace(tmp_path / "w.sqlite")
     ws.close()

@@ -421,6 +421,29 @@ def score_job(items: Sequence[ScoreItem], options: ScoringOptions, *, cancel: Ca
                        chunk_size=chunk_size)
 
 
+def plan_and_score_job(workspace: str, options: ScoringOptions,
+                       submission_ids: Sequence[int] | None = None, *, cancel: CancelToken,
+                       emit: Callable[[str, Any], None], chunk_size: int = DEFAULT_CHUNK,
+                       ) -> Job[ScoreSummary]:
+    """Plan and score in the worker process, planning on a read-only view of the workspace
+    file: the window sends submission ids, not texts, so nothing big is read or pickled on
+    its UI thread. Scored chunks come back as ``emit("scored", chunk)``; the caller stores
+    them (its process holds the writer)."""
+    from cluestudio.core.workspace import open_workspace
+
+    ws = open_workspace(workspace, readonly=True)
+    try:
+        items, planned = plan_scoring(ws, options, submission_ids=submission_ids)
+    finally:
+        ws.close()
+    summary = yield from score_items(items, options, cancel,
+                                     lambda chunk: emit("scored", chunk),
+                                     chunk_size=chunk_size)
+    summary.skipped = planned.skipped
+    summary.failed = {**planned.failed, **summary.failed}
+    return summary
+
+
 def baseline_metrics(diagram_kind: str, embedder: str, registry: Any = None) -> list[Any]:
     """Manifests of the registry's metrics to run beside CLUE for a task of ``diagram_kind``."""
     from cluestudio.core.kind_metrics import select_metrics

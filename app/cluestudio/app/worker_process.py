@@ -17,7 +17,6 @@ fresh process. Models and the PlantUML JVM load once per process and stay warm b
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import inspect
 import itertools
@@ -56,6 +55,9 @@ class WorkerProcess:
         self._on_message = on_message
         self._lock = threading.Lock()
         self._open: list[int] = []  # jobs sent and not finished, in order
+        # Commands are pickled and written by a thread of their own: a big job's arguments,
+        # or a worker still starting (not reading yet), never hold up the caller's thread.
+        self._outbox: queue.Queue[tuple[Any, ...] | None] = queue.Queue()
         self.process = context.Process(target=_main, args=(child_commands, child_answers),
                                        name=name, daemon=True)
         self.process.start()
@@ -63,6 +65,9 @@ class WorkerProcess:
         child_answers.close()
         self._reader = threading.Thread(target=self._read, name=f"{name}-reader", daemon=True)
         self._reader.start()
+        self._sender = threading.Thread(target=self._send_all, name=f"{name}-sender",
+                                        daemon=True)
+        self._sender.start()
 
     @property
     def pid(self) -> int | None:
@@ -79,19 +84,31 @@ class WorkerProcess:
                kwargs: dict[str, Any] | None = None) -> None:
         with self._lock:
             self._open.append(job_id)
-        try:
-            self._commands.send(("run", job_id, target, args, kwargs or {}))
-        except (OSError, ValueError) as error:  # the process is gone; the reader says so
-            log.info("worker process: cannot send job %s: %s", job_id, error)
+        self._outbox.put(("run", job_id, target, args, kwargs or {}))
 
     def cancel(self, job_id: int) -> None:
-        with contextlib.suppress(OSError, ValueError):
-            self._commands.send(("cancel", job_id))
+        self._outbox.put(("cancel", job_id))
+
+    def _send_all(self) -> None:
+        while (message := self._outbox.get()) is not None:
+            try:
+                self._commands.send(message)
+            except (OSError, ValueError) as error:  # the process is gone; the reader says so
+                log.info("worker process: cannot send %s: %s", message[0], error)
+            except Exception as error:  # arguments that do not pickle: that job fails alone
+                if message[0] == "run":
+                    job_id = message[1]
+                    with self._lock:
+                        if job_id in self._open:
+                            self._open.remove(job_id)
+                    self._deliver(job_id, "error", f"could not hand the job to the worker "
+                                                   f"process: {error}")
+                    self._deliver(job_id, "finished", None)
 
     def stop(self, timeout: float = 1.0) -> None:
         """Cancel everything and end the process: politely, then by force."""
-        with contextlib.suppress(OSError, ValueError):
-            self._commands.send(("stop",))
+        self._outbox.put(("stop",))
+        self._outbox.put(None)
         self.process.join(timeout)
         if self.process.is_alive():
             self.process.terminate()
@@ -100,6 +117,7 @@ class WorkerProcess:
             self.process.kill()
             self.process.join(0.5)
         self._reader.join(2.0)
+        self._sender.join(1.0)  # ends after "stop", or when the dead process's pipe breaks
         for end in (self._commands, self._answers):
             end.close()
 
@@ -114,6 +132,7 @@ class WorkerProcess:
                     if job_id in self._open:
                         self._open.remove(job_id)
             self._deliver(job_id, kind, payload)
+        self._outbox.put(None)  # nobody is listening any more: the sender may end
         self.process.join(2.0)
         code = self.process.exitcode
         with self._lock:

@@ -10,6 +10,7 @@ import contextlib
 from collections.abc import Callable
 from pathlib import Path
 
+from cluestudio.app.submissions import ListRow, list_rows
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.settings import Settings, save_settings, updated
 from cluestudio.core.workspace import Changes, Workspace
@@ -179,23 +180,33 @@ class MainWindow(QMainWindow):
             self.navigator.table.setFocus()  # keyboard users start in the list
 
     def refresh_rows(self, reset: bool = False) -> None:
+        """Every row of the list again (a workspace opened, an import or merge ended)."""
         if self.bench.ws is None:
             return
         ws = self.bench.require()
-        totals, clue = self.bench.totals(), self.bench.clue_scores()
-        checks = ws.latest_checks()
-        drafts = self.bench.drafts.identities() if self.bench.drafts is not None else {}
-        rows = []
-        for s in self.bench.submissions():
-            check = checks.get(s.id)
-            rows.append(Row(s, totals.get(s.id), s.id in totals, clue.get(s.id),
-                            check["triage"] if check else None,
-                            bool(check["flagged"]) if check else None,
-                            drafts.get(s.id) == f"{s.task_id}/{s.source_id}"
-                            and s.id not in totals))
+        rows = self._rows(list_rows(ws, self.bench.grader, self.bench.rubric.id))
         tasks = [(t.id, t.title) for t in ws.tasks()]
         self.navigator.set_rows(rows, tasks, reset=reset)
         self._update_heading()
+
+    def refresh_ids(self, submission_ids: frozenset[int]) -> None:
+        """The rows of these submissions only (a scoring chunk, a rating, an undo): a few
+        narrowed queries and a data change per row, so a long course does not stall."""
+        if self.bench.ws is None or not submission_ids:
+            return
+        listed = list_rows(self.bench.require(), self.bench.grader, self.bench.rubric.id,
+                           submission_ids)
+        if len(listed) != len(submission_ids) or not self.navigator.update_rows(
+                self._rows(listed)):
+            self.refresh_rows()  # a submission came or went: the whole list
+            return
+        self._update_heading()
+
+    def _rows(self, listed: list[ListRow]) -> list[Row]:
+        """List rows with this grader's draft marks (a draft of a rated one is no draft)."""
+        drafts = self.bench.drafts.identities() if self.bench.drafts is not None else {}
+        return [Row.of(r, not r.rated and drafts.get(r.summary.id)
+                       == f"{r.summary.task_id}/{r.summary.source_id}") for r in listed]
 
     def _show_current(self, *_: object) -> None:
         sid = self.navigator.current_id()
@@ -254,7 +265,7 @@ class MainWindow(QMainWindow):
     def _on_changed(self, changes: Changes) -> None:
         touched = changes.submissions
         if touched:
-            self.refresh_rows()
+            self.refresh_ids(touched)
         mode = self.modes.currentIndex()
         if mode == REVIEW and self.review.view is not None:
             sid = self.review.view.submission.id
@@ -274,7 +285,6 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(changes.label, 4000)
 
     def _on_rating_saved(self, sid: int, advance: bool) -> None:
-        self.refresh_rows()
         if advance and not self.navigator.next_unrated():
             self.statusBar().showMessage("Every listed submission is rated by you.", 8000)
 

@@ -1,7 +1,10 @@
 """The submission list shared by both modes: filter, sort, next/previous, next unrated.
 
 A table (submission, my rating, verdict, CLUE, conversion check) over a model, so refreshing
-a thousand rows after a scoring chunk is a data change, not a rebuild. With blind grading on,
+a thousand rows after a scoring chunk is a data change, not a rebuild. Sorting is done by the
+model in Python when the grader clicks a header (a proxy's sort would call ``data()`` ten
+thousand times); rows whose values change keep their place until the next sort, so the list
+does not jump under the grader while a batch lands. With blind grading on,
 no metric value of a submission this grader has not rated is shown, sorted on or filtered by.
 It shows what the workbench reports and says which submission is current; it never writes.
 """
@@ -11,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from cluestudio.app.submissions import ListRow
 from cluestudio.core.workspace import SubmissionSummary
 from cluestudio.gui.qt import (
     QAbstractItemView,
@@ -55,6 +59,11 @@ class Row:
     flagged: bool | None = None  # None: not checked (or its revision changed since)
     draft: bool = False  # this grader has an unsaved rubric draft here
 
+    @classmethod
+    def of(cls, listed: ListRow, draft: bool = False) -> Row:
+        return cls(listed.summary, listed.total, listed.rated, listed.clue, listed.triage,
+                   listed.flagged, draft)
+
 
 def keep(row: Row, task: str, state: str, score: str, check: str = "any",
          blind: bool = False) -> bool:
@@ -96,7 +105,9 @@ class SubmissionModel(QAbstractTableModel):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.rows: list[Row] = []
+        self._where: dict[int, int] = {}  # submission id -> row
         self.blind = False
+        self._column, self._order = 0, Qt.SortOrder.AscendingOrder
 
     def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt's API
         return 0 if parent.isValid() else len(self.rows)
@@ -122,7 +133,7 @@ class SubmissionModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.UserRole:
             return row.summary.id
         if role == Qt.ItemDataRole.DisplayRole:
-            return self._text(row, column)
+            return self.text(row, column)
         if role == SORT_ROLE:
             return self._sort_key(row, column)
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -131,7 +142,7 @@ class SubmissionModel(QAbstractTableModel):
             return int(Qt.AlignmentFlag.AlignCenter)
         return None
 
-    def _text(self, row: Row, column: int) -> str:
+    def text(self, row: Row, column: int) -> str:
         s = row.summary
         if column == 0:
             return f"{s.task_id} · {s.source_id}"
@@ -155,7 +166,7 @@ class SubmissionModel(QAbstractTableModel):
         if column == 1:
             return row.total if row.total is not None else -1.0
         if column == 2:
-            return self._text(row, 2)
+            return self.text(row, 2)
         if column == 3:
             return -1.0 if row.clue is None or self.hidden(row) else row.clue
         return -1.0 if row.triage is None else row.triage
@@ -178,18 +189,44 @@ class SubmissionModel(QAbstractTableModel):
 
     def set_rows(self, rows: list[Row]) -> None:
         self.beginResetModel()
-        self.rows = rows
+        self.rows = sorted(rows, key=self._key, reverse=self._descending)
+        self._where = {r.summary.id: i for i, r in enumerate(self.rows)}
         self.endResetModel()
 
-    def update_rows(self, rows: list[Row]) -> bool:
-        """Take new values for the same submissions in place (no reset); False if the
-        submissions differ (then call :meth:`set_rows`)."""
-        if [r.summary.id for r in rows] != [r.summary.id for r in self.rows]:
+    def _key(self, row: Row) -> tuple[Any, str, str]:
+        return (self._sort_key(row, self._column), row.summary.task_id, row.summary.source_id)
+
+    @property
+    def _descending(self) -> bool:
+        return self._order == Qt.SortOrder.DescendingOrder
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """Sort the rows (the view's header click); selection and current row follow."""
+        self._column, self._order = column, order
+        self.layoutAboutToBeChanged.emit()
+        before = self.persistentIndexList()
+        ids = [self.rows[i.row()].summary.id for i in before]
+        self.rows.sort(key=self._key, reverse=self._descending)
+        self._where = {r.summary.id: i for i, r in enumerate(self.rows)}
+        self.changePersistentIndexList(before, [self.index(self._where[sid], i.column())
+                                                for sid, i in zip(ids, before, strict=True)])
+        self.layoutChanged.emit()
+
+    def row_of(self, submission_id: int) -> Row | None:
+        index = self._where.get(submission_id)
+        return None if index is None else self.rows[index]
+
+    def replace(self, rows: list[Row]) -> bool:
+        """New values for some listed submissions, in place: a data change per row (the
+        proxy re-sorts and re-filters just those), no reset. False if one is not listed."""
+        if any(r.summary.id not in self._where for r in rows):
             return False
-        self.rows = rows
-        if rows:
-            self.dataChanged.emit(self.index(0, 0), self.index(len(rows) - 1,
-                                                               len(COLUMNS) - 1))
+        for new in rows:
+            index = self._where[new.summary.id]
+            if self.rows[index] != new:
+                self.rows[index] = new
+                self.dataChanged.emit(self.index(index, 0),
+                                      self.index(index, len(COLUMNS) - 1))
         return True
 
     def set_blind(self, blind: bool) -> None:
@@ -197,18 +234,26 @@ class SubmissionModel(QAbstractTableModel):
         if self.rows:
             self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1,
                                                                len(COLUMNS) - 1))
+            # Sorted by a value blind grading now hides, the order itself would tell it.
+            self.sort(self._column, self._order)
 
 
 class _Filter(QSortFilterProxyModel):
+    """Filters only; keeps the model's order (the model sorts itself, see the module)."""
+
     def __init__(self, navigator: Navigator) -> None:
         super().__init__(navigator)
-        self._navigator = navigator
-        self.setSortRole(SORT_ROLE)
+        self.filters: tuple[str, str, str, str] = ("all", "all", "any", "any")
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        source = self.sourceModel()
+        if source is not None:
+            source.sort(column, order)
 
     def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex) -> bool:
         model = self.sourceModel()
         assert isinstance(model, SubmissionModel)
-        return keep(model.rows[source_row], *self._navigator.filters(), blind=model.blind)
+        return keep(model.rows[source_row], *self.filters, blind=model.blind)
 
 
 class Navigator(QWidget):
@@ -249,8 +294,10 @@ class Navigator(QWidget):
         self.table.setAlternatingRowColors(True)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        # widths fitted by fit_columns: ResizeToContents would measure every row again on
+        # each dataChanged, which stalled the window for seconds while 1,000 scores came in
         for column in range(1, len(COLUMNS)):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
         header.setMinimumSectionSize(30)
         self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.count_label = QLabel()
@@ -299,9 +346,34 @@ class Navigator(QWidget):
             self.task_box.addItem(title, task_id)
         self.task_box.setCurrentIndex(max(0, self.task_box.findData(task)))
         self.task_box.blockSignals(False)
-        if reset or not self.model.update_rows(rows):
-            self.model.set_rows(rows)
-        self._apply_filters(keep_current=current)
+        self.proxy.filters = self.filters()
+        self.table.selectionModel().blockSignals(True)
+        self.model.set_rows(rows)  # a reset: the proxy sorts and filters them once
+        self.fit_columns(rows, shrink=True)
+        self._restore_current(current)
+
+    def update_rows(self, rows: list[Row]) -> bool:
+        """New values for some listed submissions (a scoring chunk, a rating): updated in
+        place, the current one kept if the filters still list it. False when one of them
+        is not listed yet (then call :meth:`set_rows`)."""
+        if not self.model.replace(rows):
+            return False
+        self.fit_columns(rows)
+        self._after_change()
+        return True
+
+    def fit_columns(self, rows: list[Row], *, shrink: bool = False) -> None:
+        """Widen the value columns to their header and to the widest text of ``rows``
+        (``shrink``: ``rows`` is the whole list, so a column may also get narrower)."""
+        metrics, header = self.table.fontMetrics(), self.table.horizontalHeader()
+        style = self.table.style()
+        margin = 2 * style.pixelMetric(style.PixelMetric.PM_FocusFrameHMargin) + 10
+        for column in range(1, len(COLUMNS)):
+            texts = {self.model.text(row, column) for row in rows}
+            wanted = max([header.sectionSizeHint(column)]
+                         + [metrics.horizontalAdvance(t) + margin for t in texts])
+            if shrink or wanted > self.table.columnWidth(column):
+                self.table.setColumnWidth(column, wanted)
 
     def set_blind(self, blind: bool) -> None:
         self.model.set_blind(blind)
@@ -309,15 +381,16 @@ class Navigator(QWidget):
         self.score_box.setToolTip("Blind grading: scores stay hidden until you rate"
                                   if blind else "")
         self.proxy.invalidate()
+        self.fit_columns(self.model.rows, shrink=True)
 
     def row(self, submission_id: int) -> Row | None:
-        return next((r for r in self.model.rows if r.summary.id == submission_id), None)
+        return self.model.row_of(submission_id)
 
     def mark_draft(self, submission_id: int, draft: bool) -> None:
         """Show (or clear) the unsaved-draft mark of one row."""
-        rows = [replace(r, draft=draft) if r.summary.id == submission_id else r
-                for r in self.model.rows]
-        self.model.update_rows(rows)
+        row = self.model.row_of(submission_id)
+        if row is not None and row.draft != draft:
+            self.model.replace([replace(row, draft=draft)])
 
     def ids(self) -> list[int]:
         """The listed submissions, in the order shown."""
@@ -330,24 +403,24 @@ class Navigator(QWidget):
 
     def position(self) -> tuple[int, int]:
         """(1-based place of the current submission in the list, listed count)."""
-        ids, current = self.ids(), self.current_id()
-        return (ids.index(current) + 1 if current in ids else 0), len(ids)
+        index = self.table.currentIndex()
+        return (index.row() + 1 if index.isValid() else 0), self.proxy.rowCount()
 
     # --- moving -------------------------------------------------------------------------
 
     def select(self, submission_id: int, reveal: bool = False) -> bool:
         """Make ``submission_id`` current; ``reveal`` clears filters that hide it."""
-        ids = self.ids()
-        if submission_id not in ids and reveal and self.row(submission_id) is not None:
+        place = self._place(submission_id)
+        if place is None and reveal and self.row(submission_id) is not None:
             for box in (self.task_box, self.state_box, self.score_box, self.check_box):
                 box.blockSignals(True)
                 box.setCurrentIndex(0)
                 box.blockSignals(False)
             self._apply_filters()
-            ids = self.ids()
-        if submission_id not in ids:
+            place = self._place(submission_id)
+        if place is None:
             return False
-        self._set_row(ids.index(submission_id))
+        self._set_row(place)
         return True
 
     def step(self, delta: int) -> bool:
@@ -372,39 +445,64 @@ class Navigator(QWidget):
     def neighbours(self, count: int = 2) -> list[int]:
         """Ids after the current one, for prefetching."""
         row = self.table.currentIndex().row()
-        return self.ids()[row + 1: row + 1 + count]
+        last = min(self.proxy.rowCount(), row + 1 + count)
+        return [int(self.proxy.index(r, 0).data(Qt.ItemDataRole.UserRole))
+                for r in range(row + 1, last)]
 
     def _set_row(self, row: int) -> None:
         self.table.setCurrentIndex(self.proxy.index(row, 0))
         self.table.scrollTo(self.proxy.index(row, 0))
 
     def _apply_filters(self, *_: object, keep_current: int | None = None) -> None:
+        """The filter boxes changed (or the rows were replaced): filter again, keep the
+        current submission if it is still listed, else the first listed one."""
         keep_current = keep_current if keep_current is not None else self.current_id()
+        self.proxy.filters = self.filters()
         self.table.selectionModel().blockSignals(True)
         self.proxy.invalidate()
-        ids = self.ids()
-        if keep_current is not None and keep_current in ids:
-            self.table.setCurrentIndex(self.proxy.index(ids.index(keep_current), 0))
-            self.table.selectionModel().blockSignals(False)
-        else:
-            self.table.selectionModel().blockSignals(False)
-            if ids:
-                self._set_row(0)
-            else:
-                self.table.setCurrentIndex(QModelIndex())
-                had_current, self._last_emitted = self._last_emitted, None
-                if had_current is not None:
-                    self.emptied.emit()
+        self._restore_current(keep_current)
+
+    def _restore_current(self, keep_current: int | None) -> None:
+        """After the listed rows changed (signals of the selection blocked by the caller):
+        the same current submission if listed, else the first one."""
+        place = self._place(keep_current) if keep_current is not None else None
+        if place is not None:
+            self.table.setCurrentIndex(self.proxy.index(place, 0))
+        self.table.selectionModel().blockSignals(False)
+        if place is None and self.proxy.rowCount():
+            self._set_row(0)
+        elif place is None:
+            self.table.setCurrentIndex(QModelIndex())
+        self._after_change()
+
+    def _place(self, submission_id: int) -> int | None:
+        """The row the proxy shows ``submission_id`` at, if it is listed."""
+        source = self.model._where.get(submission_id)
+        if source is None:
+            return None
+        index = self.proxy.mapFromSource(self.model.index(source, 0))
+        return index.row() if index.isValid() else None
+
+    def _after_change(self) -> None:
+        """Count label, and tell the window if the current submission changed or went."""
         rated = sum(1 for r in self.model.rows if r.rated)
-        self.count_label.setText(f"{len(ids)} of {len(self.model.rows)} listed · "
+        self.count_label.setText(f"{self.proxy.rowCount()} of {len(self.model.rows)} listed · "
                                  f"{rated} rated by you")
         current = self.current_id()
-        if current is not None and current != self._last_emitted:
+        if current is None:
+            if self.proxy.rowCount():
+                self._set_row(0)  # the current one was filtered out: the first listed
+                return
+            had_current, self._last_emitted = self._last_emitted, None
+            if had_current is not None:
+                self.emptied.emit()
+        elif current != self._last_emitted:
             self._last_emitted = current
             self.current_changed.emit(current)
 
     def _on_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if current.isValid():
             sid = int(current.data(Qt.ItemDataRole.UserRole))
-            self._last_emitted = sid
-            self.current_changed.emit(sid)
+            if sid != self._last_emitted:
+                self._last_emitted = sid
+                self.current_changed.emit(sid)

@@ -14,7 +14,7 @@ from typing import Any
 
 from cluestudio.app import preview, submissions
 from cluestudio.app.drafts import DraftStore
-from cluestudio.app.scoring import ScoreSummary, ScoringOptions, plan_scoring, store_scored
+from cluestudio.app.scoring import ScoreSummary, ScoringOptions, store_scored
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.rubric import Rubric, get_rubric
 from cluestudio.core.settings import Settings
@@ -238,9 +238,6 @@ class Workbench(QObject):
         except ClueStudioError as error:
             self.message.emit(str(error))
             return None
-        items, planned = plan_scoring(ws, options, submission_ids=submission_ids)
-        for why in planned.failed.values():
-            self.problem.emit("score", why)
         if self._score_job is not None:
             self._score_job.cancel()
 
@@ -249,8 +246,11 @@ class Workbench(QObject):
             if changed:
                 self._scores_stored.emit(changed)
 
-        job = self.processes.submit("cluestudio.app.scoring:score_job", (items, options),
-                                    label=f"score {len(items)} submission(s)", on_data=store)
+        # The worker plans from the file itself: only ids cross the pipe from this thread.
+        ids = sorted(set(submission_ids))
+        job = self.processes.submit("cluestudio.app.scoring:plan_and_score_job",
+                                    (str(ws.path), options, ids),
+                                    label=f"score {len(ids)} submission(s)", on_data=store)
         job.result.connect(self._on_scored)
         self._score_job = job
         return job

@@ -46,6 +46,14 @@ SELECT s.id, s.task_id, s.source_id, s.origin, s.image_hash IS NOT NULL AS has_i
 FROM submissions s {where} ORDER BY s.task_id, s.source_id
 """
 
+# a list of ids passed as one JSON parameter: no limit on how many (SQLite caps bound
+# parameters, at 999 in older builds), and one cached statement for any length
+_ID_LIST = "(SELECT value FROM json_each(?))"
+
+
+def _ids_json(ids: Collection[int]) -> str:
+    return json.dumps(sorted({int(i) for i in ids}))
+
 
 class WorkspaceQueries:
     """Mixin: every method opens (once per thread) a read connection via ``_reader()``."""
@@ -62,9 +70,16 @@ class WorkspaceQueries:
         found = [t for t in self.tasks() if t.id == task_id]
         return found[0] if found else None
 
-    def list_submissions(self, task_id: str | None = None, origin: str | None = None
+    def list_submissions(self, task_id: str | None = None, origin: str | None = None, *,
+                         submission_ids: Collection[int] | None = None
                          ) -> list[SubmissionSummary]:
-        clauses, params = [], []
+        clauses: list[str] = []
+        params: list[Any] = []
+        if submission_ids is not None:
+            if not submission_ids:
+                return []
+            clauses.append(f"s.id IN {_ID_LIST}")
+            params.append(_ids_json(submission_ids))
         if task_id is not None:
             clauses.append("s.task_id = ?")
             params.append(task_id)
@@ -113,6 +128,17 @@ class WorkspaceQueries:
         r = row(self._reader(), "SELECT * FROM conversions WHERE submission_id = ? "
                 "ORDER BY id DESC LIMIT 1", (submission_id,))
         return None if r is None else revision_from_row(r)
+
+    def ratings_by(self, grader: str, rubric_id: str,
+                   submission_ids: Collection[int] | None = None) -> dict[int, Rating]:
+        """One grader's ratings under one rubric, by submission id."""
+        sql = "SELECT * FROM ratings WHERE grader = ? AND rubric_id = ?"
+        params: list[Any] = [grader, rubric_id]
+        if submission_ids is not None:
+            sql += f" AND submission_id IN {_ID_LIST}"
+            params.append(_ids_json(submission_ids))
+        return {r.submission_id: r for r in map(rating_from_row,
+                                                 rows(self._reader(), sql, tuple(params)))}
 
     def ratings(self, submission_id: int | None = None) -> list[Rating]:
         if submission_id is None:
@@ -165,18 +191,22 @@ class WorkspaceQueries:
             sql, params = sql + " WHERE submission_id = ?", (submission_id,)
         return rows(self._reader(), sql + " ORDER BY created_at, id", params)
 
-    def latest_checks(self) -> dict[int, dict[str, Any]]:
+    def latest_checks(self, submission_ids: Collection[int] | None = None
+                      ) -> dict[int, dict[str, Any]]:
         """Per submission, the newest check of its head revision and current image A:
         ``{submission_id: {"conversion_id", "triage", "flagged", "missing", "invented",
         "text_recall", "name_precision", "check_version", "engine"}}``; a submission
         whose head revision or image changed since its last check is left out (stale)."""
+        only, params = "", list[str]()
+        if submission_ids is not None:
+            only, params = f" AND c.submission_id IN {_ID_LIST}", [_ids_json(submission_ids)]
         found = self._reader().execute(
             "SELECT c.submission_id, c.conversion_id, c.triage, c.flagged, c.missing,"
             " c.invented, c.text_recall, c.name_precision, c.check_version, c.engine"
             " FROM check_results c JOIN submissions s ON s.id = c.submission_id"
             " WHERE c.image_hash = s.image_hash AND c.conversion_id ="
             " (SELECT max(v.id) FROM conversions v WHERE v.submission_id = c.submission_id)"
-            " ORDER BY c.created_at, c.id").fetchall()
+            f"{only} ORDER BY c.created_at, c.id", params).fetchall()
         keys = ("conversion_id", "triage", "flagged", "missing", "invented", "text_recall",
                 "name_precision", "check_version", "engine")
         latest: dict[int, dict[str, Any]] = {}
