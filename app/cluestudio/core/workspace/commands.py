@@ -55,6 +55,13 @@ def _require_submission(conn: sqlite3.Connection, submission_id: int) -> None:
         raise CommandError(f"no submission with id {submission_id}")
 
 
+def _task_kind(conn: sqlite3.Connection, submission_id: int) -> str:
+    """The diagram kind of the submission's task."""
+    found = ops.row(conn, "SELECT t.diagram_kind FROM submissions s JOIN tasks t ON"
+                          " t.id = s.task_id WHERE s.id = ?", (submission_id,))
+    return str(found["diagram_kind"]) if found else "class"
+
+
 class SaveRating:
     """Save (or replace) one grader's rating of a submission under a rubric."""
 
@@ -132,17 +139,23 @@ class SaveRevision:
 
 
 class SetReviewVerdict:
-    """Set a reviewer's A-vs-B verdict and issue tags on a submission's conversion."""
+    """Set a reviewer's A-vs-B verdict and issue tags on a submission's conversion.
+
+    The tags must belong to the tag set of the task's diagram kind (taxonomy.py): checked
+    against every kind's tags at once (or ``diagram_kind``'s, when the caller knows it),
+    then against the task's own kind before anything is written.
+    """
 
     def __init__(self, submission_id: int, reviewer: str, verdict: str,
                  tags: tuple[str, ...] | list[str] = (), *, comment: str = "",
-                 conversion_id: int | None = None) -> None:
+                 conversion_id: int | None = None, diagram_kind: str | None = None) -> None:
         if verdict not in VERDICTS:
             raise CommandError(f"verdict must be one of {', '.join(VERDICTS)}, not {verdict!r}")
+        self.tags = check_tags(tags, diagram_kind)
         self.values: dict[str, Any] = {
             "submission_id": submission_id, "conversion_id": conversion_id,
             "reviewer": reviewer, "verdict": verdict,
-            "tags": json.dumps(list(check_tags(tags))), "comment": comment,
+            "tags": json.dumps(list(self.tags)), "comment": comment,
             "created_at": now_iso(),
         }
         self.label = f"Set verdict '{verdict}' on submission {submission_id}"
@@ -151,6 +164,7 @@ class SetReviewVerdict:
     def do(self, conn: sqlite3.Connection) -> Changes:
         sid, reviewer = self.values["submission_id"], self.values["reviewer"]
         _require_submission(conn, sid)
+        check_tags(self.tags, _task_kind(conn, sid))
         if self.values["conversion_id"] is None:
             head = ops.row(conn, "SELECT max(id) AS id FROM conversions WHERE submission_id=?",
                            (sid,))
