@@ -21,10 +21,12 @@ from cluestudio.app.diagram_diff import (
     diff_from_explanation,
     diff_texts,
     submission_diff,
+    submission_diff_job,
 )
 from cluestudio.app.scoring import ScoringOptions, score_workspace
+from cluestudio.app.submissions import load_submission
 from cluestudio.core.errors import PlantUMLSyntaxError
-from cluestudio.core.jobs import run_job
+from cluestudio.core.jobs import CancelToken, run_job
 from cluestudio.core.workspace import SaveRevision, Task, open_workspace, ops
 
 REFERENCE = """@startuml
@@ -256,3 +258,29 @@ def test_no_diff_for_what_cannot_be_compared(ws) -> None:
     broken = ws.execute(SaveRevision(ids["s1"], "@startuml\nclass A {\n@enduml\n", "ta")).result
     with pytest.raises(PlantUMLSyntaxError):
         submission_diff(ws, ids["s1"], revision_id=broken)
+
+
+def test_the_metric_panel_gets_extra_elements_and_the_element_diff(ws) -> None:
+    # Issue 12: an added `email` attribute is in the explanation; the panel must show it.
+    sid = ws.ids["s1"]
+    run_job(score_workspace(ws, ScoringOptions(embedder="exact"), task_id="lib"))
+    scores = load_submission(ws, sid, "ta", "class-diagram").scores
+    # CLUE assigns Item to a reference class (so it is not unmatched there); the element
+    # diff says what it is: extra. Classes CLUE leaves unassigned are listed as before.
+    assert scores["explanation"]["unmatched_candidate"] == []
+    assert scores["explanation"]["unmatched_reference"] == ["Fine"]  # Copy went to Item
+    element_diff = scores["element_diff"]
+    assert element_diff["origin"] == "stored" and "exact" in element_diff["configuration"]
+    extra = [(e["kind"], e["text"], e["line"]) for e in element_diff["elements"]
+             if e["status"] == "extra"]
+    assert ("attribute", "email: String", 4) in extra and ("class", "Item", 10) in extra
+    assert element_diff["counts"]["class"]["missing"] == 2  # Copy and Fine
+    json.dumps(scores)
+
+
+def test_the_worker_computes_the_diff_on_a_read_only_view(ws) -> None:
+    result = submission_diff_job(str(ws.path), ws.ids["s1"], cancel=CancelToken(), emit=None)
+    assert result.diff == submission_diff(ws, ws.ids["s1"]).diff
+    import pickle
+
+    assert pickle.loads(pickle.dumps(result)).annotated.text == result.annotated.text

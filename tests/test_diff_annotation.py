@@ -253,6 +253,58 @@ def test_a_colour_that_would_change_the_diagram_is_left_out(
     assert annotation.notes and "left out" in annotation.notes[0]
 
 
+def test_blocks_that_only_mention_classes_are_left_alone() -> None:
+    text = """Here is my answer:
+class Prose
+@startuml
+title
+class Titled
+end title
+skinparam class {
+  BackgroundColor White
+}
+note as N1
+  class InANote --> Other
+end note
+together {
+  class A
+  class B
+}
+class A {
+  x : int
+}
+A --> B
+legend
+class InALegend
+endlegend
+@enduml
+"""
+    annotation = annotate(text, diff_texts("@startuml\nclass A\nclass B\nA --> B\n@enduml", text))
+    lines = annotation.text.splitlines()
+    for untouched in ("class Prose", "class Titled", "  BackgroundColor White",
+                      "  class InANote --> Other", "class InALegend"):
+        assert untouched in lines
+    # Both declarations of A carry its colour (PlantUML keeps the last colour it reads).
+    assert [line for line in lines if line.lstrip().startswith("class A")] == [
+        f"  class A {PARTLY}", f"class A {PARTLY} {{"]
+    assert not annotation.legend_added  # the author's legend stays the only one
+    assert structure(annotation.text) == structure(text)
+
+
+def test_a_large_diagram_with_every_arrow_broken_keeps_its_class_colours(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    names = [f"C{i}" for i in range(80)]
+    text = "@startuml\n" + "\n".join(f"class {n} {{\n  v{n} : int\n}}" for n in names) \
+        + "\n" + "\n".join(f"{a} --> {b}" for a, b in itertools.pairwise(names)) + "\n@enduml\n"
+    diff = diff_texts(text, text)
+    monkeypatch.setattr(diff_annotation, "colour_arrow",
+                        lambda line, status: line.replace("-->", "--> X"))
+    annotation = annotate(text, diff)
+    assert structure(annotation.text) == structure(text)
+    assert len([e for e in annotation.coloured if e.kind == "class"]) == 80
+    assert len(annotation.not_coloured) == 79 and "79 colour(s)" in annotation.notes[0]
+
+
 def test_an_unreadable_candidate_is_a_clear_error() -> None:
     diff = diff_texts(REFERENCE, REFERENCE)
     with pytest.raises(PlantUMLSyntaxError, match="candidate:2"):

@@ -423,3 +423,18 @@ def diff_against(reference_text: str, candidate_text: str, *, embedder: str = "e
 
     diff = diff_texts(reference_text, candidate_text, embedder=embedder, thresholds=thresholds)
     return diff, annotate(candidate_text, diff, legend=legend, members=members)
+
+
+def submission_diff_job(workspace: str, submission_id: int, *, cancel: Any, emit: Any,
+                        revision_id: int | None = None, embedder: str = "exact",
+                        ) -> SubmissionDiff:
+    """:func:`submission_diff` in the window's worker process, on a read-only view of the
+    workspace file (the window keeps the writer); the result is plain picklable data."""
+    from cluestudio.core.workspace import open_workspace
+
+    cancel.raise_if_cancelled()
+    ws = open_workspace(workspace, readonly=True)
+    try:
+        return submission_diff(ws, submission_id, revision_id=revision_id, embedder=embedder)
+    finally:
+        ws.close()

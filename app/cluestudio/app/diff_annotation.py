@@ -139,6 +139,7 @@ class _Layout:
                 closing = re.compile(r"\s*}\s*") if text.endswith("{") else re.compile(
                     r".*</style>\s*", re.I)
                 number = layout._until(number, closing)
+        layout.inside.update(range(1, layout.start))  # e.g. an LLM's prose before @startuml
         return layout
 
     def _until(self, opening: int, closing: re.Pattern[str]) -> int:
@@ -441,8 +442,8 @@ def annotate(candidate_text: str, diff: DiagramDiff, *, legend: bool = True,
     notes: list[str] = []
     text = _apply(lines, edits, shown, legend_at)
     if not _same_structure(text, expected):
-        # Keep each colour that leaves the diagram as it was on its own, then all of them.
-        good = [e for e in edits if _same_structure(_apply(lines, [e], None, 0), expected)]
+        # Keep the colours that leave the diagram as it was, found by halving the set.
+        good = _keepable(lines, edits, expected)
         dropped = [e.element for e in edits if e not in good]
         text = _apply(lines, good, shown, legend_at)
         if not _same_structure(text, expected):
@@ -458,6 +459,19 @@ def annotate(candidate_text: str, diff: DiagramDiff, *, legend: bool = True,
         edits = good
     return Annotation(text, block, shown is not None, tuple(e.element for e in edits),
                       tuple(sorted(not_coloured, key=_line_of)), tuple(notes))
+
+
+def _keepable(lines: list[str], edits: list[_Edit], expected: tuple[object, ...]
+              ) -> list[_Edit]:
+    """The edits that keep the diagram's structure: a few parses when one edit is bad,
+    not one per edit."""
+    if not edits or _same_structure(_apply(lines, edits, None, 0), expected):
+        return edits
+    if len(edits) == 1:
+        return []
+    half = len(edits) // 2
+    return (_keepable(lines, edits[:half], expected)
+            + _keepable(lines, edits[half:], expected))
 
 
 def _line_of(element: ElementDiff) -> int:
@@ -482,6 +496,9 @@ def _class_edits(diff: DiagramDiff, diagram: ClassDiagram, layout: _Layout,
     statuses = _class_statuses(diff)
     headers = {n: h for n in range(1, len(layout.lines) + 1) if n not in layout.inside
                and (h := read_header(layout.lines[n - 1])) is not None}
+    by_name: dict[str, list[int]] = {}
+    for number, header in headers.items():
+        by_name.setdefault(header.name, []).append(number)
     edits = []
     for cls in diagram.classes:
         element = statuses.get(cls.name)
@@ -489,9 +506,9 @@ def _class_edits(diff: DiagramDiff, diagram: ClassDiagram, layout: _Layout,
             continue
         edit = _Edit(element)
         spec = class_spec(element.status)
-        for number, header in headers.items():
-            if header.name == cls.name:
-                edit.replace[number] = colour_header(layout.lines[number - 1], header, spec)
+        for number in by_name.get(cls.name, []):  # every declaration: a later one may recolour
+            edit.replace[number] = colour_header(layout.lines[number - 1], headers[number],
+                                                 spec)
         if not edit.replace:
             line = cls.line if cls.line is not None and 0 < cls.line <= len(layout.lines) \
                 else None

@@ -115,7 +115,8 @@ SUB_SCORES = {"clue": "clue", "clue-class": "clue_class", "clue-attribute": "clu
 
 def explanation_for_panel(explanation: dict[str, Any]) -> dict[str, Any]:
     """The engine's explanation (``ClueExplanation.to_dict``) in the metric panel's shape."""
-    out: dict[str, Any] = {"classes": [], "relations": [], "unmatched_reference": []}
+    out: dict[str, Any] = {"classes": [], "relations": [], "unmatched_reference": [],
+                           "unmatched_candidate": []}
     for key in ("classes", "relations"):
         matching = explanation.get(key) or {}
         for match in matching.get("matches", []):
@@ -124,9 +125,18 @@ def explanation_for_panel(explanation: dict[str, Any]) -> dict[str, Any]:
                              "similarity": match.get("similarity"),
                              "reference_line": ref.get("line"),
                              "candidate_line": cand.get("line")})
-        out["unmatched_reference"] += [e.get("text", "") for e in
-                                       matching.get("unmatched_reference", [])]
+        for side in ("unmatched_reference", "unmatched_candidate"):  # missing, extra
+            out[side] += [e.get("text", "") for e in matching.get(side, [])]
     return out
+
+
+def element_diff_for_panel(explanation: Any, configuration: str = "") -> dict[str, Any]:
+    """Every candidate element matched / partly / extra and the missing ones, with lines
+    (``DiagramDiff.to_dict()``, app/diagram_diff.py), read from the stored explanation."""
+    from cluestudio.app.diagram_diff import diff_from_explanation
+
+    return diff_from_explanation(explanation if isinstance(explanation, dict) else {},
+                                 origin="stored", configuration=configuration).to_dict()
 
 
 def stored_plugin_explanation(run: Any) -> dict[str, Any]:
@@ -158,6 +168,8 @@ def panel_scores(current: dict[str, StoredScore], diagram_kind: str = "class"
             out[SUB_SCORES[metric]] = score.value
             if metric == "clue":
                 out["explanation"] = explanation_for_panel(explanation)
+                out["element_diff"] = element_diff_for_panel(explanation,
+                                                             score.config.label())
             continue
         values[metric] = score.value
         if (isinstance(explanation, dict) and explanation.get("plugin")
