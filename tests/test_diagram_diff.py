@@ -284,3 +284,36 @@ def test_the_worker_computes_the_diff_on_a_read_only_view(ws) -> None:
     import pickle
 
     assert pickle.loads(pickle.dumps(result)).annotated.text == result.annotated.text
+
+
+def test_cli_diff_prints_writes_and_renders(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    from cluestudio.cli import main
+
+    reference, candidate = tmp_path / "reference.puml", tmp_path / "s1.puml"
+    reference.write_text(REFERENCE, encoding="utf-8")
+    candidate.write_text(CANDIDATE, encoding="utf-8")
+    out = tmp_path / "coloured.puml"
+    assert main(["diff", str(reference), str(candidate), "-o", str(out)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert "extra    attribute s1.puml:4" in "\n".join(printed)
+    assert any(line.startswith("missing  class     reference.puml:12") for line in printed)
+    assert out.read_text(encoding="utf-8") == diff_against(REFERENCE, CANDIDATE)[1].text
+    assert main(["diff", str(reference), str(candidate), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["counts"]["attribute"]["extra"] == 1 and data["not_coloured"] == []
+    candidate.write_bytes(b"\xff\xfe not utf-8")
+    assert main(["diff", str(reference), str(candidate)]) == 2
+    assert "s1.puml" in capsys.readouterr().err
+
+
+@pytest.mark.java
+@pytest.mark.xdist_group("java")
+def test_cli_diff_renders_the_coloured_png(tmp_path: Path) -> None:
+    from cluestudio.cli import main
+
+    reference, candidate = tmp_path / "reference.puml", tmp_path / "s1.puml"
+    reference.write_text(REFERENCE, encoding="utf-8")
+    candidate.write_text(CANDIDATE, encoding="utf-8")
+    assert main(["diff", str(reference), str(candidate), "--png", str(tmp_path / "d.png")]) == 0
+    assert (tmp_path / "d.png").read_bytes().startswith(b"\x89PNG")

@@ -408,3 +408,21 @@ def test_migration_v6_from_a_v5_database_keeps_ratings(tmp_path: Path) -> None:
         assert (rating.total, rating.group_key, rating.group_from) == (70, None, None)
         ws.write(lambda c: c.execute("UPDATE ratings SET group_key = 'g-1', group_from = 's0'"))
         assert ws.ratings()[0].group_applied
+
+
+def test_cli_group_lists_the_groups(ws, capsys: pytest.CaptureFixture[str]) -> None:
+    from cluestudio.cli import main
+    from cluestudio.cli.cmd_group import DEFAULT_THRESHOLD
+
+    assert DEFAULT_THRESHOLD == groups.DEFAULT_THRESHOLD
+    path = str(ws.path)
+    assert main(["group", path, "lib", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    (group,) = data["groups"]
+    assert [m["source_id"] for m in group["members"]] == ["s1", "s2", "s5", "s3"]
+    assert data["singletons"] == [ws.ids["s4"]]
+    assert main(["group", path, "lib", "--threshold", "1.0"]) == 0
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if x.startswith("  g-")]
+    assert line.endswith("[3]: s1, s2, s5")
+    assert main(["group", path, "nope"]) == 2
+    assert "no task 'nope'" in capsys.readouterr().err
