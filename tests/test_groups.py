@@ -121,6 +121,7 @@ def test_near_identical_joins_below_its_clue_and_leaves_above() -> None:
     assert group.submission_ids == (2, 4, 1) and group.representative == 2
     member = {m.submission_id: m for m in group.members}[1]
     assert not member.identical and member.similarity == pytest.approx(near, abs=1e-9)
+    assert group.identical_ids == (2, 4)
     assert result.singletons == [3] and result.group_of(4) is group
     assert result.group_of(3) is None
     strict = run_job(group_items(texts, "t", options=GroupOptions(round(near, 6) + 1e-6)))

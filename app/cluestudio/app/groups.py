@@ -85,6 +85,11 @@ class SubmissionGroup:
     def size(self) -> int:
         return len(self.members)
 
+    @property
+    def identical_ids(self) -> tuple[int, ...]:
+        """The representative and the members whose diagram equals it as CLUE sees it."""
+        return tuple(m.submission_id for m in self.members if m.identical)
+
     def to_dict(self) -> dict[str, Any]:
         return {"key": self.key, "task_id": self.task_id, "representative": self.representative,
                 "members": [{"submission_id": m.submission_id, "source_id": m.source_id,
