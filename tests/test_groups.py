@@ -427,3 +427,33 @@ def test_cli_group_lists_the_groups(ws, capsys: pytest.CaptureFixture[str]) -> N
     assert line.endswith("[3]: s1, s2, s5")
     assert main(["group", path, "nope"]) == 2
     assert "no task 'nope'" in capsys.readouterr().err
+
+
+def test_a_component_task_groups_equal_texts_and_applies_its_architecture_rating(
+        tmp_path: Path) -> None:
+    from cluestudio.core.rubric import rubric_for_kind
+
+    component = "@startuml\ncomponent Web\ncomponent Db\n[Web] --> [Db]\n@enduml\n"
+    with open_workspace(tmp_path / "arch.sqlite") as ws:
+        def seed(conn: sqlite3.Connection) -> list[int]:
+            ops.upsert_task(conn, Task("shop", "Shop", "", component,
+                                       diagram_kind="component"))
+            ids = []
+            for source, text in (("a", component), ("b", "' same\n" + component),
+                                 ("c", component.replace("Db", "Cache"))):
+                sid = ops.ensure_submission(conn, "shop", source, "student", None)[0]
+                ops.add_revision(conn, sid, text, "import", "import")
+                ids.append(sid)
+            return ids
+
+        a, b, c = ws.write(seed)
+        (group,) = run_job(group_submissions(ws, "shop")).groups
+        assert group.submission_ids == (a, b)
+        scores = {"components": 4, "connectors": 3, "layering": 4, "responsibilities": 4,
+                  "naming": 2, "overall": 3.5}
+        ws.execute(SaveRating(a, "ta", scores, rubric=rubric_for_kind("component")))
+        assert preview_group_rating(ws, a, group.submission_ids, "ta").would_write == (b,)
+        ws.execute(group_rating_command(group, a, "ta"))
+        copied = ws.rating(b, "ta", "architecture")
+        assert copied is not None and copied.scores == ws.rating(a, "ta", "architecture").scores
+        assert ws.rating(c, "ta", "architecture") is None
