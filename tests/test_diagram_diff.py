@@ -296,7 +296,7 @@ def test_cli_diff_prints_writes_and_renders(tmp_path: Path,
     out = tmp_path / "coloured.puml"
     assert main(["diff", str(reference), str(candidate), "-o", str(out)]) == 0
     printed = capsys.readouterr().out.splitlines()
-    assert "extra    attribute s1.puml:4" in "\n".join(printed)
+    assert "extra    attribute s1.puml:4                Member.email: String" in printed
     assert any(line.startswith("missing  class     reference.puml:12") for line in printed)
     assert out.read_text(encoding="utf-8") == diff_against(REFERENCE, CANDIDATE)[1].text
     assert main(["diff", str(reference), str(candidate), "--json"]) == 0

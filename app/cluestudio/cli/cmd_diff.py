@@ -60,5 +60,6 @@ def run(args: argparse.Namespace) -> int:
         side = args.reference if element.status is Status.MISSING else args.candidate
         where = f"{side.name}:{element.line}"
         why = f"  ({element.why})" if element.why else ""
-        print(f"{element.status.value:8} {element.kind:9} {where:<24} {element.text}{why}")
+        owner = f"{element.owner}." if element.owner else ""
+        print(f"{element.status.value:8} {element.kind:9} {where:<24} {owner}{element.text}{why}")
     return 0
