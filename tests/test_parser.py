@@ -118,6 +118,9 @@ note left of Book : hardcover only
         ("A -[#red]-> B", AS, "A", "B"),
         ("A -[#red,bold]up-> B", AS, "A", "B"),
         ("A =[bold]=> B", AS, "A", "B"),
+        ("A --> B #red", AS, "A", "B"),  # the link's inline style after its right end
+        ("A ..> B #D55E00;line.bold", DE, "A", "B"),
+        ("A ..> B #line:red;line.dashed;text:red", DE, "A", "B"),
         ("A -[dashed]-> B", DE, "A", "B"),
         ("A<|--B", GE, "B", "A"),
         ("A *--o B", CO, "A", "B"),

@@ -155,7 +155,7 @@ def explanation_for_panel(explanation: dict[str, Any]) -> dict[str, Any]:
     matched pairs, and what is missing from or extra in the candidate — classes, relations,
     and the attributes and methods inside matched classes — each with its PlantUML line."""
     out: dict[str, Any] = {"classes": [], "relations": [], "unmatched_reference": [],
-                           "missing": [], "extra": []}
+                           "unmatched_candidate": [], "missing": [], "extra": []}
 
     def unmatched(matching: dict[str, Any], what: str, owner: str = "") -> None:
         prefix = f"{owner}." if owner else ""
@@ -176,10 +176,19 @@ def explanation_for_panel(explanation: dict[str, Any]) -> dict[str, Any]:
             for inner in ("attributes", "methods"):
                 if isinstance(match.get(inner), dict):
                     unmatched(match[inner], inner[:-1], str(cand.get("text", "")))
-        out["unmatched_reference"] += [e.get("text", "") for e in
-                                       matching.get("unmatched_reference", [])]
+        for side in ("unmatched_reference", "unmatched_candidate"):  # missing, extra
+            out[side] += [e.get("text", "") for e in matching.get(side, [])]
         unmatched(matching, key[:-1] if key == "relations" else "class")
     return out
+
+
+def element_diff_for_panel(explanation: Any, configuration: str = "") -> dict[str, Any]:
+    """Every candidate element matched / partly / extra and the missing ones, with lines
+    (``DiagramDiff.to_dict()``, app/diagram_diff.py), read from the stored explanation."""
+    from cluestudio.app.diagram_diff import diff_from_explanation
+
+    return diff_from_explanation(explanation if isinstance(explanation, dict) else {},
+                                 origin="stored", configuration=configuration).to_dict()
 
 
 def stored_plugin_explanation(run: Any) -> dict[str, Any]:
@@ -211,6 +220,8 @@ def panel_scores(current: dict[str, StoredScore], diagram_kind: str = "class"
             out[SUB_SCORES[metric]] = score.value
             if metric == "clue":
                 out["explanation"] = explanation_for_panel(explanation)
+                out["element_diff"] = element_diff_for_panel(explanation,
+                                                             score.config.label())
             continue
         values[metric] = score.value
         if (isinstance(explanation, dict) and explanation.get("plugin")

@@ -3,6 +3,7 @@
 A rubric file is checked against ``annotations/rubrics/rubric.schema.json`` with a small
 validator for the JSON-Schema subset that file uses (no ``jsonschema`` dependency), then
 turned into :class:`Rubric`, which validates item scores and computes the 0–100 total.
+A task is graded with the rubric of its diagram kind (:func:`rubric_for_kind`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,16 @@ from typing import Any
 from cluestudio.core.errors import SourceError
 
 DEFAULT_RUBRIC_ID = "class-diagram"
+ARCHITECTURE_RUBRIC_ID = "architecture"
+#: diagram kind (core/workspace/kinds.py) -> the rubric its tasks are graded with. SysML v2
+#: models and Python code keep the class-diagram rubric: SysMEval splits a model into blocks,
+#: attributes, actions and relations, and code serves as a reference through its class
+#: skeletons (OpenClassGen), so classes / attributes / methods / relations still fit.
+KIND_RUBRICS: dict[str, str] = {
+    "class": DEFAULT_RUBRIC_ID, "component": ARCHITECTURE_RUBRIC_ID,
+    "deployment": ARCHITECTURE_RUBRIC_ID, "package": ARCHITECTURE_RUBRIC_ID,
+    "sysml": DEFAULT_RUBRIC_ID, "code": DEFAULT_RUBRIC_ID,
+}
 
 
 class RubricError(SourceError):
@@ -214,3 +225,17 @@ def get_rubric(rubric_id: str = DEFAULT_RUBRIC_ID) -> Rubric:
         raise RubricError(f"no rubric {rubric_id!r}; available: {', '.join(sorted(rubrics))}",
                           source=str(annotations_dir() / "rubrics"))
     return rubrics[rubric_id]
+
+
+def rubric_id_for_kind(kind: str) -> str:
+    """The id of the rubric a task of diagram ``kind`` is graded with."""
+    if kind not in KIND_RUBRICS:
+        raise RubricError(f"no rubric for diagram kind {kind!r} (kinds: "
+                          f"{', '.join(KIND_RUBRICS)})", source="core.rubric.KIND_RUBRICS")
+    return KIND_RUBRICS[kind]
+
+
+def rubric_for_kind(kind: str) -> Rubric:
+    """The rubric a task of diagram ``kind`` is graded with (class → class-diagram;
+    component, deployment, package → architecture; sysml, code → class-diagram)."""
+    return get_rubric(rubric_id_for_kind(kind))

@@ -69,7 +69,8 @@ _LINK = re.compile(
     + rf"(?P<inside>{_INSIDE})?+(?P<s2>{_STYLE})?+(?P<b2>[-=.]*+)(?P<rh>{_HEAD2})?"
     + r'\s*+(?:"(?P<m2>[^"\n]++)"\s*+)?(?:\[(?P<q2>[^\]\n]*+)\]\s*+)?'
     + _end("right") + r"\s*+"
-    + r"(?:#[\w#/\\|-]++(?::[\w#/\\|-]++)*+\s*+)?+(?:\[\[[^\]\n]*+\]\]\s*+)?+"
+    # the link's inline style: `#red`, `#D55E00;line.bold`, `#line:red;line.dashed;text:red`
+    + r"(?:#[\w#/\\|-]++(?:[:;.][\w#/\\|-]++)*+\s*+)?+(?:\[\[[^\]\n]*+\]\]\s*+)?+"
     + r"(?::\s*+(?P<label>.+))?",
     re.IGNORECASE,
 )

@@ -9,6 +9,7 @@ scores and probe results (DESIGN §7), with import/export, packs and undoable co
 """
 
 from cluestudio.core.workspace.commands import (
+    ApplyGroupRating,
     Changes,
     Command,
     CommandError,
@@ -31,9 +32,9 @@ from cluestudio.core.workspace.schema import SCHEMA_VERSION, WorkspaceTooNew
 from cluestudio.core.workspace.store import Workspace, WorkspaceError, open_workspace
 
 __all__ = [
-    "SCHEMA_VERSION", "Changes", "Command", "CommandError", "ImageError", "ImportFailed",
-    "Problem", "Rating", "Report", "Review", "Revision", "SaveRating", "SaveRevision",
-    "SetReviewVerdict", "Submission", "SubmissionSummary", "Task", "Workspace",
+    "SCHEMA_VERSION", "ApplyGroupRating", "Changes", "Command", "CommandError", "ImageError",
+    "ImportFailed", "Problem", "Rating", "Report", "Review", "Revision", "SaveRating",
+    "SaveRevision", "SetReviewVerdict", "Submission", "SubmissionSummary", "Task", "Workspace",
     "WorkspaceError", "WorkspaceInUse", "WorkspaceTooNew", "data_dir", "import_path",
     "open_sample_workspace", "open_workspace", "sample_course_path",
 ]

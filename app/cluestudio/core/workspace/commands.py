@@ -10,12 +10,12 @@ import json
 import sqlite3
 import threading
 import uuid
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from cluestudio.core.errors import ClueStudioError
-from cluestudio.core.rubric import Rubric, get_rubric
+from cluestudio.core.rubric import Rubric, get_rubric, rubric_id_for_kind
 from cluestudio.core.workspace import ops
 from cluestudio.core.workspace.records import AUTHOR_KINDS, VERDICTS, now_iso
 from cluestudio.core.workspace.taxonomy import check_tags
@@ -56,6 +56,13 @@ def _require_submission(conn: sqlite3.Connection, submission_id: int) -> None:
         raise CommandError(f"no submission with id {submission_id}")
 
 
+def _task_kind(conn: sqlite3.Connection, submission_id: int) -> str:
+    """The diagram kind of the submission's task."""
+    found = ops.row(conn, "SELECT t.diagram_kind FROM submissions s JOIN tasks t ON"
+                          " t.id = s.task_id WHERE s.id = ?", (submission_id,))
+    return str(found["diagram_kind"]) if found else "class"
+
+
 class SaveRating:
     """Save (or replace) one grader's rating of a submission under a rubric."""
 
@@ -92,6 +99,106 @@ class SaveRating:
             ops.put_rating(conn, {c: self._before[c] for c in ops.RATING_COLUMNS})
         ops.audit(conn, grader, "undo_save_rating", "rating", sid, self.values, self._before)
         return Changes(f"Undo {self.label.lower()}", ratings=frozenset({sid}))
+
+
+@dataclass(frozen=True)
+class GroupTargets:
+    """What applying a grader's rating of ``source`` to a group would do."""
+
+    source: int
+    rating: dict[str, Any]  # the source's rating row (the one that is copied)
+    write: tuple[int, ...]  # members whose rating would be written
+    kept: tuple[int, ...]  # members this grader already rated: left as they are
+    replaced: tuple[int, ...]  # members this grader already rated, overwritten (overwrite)
+
+
+def group_targets(conn: sqlite3.Connection, source: int, members: Collection[int],
+                  grader: str, rubric_id: str, *, overwrite: bool = False) -> GroupTargets:
+    """Which members of a group a copy of ``grader``'s rating of ``source`` would write.
+
+    Every member must be a submission of the source's task; the source itself is never a
+    target. A member the grader already rated under ``rubric_id`` is kept unless
+    ``overwrite``. Raises :class:`CommandError` when the grader has not rated the source.
+    """
+    _require_submission(conn, source)
+    rating = ops.get_rating(conn, source, grader, rubric_id)
+    if rating is None:
+        raise CommandError(f"{grader} has not rated submission {source} with rubric "
+                           f"{rubric_id!r}; rate it first, then apply that rating to its group")
+    task = ops.row(conn, "SELECT task_id FROM submissions WHERE id = ?", (source,))
+    assert task is not None
+    ids = sorted(set(members) - {source})
+    write, kept, replaced = [], [], []
+    for sid in ids:
+        found = ops.row(conn, "SELECT task_id FROM submissions WHERE id = ?", (sid,))
+        if found is None:
+            raise CommandError(f"no submission with id {sid}")
+        if found["task_id"] != task["task_id"]:
+            raise CommandError(f"submission {sid} belongs to task {found['task_id']!r}, not to "
+                               f"{task['task_id']!r}: a group never spans tasks")
+        if ops.get_rating(conn, sid, grader, rubric_id) is None:
+            write.append(sid)
+        elif overwrite:
+            write.append(sid)
+            replaced.append(sid)
+        else:
+            kept.append(sid)
+    return GroupTargets(source, rating, tuple(write), tuple(kept), tuple(replaced))
+
+
+class ApplyGroupRating:
+    """Copy one grader's rating of a submission onto the other members of its group.
+
+    One transaction; each written rating is marked group-applied (``group_key`` names the
+    group, ``group_from`` the source submission's source id) and stays an ordinary rating:
+    a later :class:`SaveRating` of that submission replaces it and clears the mark.
+    Members the grader already rated are left alone unless ``overwrite``. Undo restores
+    every touched rating as it was.
+    """
+
+    def __init__(self, source_submission_id: int, member_ids: Collection[int], grader: str,
+                 group_key: str, *, rubric_id: str | None = None,
+                 overwrite: bool = False) -> None:
+        if not group_key:
+            raise CommandError("a group rating needs the group's key")
+        self.source, self.members = source_submission_id, frozenset(member_ids)
+        self.grader, self.group_key, self.overwrite = grader, group_key, overwrite
+        self.rubric_id = rubric_id
+        self.label = (f"Apply rating of submission {source_submission_id} to "
+                      f"{len(self.members - {source_submission_id})} similar submissions")
+        self._before: dict[int, dict[str, Any] | None] = {}
+        self.targets: GroupTargets | None = None
+
+    def do(self, conn: sqlite3.Connection) -> Changes:
+        _require_submission(conn, self.source)
+        rubric_id = self.rubric_id or rubric_id_for_kind(_task_kind(conn, self.source))
+        targets = group_targets(conn, self.source, self.members, self.grader, rubric_id,
+                                overwrite=self.overwrite)
+        origin = ops.row(conn, "SELECT source_id FROM submissions WHERE id = ?", (self.source,))
+        assert origin is not None
+        self._before = {}
+        for sid in targets.write:
+            before = ops.get_rating(conn, sid, self.grader, rubric_id)
+            self._before[sid] = before
+            values = {c: targets.rating[c] for c in ops.RATING_COLUMNS}
+            values.update(uid=before["uid"] if before else uuid.uuid4().hex, submission_id=sid,
+                          seconds=None, created_at=now_iso(), group_key=self.group_key,
+                          group_from=str(origin["source_id"]))
+            ops.put_rating(conn, values)
+            ops.audit(conn, self.grader, "apply_group_rating", "rating", sid, before, values)
+        self.targets = targets
+        return Changes(self.label, ratings=frozenset(targets.write), result=targets)
+
+    def undo(self, conn: sqlite3.Connection) -> Changes:
+        rubric_id = self.targets.rating["rubric_id"] if self.targets else ""
+        for sid, before in self._before.items():
+            if before is None:
+                ops.delete_rating(conn, sid, self.grader, rubric_id)
+            else:
+                ops.put_rating(conn, {c: before[c] for c in ops.RATING_COLUMNS})
+            ops.audit(conn, self.grader, "undo_apply_group_rating", "rating", sid, None, before)
+        return Changes(f"Undo {self.label[0].lower()}{self.label[1:]}",
+                       ratings=frozenset(self._before))
 
 
 class SaveRevision:
@@ -133,17 +240,23 @@ class SaveRevision:
 
 
 class SetReviewVerdict:
-    """Set a reviewer's A-vs-B verdict and issue tags on a submission's conversion."""
+    """Set a reviewer's A-vs-B verdict and issue tags on a submission's conversion.
+
+    The tags must belong to the tag set of the task's diagram kind (taxonomy.py): checked
+    against every kind's tags at once (or ``diagram_kind``'s, when the caller knows it),
+    then against the task's own kind before anything is written.
+    """
 
     def __init__(self, submission_id: int, reviewer: str, verdict: str,
                  tags: tuple[str, ...] | list[str] = (), *, comment: str = "",
-                 conversion_id: int | None = None) -> None:
+                 conversion_id: int | None = None, diagram_kind: str | None = None) -> None:
         if verdict not in VERDICTS:
             raise CommandError(f"verdict must be one of {', '.join(VERDICTS)}, not {verdict!r}")
+        self.tags = check_tags(tags, diagram_kind)
         self.values: dict[str, Any] = {
             "submission_id": submission_id, "conversion_id": conversion_id,
             "reviewer": reviewer, "verdict": verdict,
-            "tags": json.dumps(list(check_tags(tags))), "comment": comment,
+            "tags": json.dumps(list(self.tags)), "comment": comment,
             "created_at": now_iso(),
         }
         self.label = f"Set verdict '{verdict}' on submission {submission_id}"
@@ -152,6 +265,7 @@ class SetReviewVerdict:
     def do(self, conn: sqlite3.Connection) -> Changes:
         sid, reviewer = self.values["submission_id"], self.values["reviewer"]
         _require_submission(conn, sid)
+        check_tags(self.tags, _task_kind(conn, sid))
         if self.values["conversion_id"] is None:
             head = ops.row(conn, "SELECT max(id) AS id FROM conversions WHERE submission_id=?",
                            (sid,))

@@ -27,7 +27,8 @@ def rating_rows(ws: Workspace) -> list[dict[str, Any]]:
         base = {"task_id": r["task_id"], "source_id": r["source_id"], "origin": r["origin"],
                 "grader": r["grader"], "rubric_id": r["rubric_id"],
                 "synthetic": bool(r["synthetic"]), "seconds": r["seconds"],
-                "comment": r["comment"], "rated_at": r["created_at"]}
+                "comment": r["comment"], "rated_at": r["created_at"],
+                "group_key": r["group_key"], "group_from": r["group_from"]}
         for item, score in sorted(json.loads(r["scores"]).items()):
             out.append({**base, "item": item, "score": score})
         out.append({**base, "item": "total", "score": r["total"]})

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from cluestudio.core.jobs import CancelToken, Job, Progress
+from cluestudio.core.rubric import rubric_id_for_kind
 from cluestudio.core.workspace import kinds, ops
 from cluestudio.core.workspace.images import (
     MAX_IMAGE_BYTES,
@@ -40,7 +41,11 @@ from cluestudio.core.workspace.images import (
     ImageError,
     check_image,
 )
-from cluestudio.core.workspace.ratings_csv import PlannedRating, read_ratings_csv
+from cluestudio.core.workspace.ratings_csv import (
+    PlannedRating,
+    rating_from_fields,
+    read_ratings_csv,
+)
 from cluestudio.core.workspace.records import ORIGINS, Task
 from cluestudio.core.workspace.report import ImportFailed, Report
 from cluestudio.core.workspace.source_files import MAX_TABLE_BYTES, SourceFolder
@@ -233,7 +238,8 @@ def plan_course_folder(root: Path, cancel: CancelToken | None = None, *,
     if (root / "ratings.csv").exists():
         data = source.read_bytes(root / "ratings.csv", plan.report, MAX_TABLE_BYTES)
         if data is not None:
-            plan.ratings = read_ratings_csv(root / "ratings.csv", plan.report, data)
+            kinds_of = {task.id: task.diagram_kind for task, _ in plan.tasks}
+            plan.ratings = read_ratings_csv(root / "ratings.csv", plan.report, data, kinds_of)
     return plan
 
 
@@ -249,11 +255,29 @@ def apply_plan(ws: Workspace, plan: ImportPlan) -> Report:
 
 def _check_rating_targets(ws: Workspace, plan: ImportPlan) -> None:
     planned = {(s.task_id, s.source_id) for s in plan.submissions}
-    for rating in plan.ratings:
+    planned_tasks = {task.id for task, _ in plan.tasks}
+    for index, rating in enumerate(plan.ratings):
         key = (rating.task_id, rating.source_id)
         if key not in planned and ws.find_submission(*key) is None:
             plan.report.error(rating.source, f"rating for unknown submission {key[0]}/{key[1]}",
                               rating.line)
+            continue
+        if rating.rubric_from_kind and rating.task_id not in planned_tasks:
+            _rubric_of_known_task(ws, plan, index)
+
+
+def _rubric_of_known_task(ws: Workspace, plan: ImportPlan, index: int) -> None:
+    """A rating without rubric_id of a task only the workspace holds: read it with the rubric
+    of that task's kind (the folder alone could not say which)."""
+    rating = plan.ratings[index]
+    task = ws.task(rating.task_id)
+    if task is None or rubric_id_for_kind(task.diagram_kind) == rating.rubric_id:
+        return
+    again = rating_from_fields(rating.fields, rating.source, rating.line, plan.report,
+                               task.diagram_kind)
+    if again is not None:
+        again.created_at = rating.created_at
+        plan.ratings[index] = again
 
 
 def _write_plan(conn: Any, plan: ImportPlan) -> None:

@@ -180,6 +180,8 @@ def _submission_from(record: dict[str, Any], path: Path, line: int, plan: Import
         fields: dict[str, object] = {"task_id": task_id, "source_id": source_id,
                                      "grader": record.get("grader") or "import"}
         fields.update(rating if isinstance(rating, dict) else {"total": rating})
-        planned = rating_from_fields(fields, source, line, report)
+        task = tasks.get(task_id)
+        planned = rating_from_fields(fields, source, line, report,
+                                     task.diagram_kind if task else None)
         if planned is not None:
             plan.ratings.append(planned)

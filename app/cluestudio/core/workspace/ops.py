@@ -123,7 +123,9 @@ def _class_task(conn: sqlite3.Connection, submission_id: int) -> bool:
 
 
 RATING_COLUMNS = ("uid", "submission_id", "grader", "rubric_id", "scores", "total", "comment",
-                  "seconds", "synthetic", "created_at")
+                  "seconds", "synthetic", "created_at", "group_key", "group_from")
+#: The group-applied mark of a rating (schema v6); absent from older packs and callers.
+RATING_GROUP_COLUMNS = ("group_key", "group_from")
 
 
 def get_rating(conn: sqlite3.Connection, submission_id: int, grader: str, rubric_id: str
@@ -133,14 +135,16 @@ def get_rating(conn: sqlite3.Connection, submission_id: int, grader: str, rubric
 
 
 def put_rating(conn: sqlite3.Connection, values: dict[str, Any]) -> None:
-    """Insert or replace the rating of (submission, grader, rubric)."""
+    """Insert or replace the rating of (submission, grader, rubric). A rating written without
+    a group mark (``group_key``/``group_from`` absent or None) is an individual one."""
     cols = ", ".join(RATING_COLUMNS)
     marks = ", ".join("?" for _ in RATING_COLUMNS)
     updates = ", ".join(f"{c}=excluded.{c}" for c in RATING_COLUMNS
                         if c not in ("submission_id", "grader", "rubric_id"))
     conn.execute(f"INSERT INTO ratings({cols}) VALUES ({marks}) ON CONFLICT"
                  f"(submission_id, grader, rubric_id) DO UPDATE SET {updates}",
-                 tuple(values[c] for c in RATING_COLUMNS))
+                 tuple(values.get(c) if c in RATING_GROUP_COLUMNS else values[c]
+                       for c in RATING_COLUMNS))
 
 
 def delete_rating(conn: sqlite3.Connection, submission_id: int, grader: str, rubric_id: str

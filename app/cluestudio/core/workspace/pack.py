@@ -366,7 +366,9 @@ def _merge_revision(conn: sqlite3.Connection, source: str, c: dict[str, Any], su
 
 def _merge_rating(conn: sqlite3.Connection, source: str, r: dict[str, Any], sub: int,
                   report: Report) -> None:
-    values = {k: r[k] for k in ops.RATING_COLUMNS if k != "submission_id"}
+    # Packs from before group grading carry no group mark: an individual rating.
+    values = {k: r.get(k) if k in ops.RATING_GROUP_COLUMNS else r[k]
+              for k in ops.RATING_COLUMNS if k != "submission_id"}
     values.update(submission_id=sub, scores=json.dumps(r["scores"], sort_keys=True))
     old = ops.get_rating(conn, sub, r["grader"], r["rubric_id"])
     if old is None:

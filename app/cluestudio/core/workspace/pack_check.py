@@ -54,14 +54,20 @@ SHAPES: dict[str, dict[str, Check]] = {
                 "rubric_id": _NAME, "scores": lambda v: isinstance(v, dict),
                 "total": _optional(_FINITE), "comment": _text(),
                 "seconds": _optional(lambda v: _FINITE(v) and v >= 0),
-                "synthetic": lambda v: v in (0, 1, True, False), "created_at": _NAME},
+                "synthetic": lambda v: v in (0, 1, True, False), "created_at": _NAME,
+                "group_key": _optional(_NAME), "group_from": _optional(_NAME)},
     "reviews": {"task_id": _NAME, "source_id": _NAME, "reviewer": _NAME,
                 "verdict": _one_of(("accept", "needs_fix", "unusable")),
                 "tags": lambda v: isinstance(v, list) and all(isinstance(t, str) for t in v),
                 "comment": _text(), "conversion_uid": _optional(_NAME), "created_at": _NAME},
 }
-_DEFAULTS = {"tasks": {"diagram_kind": None, "reference_image": None, "requirement": "",
-                       "reference_puml": ""}}
+# Fields a record may lack, with the value it then has: tasks from before diagram kinds,
+# ratings from before group grading (schema v6).
+_DEFAULTS: dict[str, dict[str, Any]] = {
+    "tasks": {"diagram_kind": None, "reference_image": None, "requirement": "",
+              "reference_puml": ""},
+    "ratings": {"group_key": None, "group_from": None},
+}
 
 
 def check_pack_data(data: Any, source: str, report: Report, *,

@@ -19,7 +19,12 @@ from cluestudio.core.workspace.records import (
     review_from_row,
     revision_from_row,
 )
-from cluestudio.core.workspace.scores import StoredScore, current_scores, current_values
+from cluestudio.core.workspace.scores import (
+    ScoreConfig,
+    StoredScore,
+    current_scores,
+    current_values,
+)
 
 
 @dataclass(frozen=True)
@@ -175,6 +180,20 @@ class WorkspaceQueries:
         """submission id → metric → current score (core/workspace/scores.py)."""
         return current_scores(self._reader(), submission_ids, metrics,
                               explanations=explanations)
+
+    def scored_explanation(self, submission_id: int, content_hash: str, metric: str = "clue"
+                           ) -> tuple[str, str] | None:
+        """(explanation JSON text, configuration label) of the newest ``metric`` score of
+        the submission's text with ``content_hash`` (any revision, not only the head)."""
+        r = row(self._reader(), "SELECT explanation, metric_version, embedder, profile,"
+                " normalization, weights_hash FROM scores WHERE submission_id = ? AND"
+                " content_hash = ? AND metric = ? ORDER BY id DESC LIMIT 1",
+                (submission_id, content_hash, metric))
+        if r is None:
+            return None
+        config = ScoreConfig(r["metric_version"], r["embedder"], r["profile"],
+                             r["normalization"], r["weights_hash"])
+        return str(r["explanation"] or ""), config.label()
 
     def probe_results(self, submission_id: int | None = None) -> list[dict[str, Any]]:
         """VLM probe rows (seed 003), oldest first; ``result`` is the probe's JSON text."""

@@ -1,8 +1,10 @@
 """Reading ``ratings.csv``: one row per (submission, grader), rubric items as columns.
 
-Columns: ``task_id, source_id, grader`` (required), ``rubric_id`` (default rubric),
-one column per rubric item *or* a holistic ``total`` (0–100, as OODEval's instructors
-gave), and optional ``comment, seconds, synthetic`` (1/true for generated ratings).
+Columns: ``task_id, source_id, grader`` (required), ``rubric_id`` (default: the rubric of
+the task's diagram kind, core/rubric.py ``rubric_for_kind``), one column per rubric item
+*or* a holistic ``total`` (0–100, as OODEval's instructors gave), and optional ``comment,
+seconds, synthetic`` (1/true for generated ratings). A course with class and component
+tasks has both rubrics' item columns; each row reads those of its own rubric.
 """
 
 from __future__ import annotations
@@ -10,10 +12,12 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from cluestudio.core.rubric import DEFAULT_RUBRIC_ID, RubricError, get_rubric
+from cluestudio.core.rubric import RubricError, get_rubric, rubric_id_for_kind
 from cluestudio.core.workspace.records import now_iso
 from cluestudio.core.workspace.report import Report
 
@@ -34,6 +38,10 @@ class PlannedRating:
     seconds: float | None = None
     synthetic: bool = False
     created_at: str = field(default_factory=now_iso)
+    # No rubric_id was given: the rubric is the task's kind's. A rating of a task that only
+    # the workspace knows has rubric_id "" (not read yet) until the plan is applied.
+    rubric_from_kind: bool = False
+    fields: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
 def _number(text: str | None) -> float | None:
@@ -46,9 +54,15 @@ def _number(text: str | None) -> float | None:
 
 
 def rating_from_fields(fields: dict[str, object], source: str, line: int | None,
-                       report: Report) -> PlannedRating | None:
-    """Validate one rating record (a CSV row or a JSONL rating) against its rubric."""
-    rubric_id = str(fields.get("rubric_id") or DEFAULT_RUBRIC_ID)
+                       report: Report, kind: str | None = None) -> PlannedRating | None:
+    """Validate one rating record (a CSV row or a JSONL rating) against its rubric: the
+    ``rubric_id`` it names, else the rubric of ``kind``, its task's diagram kind."""
+    given = str(fields.get("rubric_id") or "")
+    try:
+        rubric_id = given or rubric_id_for_kind(kind or "class")
+    except RubricError as error:
+        report.error(source, error.message, line)
+        return None
     try:
         rubric = get_rubric(rubric_id)
         item_values = {i.id: fields.get(i.id) for i in rubric.items
@@ -75,12 +89,14 @@ def rating_from_fields(fields: dict[str, object], source: str, line: int | None,
     synthetic = str(fields.get("synthetic", "")).strip().lower() in ("1", "true", "yes")
     return PlannedRating(str(fields["task_id"]), str(fields["source_id"]),
                          str(fields["grader"]), rubric.id, total, source, line, scores,
-                         str(fields.get("comment") or ""), seconds, synthetic)
+                         str(fields.get("comment") or ""), seconds, synthetic,
+                         rubric_from_kind=not given, fields=dict(fields))
 
 
-def read_ratings_csv(path: Path, report: Report, data: bytes | None = None
-                     ) -> list[PlannedRating]:
-    """Ratings of ``path`` (or of ``data``, its content already read by the caller)."""
+def read_ratings_csv(path: Path, report: Report, data: bytes | None = None,
+                     task_kinds: Mapping[str, str] | None = None) -> list[PlannedRating]:
+    """Ratings of ``path`` (or of ``data``, its content already read by the caller);
+    ``task_kinds`` (task id → diagram kind) picks the rubric of a row without rubric_id."""
     if data is None:
         try:
             data = path.read_bytes()
@@ -109,7 +125,15 @@ def read_ratings_csv(path: Path, report: Report, data: bytes | None = None
             report.error(str(path), f"duplicate rating of {key[0]}/{key[1]} by {key[2]}", line)
             continue
         seen.add(key)
-        rating = rating_from_fields(dict(row), str(path), line, report)
+        kind = (task_kinds or {}).get(row["task_id"])
+        if kind is None and task_kinds is not None and not row.get("rubric_id"):
+            # A task of the workspace, not of this folder: its kind, hence its rubric, is
+            # known when the plan is applied (importer._check_rating_targets reads it then).
+            out.append(PlannedRating(row["task_id"], row["source_id"], row["grader"], "",
+                                     None, str(path), line, rubric_from_kind=True,
+                                     fields=dict(row)))
+            continue
+        rating = rating_from_fields(dict(row), str(path), line, report, kind)
         if rating is not None:
             out.append(rating)
     return out

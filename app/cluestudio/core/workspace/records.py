@@ -64,6 +64,12 @@ class Rating:
     synthetic: bool = False
     created_at: str = ""
     uid: str = ""
+    group_key: str | None = None  # set when applied to a group (commands.ApplyGroupRating)
+    group_from: str | None = None  # source id of the submission it was applied from
+
+    @property
+    def group_applied(self) -> bool:
+        return self.group_key is not None
 
 
 @dataclass(frozen=True)
@@ -87,7 +93,8 @@ def revision_from_row(row: dict[str, Any]) -> Revision:
 def rating_from_row(row: dict[str, Any]) -> Rating:
     return Rating(row["submission_id"], row["grader"], row["rubric_id"],
                   json.loads(row["scores"]), row["total"], row["comment"], row["seconds"],
-                  bool(row["synthetic"]), row["created_at"], row["uid"])
+                  bool(row["synthetic"]), row["created_at"], row["uid"],
+                  row.get("group_key"), row.get("group_from"))
 
 
 def review_from_row(row: dict[str, Any]) -> Review:

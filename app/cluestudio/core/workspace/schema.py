@@ -233,9 +233,19 @@ def _v5_check_results(conn: sqlite3.Connection) -> None:
     )
 
 
+def _v6_group_ratings(conn: sqlite3.Connection) -> None:
+    # Grade by group (issue 17): a rating copied from another submission of the same task
+    # onto a group of near-identical ones keeps which group (``group_key``, stable across
+    # workspaces: from the group's content) and which submission it came from
+    # (``group_from``: that submission's source id, as packs name submissions). Both stay
+    # NULL on an individual rating; saving a rating individually clears them.
+    conn.execute("ALTER TABLE ratings ADD COLUMN group_key TEXT")
+    conn.execute("ALTER TABLE ratings ADD COLUMN group_from TEXT")
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _v1_initial, _v2_diagram_kind, _v3_audit_results, _v4_score_configuration,
-    _v5_check_results)
+    _v5_check_results, _v6_group_ratings)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

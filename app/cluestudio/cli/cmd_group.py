@@ -1,0 +1,51 @@
+"""``cluestudio group``: near-identical submissions of a task, to grade each group once.
+
+    cluestudio group COURSE.sqlite TASK [--threshold 0.97] [--embedder exact] [--json]
+
+The same grouping as the window's "grade by group" (:mod:`cluestudio.app.groups`): CLUE
+between the submissions' current PlantUML, both ways, at or above the threshold.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+NAME = "group"
+HELP = "list groups of near-identical submissions of a task (grade each group once)"
+DEFAULT_THRESHOLD = 0.97  # app.groups.DEFAULT_THRESHOLD, without importing it for --help
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("workspace", type=Path, help="workspace file (.sqlite)")
+    parser.add_argument("task", help="task id")
+    parser.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD,
+                        help=f"CLUE both ways at or above this (default {DEFAULT_THRESHOLD})")
+    parser.add_argument("--embedder", default="exact",
+                        help="exact (default: fast, deterministic), minilm, or a model")
+    parser.add_argument("--json", action="store_true", help="JSON output")
+
+
+def run(args: argparse.Namespace) -> int:
+    from cluestudio.app.groups import GroupOptions, group_submissions
+    from cluestudio.cli.output import print_json, stderr_progress
+    from cluestudio.core.jobs import run_job
+    from cluestudio.core.workspace import open_workspace
+
+    options = GroupOptions(args.threshold, args.embedder)
+    with open_workspace(args.workspace, create=False, readonly=True) as ws:
+        result = run_job(group_submissions(ws, args.task, options),
+                         None if args.json else stderr_progress)
+    if args.json:
+        print_json(result.to_dict())
+        return 0
+    print(f"{args.task}: {len(result.groups)} groups, {len(result.singletons)} alone, "
+          f"{result.distinct} distinct diagrams; {result.pairs_scored} of "
+          f"{result.pairs_possible} pairs scored in {result.seconds:.2f} s")
+    for group in result.groups:
+        members = ", ".join(f"{m.source_id}{'' if m.identical else f' ({m.similarity:.3f})'}"
+                            for m in group.members)
+        print(f"  {group.key} [{group.size}]: {members}")
+    for sid, why in sorted(result.unreadable.items()):
+        print(f"  not grouped: submission {sid}: {why}")
+    return 0
