@@ -133,16 +133,31 @@ def run_workspace(args: argparse.Namespace) -> int:
             for note in notes:
                 print(f"note ({kind} tasks): {note}", file=sys.stderr)
         if args.profile_metrics:
-            print_metric_seconds(summary.metric_seconds)
+            print_metric_seconds(summary.metric_seconds, summary.stage_seconds,
+                                 summary.seconds, len(summary.scored))
     return 0
 
 
-def print_metric_seconds(seconds: dict[str, float]) -> None:
-    """Seconds per metric, slowest first (``--profile-metrics``)."""
-    total = sum(seconds.values()) or 1.0
-    print("seconds per metric:")
+def print_metric_seconds(seconds: dict[str, float], stages: dict[str, float] | None = None,
+                         total: float | None = None, pairs: int = 0) -> None:
+    """Seconds per metric, slowest first, then the one-time stages (``--profile-metrics``).
+
+    Percentages are of the whole run (``total``) when it is given; what no metric or stage
+    accounts for (progress, Python between the steps) is shown as "other"."""
+    stages = stages or {}
+    accounted = sum(seconds.values()) + sum(stages.values())
+    whole = total if total is not None and total > 0 else accounted or 1.0
+    print("seconds per metric" + (f" ({pairs} pairs):" if pairs else ":"))
     for name, value in sorted(seconds.items(), key=lambda kv: -kv[1]):
-        print(f"  {name:<22} {value:8.2f} s  {100 * value / total:5.1f} %")
+        per_pair = f"{1000 * value / pairs:8.1f} ms/pair" if pairs else ""
+        print(f"  {name:<26} {value:8.2f} s  {100 * value / whole:5.1f} %{per_pair}")
+    if stages:
+        print("start-ups and other stages:")
+        for name, value in sorted(stages.items(), key=lambda kv: -kv[1]):
+            print(f"  {name:<26} {value:8.2f} s  {100 * value / whole:5.1f} %")
+    if total is not None and total > accounted:
+        print(f"  {'other':<26} {total - accounted:8.2f} s  "
+              f"{100 * (total - accounted) / whole:5.1f} %")
 
 
 def _parse(path: Path) -> Any:
@@ -174,34 +189,60 @@ def _run_one(scorer: Any, args: argparse.Namespace) -> int:
 
 
 def _run_batch(scorer: Any, args: argparse.Namespace) -> int:
-    from cluestudio.cli.output import print_json, stderr_progress
-    from cluestudio.core.jobs import run_job
+    """Score a pairs list a chunk at a time, writing each chunk's rows as soon as it is
+    scored: memory stays flat however long the list (each chunk's matrices and
+    explanations are dropped once written)."""
+    from collections import OrderedDict
+
+    from cluestudio.app.scoring import DEFAULT_CHUNK, chunked
+    from cluestudio.cli.output import ProgressBar
+    from cluestudio.core.clue.batch import METRIC_NAMES
+    from cluestudio.core.jobs import Progress, run_job, within
 
     rows = read_pairs(args.pairs)
-    diagrams: dict[Path, Any] = {}  # a reference shared by many pairs is parsed once
-    for row in rows:
-        for key in ("reference", "candidate"):
-            if row[key] not in diagrams:
-                diagrams[row[key]] = _parse(row[key])
-    pairs = [(diagrams[r["reference"]], diagrams[r["candidate"]]) for r in rows]
-    results = run_job(scorer.score_pairs(pairs), on_progress=stderr_progress)
-    if args.json and args.output is None:
-        print_json([{"id": r["id"], "reference": str(r["reference"]),
-                     "candidate": str(r["candidate"]), **res.to_dict(explain=args.explain)}
-                    for r, res in zip(rows, results, strict=True)])
-        return 0
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    names = list(results[0].scores.as_dict()) if results else []
-    writer.writerow(["id", "reference", "candidate", *names])
-    for row, res in zip(rows, results, strict=True):
-        writer.writerow([row["id"], row["reference"], row["candidate"],
-                         *(f"{v:.6f}" for v in res.scores.as_dict().values())])
+    bar = ProgressBar()
+    references: OrderedDict[Path, Any] = OrderedDict()  # shared references: parsed once
+
+    def diagram(path: Path) -> Any:
+        if path in references:
+            references.move_to_end(path)
+            return references[path]
+        found = references[path] = _parse(path)
+        if len(references) > 256:
+            references.popitem(last=False)
+        return found
+
+    out = args.output.open("w", encoding="utf-8", newline="") if args.output else sys.stdout
+    as_json = args.json and args.output is None
+    writer = csv.writer(out)
+    done = 0
+    try:
+        out.write("[") if as_json else writer.writerow(["id", "reference", "candidate",
+                                                        *METRIC_NAMES])
+        for chunk in chunked(rows, DEFAULT_CHUNK):
+            pairs = [(diagram(r["reference"]), _parse(r["candidate"])) for r in chunk]
+            results = run_job(within(scorer.score_pairs(pairs), done, len(rows)),
+                              on_progress=bar)
+            for row, res in zip(chunk, results, strict=True):
+                if as_json:
+                    item = {"id": row["id"], "reference": str(row["reference"]),
+                            "candidate": str(row["candidate"]),
+                            **res.to_dict(explain=args.explain)}
+                    text = json.dumps(item, indent=2, ensure_ascii=False, default=str)
+                    out.write(("," if done else "") + "\n" + text)
+                else:
+                    writer.writerow([row["id"], row["reference"], row["candidate"],
+                                     *(f"{v:.6f}" for v in res.scores.as_dict().values())])
+                done += 1
+            bar(Progress(done, len(rows), f"{done}/{len(rows)} pairs scored"))
+        if as_json:
+            out.write("\n]\n")
+    finally:
+        bar.close()
+        if out is not sys.stdout:
+            out.close()
     if args.output is not None:
-        args.output.write_text(buffer.getvalue(), encoding="utf-8")
-        print(f"{len(results)} pairs scored -> {args.output}", file=sys.stderr)
-    else:
-        sys.stdout.write(buffer.getvalue())
+        print(f"{len(rows)} pairs scored -> {args.output}", file=sys.stderr)
     return 0
 
 
