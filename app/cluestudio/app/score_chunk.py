@@ -18,6 +18,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, TypeVar
 
 from cluestudio.app.scoring import (
@@ -36,37 +37,51 @@ REFERENCE_MEMO = 256  # parsed references kept (a study has few; a generated set
 
 
 class Clock:
-    """Seconds per metric and per stage (start-ups, parsing) of one summary."""
+    """Seconds per metric and per stage (start-ups, parsing) of one summary.
+
+    Encoders load when first needed (a warm run whose vectors are all cached never loads
+    one); the load is moved out of the metric that triggered it into "model load"."""
 
     def __init__(self, summary: ScoreSummary) -> None:
         self.summary = summary
 
-    def add(self, name: str, seconds: float, *, stage: bool = False) -> None:
+    def add(self, name: str, seconds: float, *, stage: bool = False, loading: float = 0.0
+            ) -> None:
         table = self.summary.stage_seconds if stage else self.summary.metric_seconds
-        table[name] = table.get(name, 0.0) + seconds
+        table[name] = table.get(name, 0.0) + seconds - loading
+        if loading > 0:
+            stages = self.summary.stage_seconds
+            stages["model load"] = stages.get("model load", 0.0) + loading
 
     def run(self, name: str, work: Callable[[], T], *, stage: bool = False) -> T:
-        started = time.perf_counter()
+        started, loaded = time.perf_counter(), _load_seconds()
         try:
             return work()
         finally:
-            self.add(name, time.perf_counter() - started, stage=stage)
+            self.add(name, time.perf_counter() - started, stage=stage,
+                     loading=_load_seconds() - loaded)
 
     def job(self, name: str, job: Job[T]) -> Job[T]:
         """Drive ``job``, counting only the time spent inside it, not in its consumer (a
         progress bar, the window's message pipe) between its steps."""
         while True:
-            started = time.perf_counter()
+            started, loaded = time.perf_counter(), _load_seconds()
             try:
                 step = next(job)
             except StopIteration as stop:
-                self.add(name, time.perf_counter() - started)
+                self.add(name, time.perf_counter() - started, loading=_load_seconds() - loaded)
                 return stop.value  # type: ignore[no-any-return]
             except BaseException:
-                self.add(name, time.perf_counter() - started)
+                self.add(name, time.perf_counter() - started, loading=_load_seconds() - loaded)
                 raise
-            self.add(name, time.perf_counter() - started)
+            self.add(name, time.perf_counter() - started, loading=_load_seconds() - loaded)
             yield step
+
+
+def _load_seconds() -> float:
+    from cluestudio.core.embed.hf import load_seconds
+
+    return load_seconds()
 
 
 class ChunkScorer:
@@ -129,23 +144,19 @@ class ChunkScorer:
         return self._scorer
 
     def _start(self, kind: str, clock: Clock) -> Job[None]:
-        """Pay the start-ups of ``kind`` once, timed apart: CLUE's encoder, each plugin's
-        import and its ``warm_up()`` (a model load, the JVM), if it has one."""
+        """Pay the start-ups of ``kind`` once, timed apart: each plugin's import and its
+        ``warm_up()`` (the JVM), if it has one. Encoders are not loaded here: a run whose
+        vectors are all cached needs none (see :class:`Clock`)."""
         if kind in self._started:
             return
         self._started.add(kind)
-        if kinds.uses_class_parser(kind):
-            embedder = self.scorer().embedder
-            if hasattr(embedder, "load") and not getattr(embedder, "loaded", True):
-                yield Progress(0, None, "CLUE: loading the encoder")
-                clock.run("clue start-up", embedder.load, stage=True)
         for manifest in self.metrics_for(kind):
             name = manifest.name
             if name in self._started:
                 continue
             self._started.add(name)
             yield Progress(0, None, f"{_title(manifest)}: starting")
-            clock.run(f"{name} start-up", lambda n=name: self._warm(n), stage=True)
+            clock.run(f"{name} start-up", partial(self._warm, name), stage=True)
 
     def _warm(self, name: str) -> None:
         instance = self.registry.instance("metric", name)
@@ -237,11 +248,10 @@ class ChunkScorer:
         for name, (manifest, indexes) in by_metric.items():
             yield Progress(done, total, f"{_title(manifest)}: {len(indexes)} pairs")
             texts = [t for i in indexes for t in (inputs[i][0].plantuml, inputs[i][1].plantuml)]
-            clock.run(name, lambda n=name, t=texts: self._prepare(n, t))
+            clock.run(name, partial(self._prepare, name, texts))
             for index in indexes:
                 cancel.raise_if_cancelled()
-                runs = clock.run(name, lambda m=manifest, i=index: self.runner.run(
-                    [m], *inputs[i]))
+                runs = clock.run(name, partial(self.runner.run, [manifest], *inputs[index]))
                 out[index].rows += _rows(runs)
 
     def _prepare(self, name: str, texts: list[str]) -> None:

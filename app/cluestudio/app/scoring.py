@@ -119,10 +119,11 @@ class ScoreSummary:
     plugin_errors: dict[str, str] = field(default_factory=dict)  # plugin → first message
     notes: dict[str, list[str]] = field(default_factory=dict)  # diagram kind → notes
     metric_seconds: dict[str, float] = field(default_factory=dict)  # metric → its work
-    # Not a metric's per-pair work: start-ups ("clue start-up": the encoder, "r2a-validity
-    # start-up": the JVM), "parse", and the client's "store".
+    # Not a metric's per-pair work: "model load" (encoder weights, when first needed),
+    # plugin start-ups ("r2a-validity start-up": the JVM), "parse", the client's "store".
     stage_seconds: dict[str, float] = field(default_factory=dict)
     seconds: float = 0.0
+    workers: list[str] = field(default_factory=list)  # host:pid of an executor's workers
 
     def merge(self, other: ScoreSummary) -> None:
         """Add a chunk's summary (a worker's) to this one."""
@@ -146,7 +147,7 @@ class ScoreSummary:
                                    sorted(self.metric_seconds.items())},
                 "stage_seconds": {k: round(v, 3) for k, v in
                                   sorted(self.stage_seconds.items())},
-                "seconds": round(self.seconds, 3)}
+                "workers": self.workers, "seconds": round(self.seconds, 3)}
 
 
 # --- plan (client) --------------------------------------------------------------------------
@@ -324,7 +325,7 @@ def store_scored(ws: Workspace, scored: Sequence[ScoredItem]) -> frozenset[int]:
 def score_workspace(ws: Workspace, options: ScoringOptions, cancel: CancelToken | None = None,
                     *, submission_ids: Sequence[int] | None = None,
                     task_id: str | None = None, diagram_kind: str | None = None,
-                    only_missing: bool = False, chunk_size: int = DEFAULT_CHUNK,
+                    only_missing: bool = False, chunk_size: int | None = DEFAULT_CHUNK,
                     registry: Any = None, llm_backend: Any = None,
                     on_stored: Callable[[frozenset[int]], None] | None = None,
                     executor: Any = None) -> Job[ScoreSummary]:
@@ -332,7 +333,8 @@ def score_workspace(ws: Workspace, options: ScoringOptions, cancel: CancelToken 
     interrupted run keeps what it finished (``only_missing`` then resumes it).
 
     ``executor`` (:mod:`cluestudio.app.executors`) scores the chunks elsewhere — worker
-    processes, a Dask or Ray cluster; this process stays the workspace's only writer.
+    processes, a Dask or Ray cluster; this process stays the workspace's only writer. There
+    ``chunk_size=None`` lets the chunk size follow the cost of the texts.
     """
     cancel = cancel or CancelToken()
     plan = ScoringPlan(ws, options, submission_ids=submission_ids, task_id=task_id,
@@ -348,7 +350,7 @@ def score_workspace(ws: Workspace, options: ScoringOptions, cancel: CancelToken 
             on_stored(changed)
 
     if executor is None:
-        job = score_items(plan, options, cancel, sink, chunk_size=chunk_size,
+        job = score_items(plan, options, cancel, sink, chunk_size=chunk_size or DEFAULT_CHUNK,
                           registry=registry, llm_backend=llm_backend, total=plan.total)
     else:
         from cluestudio.app.executors import score_on

@@ -4,6 +4,7 @@
     cluestudio score --pairs pairs.csv [-o scores.csv] [--json]
     cluestudio score REF CAND --kind component|deployment|package|sysml|code [--json]
     cluestudio score --workspace COURSE.sqlite [--task ID] [--kind K] [--only-missing] [--json]
+        [--executor local|processes|dask|ray] [--scheduler ADDRESS] [--ray-address ADDRESS]
 
 ``--kind class`` (the default) is CLUE on class diagrams. Any other kind runs the metric
 plugins that apply to it (``cluestudio plugins`` lists them): R2ABench for component,
@@ -30,6 +31,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from cluestudio.cli.executor_args import add_executor_arguments, executor_options
+
 NAME = "score"
 HELP = "score a candidate against a reference: CLUE, or the plugin metrics of a diagram kind"
 KINDS = ("class", "component", "deployment", "package", "sysml", "code")
@@ -45,8 +48,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--task", metavar="ID", help="--workspace: only this task")
     parser.add_argument("--only-missing", action="store_true",
                         help="--workspace: skip what is already scored with these settings")
-    parser.add_argument("--chunk-size", type=int, default=50, metavar="N",
-                        help="--workspace: pairs scored and stored together (default 50)")
+    parser.add_argument("--chunk-size", type=int, default=None, metavar="N",
+                        help="--workspace: pairs scored and stored together (default 50 in "
+                             "this process; on an executor, sized to take ~5 s each)")
     parser.add_argument("--profile-metrics", action="store_true",
                         help="print the seconds each metric took")
     parser.add_argument("--kind", default=None, choices=KINDS,
@@ -69,6 +73,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="JSON output")
     parser.add_argument("-o", "--output", type=Path, metavar="FILE",
                         help="batch mode: write the scores CSV here instead of stdout")
+    add_executor_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -97,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
 
 def run_workspace(args: argparse.Namespace) -> int:
     """``--workspace``: the window's scoring job, in this process, with a progress bar."""
-    from cluestudio.app.scoring import ScoringOptions, score_workspace
+    from cluestudio.app.scoring import DEFAULT_CHUNK, ScoringOptions, score_workspace
     from cluestudio.cli.output import ProgressBar, print_json
     from cluestudio.core.errors import ClueStudioError
     from cluestudio.core.jobs import run_job
@@ -106,25 +111,35 @@ def run_workspace(args: argparse.Namespace) -> int:
 
     if args.reference is not None or args.pairs is not None:
         raise ClueStudioError("--workspace scores the workspace's own pairs: give no files")
-    if args.chunk_size < 1:
+    from cluestudio.app.executors import open_executor
+
+    if args.chunk_size is not None and args.chunk_size < 1:
         raise ClueStudioError("--chunk-size must be at least 1")
     options = ScoringOptions(args.embedder, args.device, args.profile, args.normalization,
                              str(args.weights or ""), load_settings()[0])
+    chosen = executor_options(args)
     bar = ProgressBar()
     with open_workspace(args.workspace, create=False) as ws:
+        executor = open_executor(chosen)
         try:
+            chunk = args.chunk_size or (DEFAULT_CHUNK if executor is None else None)
             summary = run_job(score_workspace(ws, options, task_id=args.task,
                                               diagram_kind=args.kind,
                                               only_missing=args.only_missing,
-                                              chunk_size=args.chunk_size),
+                                              chunk_size=chunk, executor=executor),
                               on_progress=None if args.json else bar)
         finally:
             bar.close()
+            if executor is not None:
+                executor.close()
     if args.json:
         print_json({"workspace": str(args.workspace), **summary.to_dict()})
     else:
         print(f"{len(summary.scored)} scored, {summary.skipped} already scored, "
               f"{len(summary.failed)} could not be scored ({summary.seconds:.1f} s)")
+        if summary.workers:
+            print(f"on {chosen.kind}: {len(summary.workers)} worker process(es) "
+                  f"({', '.join(summary.workers)})")
         for _, why in sorted(summary.failed.items()):
             print(f"  not scored: {why}", file=sys.stderr)
         for name, message in summary.plugin_errors.items():
@@ -133,8 +148,10 @@ def run_workspace(args: argparse.Namespace) -> int:
             for note in notes:
                 print(f"note ({kind} tasks): {note}", file=sys.stderr)
         if args.profile_metrics:
+            # Workers' seconds add up past the wall time: shares of their sum then.
             print_metric_seconds(summary.metric_seconds, summary.stage_seconds,
-                                 summary.seconds, len(summary.scored))
+                                 None if summary.workers else summary.seconds,
+                                 len(summary.scored))
     return 0
 
 

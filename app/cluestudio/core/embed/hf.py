@@ -29,12 +29,19 @@ DEVICES: tuple[str, ...] = ("auto", "cpu", "cuda")
 # worker process scores many chunks; each should load a model once, not once per user.
 _LOADED: dict[tuple[str, str, str], tuple[Any, Any]] = {}
 _LOAD_LOCK = threading.Lock()
+_load_seconds = 0.0
 
 
 def loaded_models() -> int:
     """How many encoders this process holds (for tests and benchmarks)."""
     with _LOAD_LOCK:
         return len(_LOADED)
+
+
+def load_seconds() -> float:
+    """Seconds this process has spent loading encoder weights (and importing torch for
+    them), so a profile can show them apart from the metric that happened to load first."""
+    return _load_seconds
 
 
 def _import_torch() -> Any:
@@ -214,6 +221,8 @@ class TransformerEmbedder:
         return self._folder
 
     def _resolve_device(self) -> str:
+        if self.requested_device == "cpu":
+            return "cpu"  # no torch import just to learn the id of a CPU embedder
         torch = _import_torch()
 
         if self.requested_device == "auto":
@@ -233,6 +242,7 @@ class TransformerEmbedder:
         already did (same folder, same device)."""
         if self._model is not None:
             return
+        global _load_seconds
         source = self._local_folder() or self.model_name
         key = (str(source), self._model_fingerprint(), self.device)
         with _LOAD_LOCK:
@@ -240,6 +250,7 @@ class TransformerEmbedder:
                 started = time.perf_counter()
                 _LOADED[key] = self._load_weights(source)
                 self.load_seconds = time.perf_counter() - started
+                _load_seconds += self.load_seconds
             self._tokenizer, self._model = _LOADED[key]
 
     def _load_weights(self, source: str | Path) -> tuple[Any, Any]:
