@@ -178,6 +178,7 @@ class ChunkScorer:
             yield from self._clue(diagrams, out, cancel, clock, done, total)
         yield from self._plugins(chunk, diagrams, out, cancel, clock, done, total)
         self.report(summary)
+        release_freed_memory()
         return out
 
     def _parse_all(self, chunk: Sequence[ScoreItem], out: list[ScoredItem]
@@ -259,6 +260,27 @@ class ChunkScorer:
         instance = self.registry.instance("metric", name)
         if instance is not None and callable(getattr(instance, "prepare", None)):
             self.registry.call("metric", name, lambda metric: metric.prepare(texts))
+
+
+def release_freed_memory() -> None:
+    """Hand the heap pages a chunk freed back to the OS.
+
+    Encoding texts of many different lengths leaves glibc's heap fragmented: measured with
+    MiniLM, RSS grew ~0.8 MB per encoded text (240 texts: 396 → 592 MB) although nothing
+    was kept, and stayed at 465 MB with a trim after each batch. A no-op off glibc."""
+    global _trim
+    if _trim is None:
+        try:
+            import ctypes
+
+            _trim = ctypes.CDLL("libc.so.6").malloc_trim
+        except (OSError, AttributeError):
+            _trim = False
+    if _trim:
+        _trim(0)
+
+
+_trim: Any = None
 
 
 def _title(manifest: Any) -> str:
