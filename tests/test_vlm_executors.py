@@ -68,3 +68,27 @@ def test_an_executor_needs_a_workspace(stub: Any, tmp_path: Path,  # noqa: F811
     assert main(["convert", str(image), "--model", "m", "--base-url", stub.url,
                  "--executor", "processes"]) == 2
     assert "--executor needs --workspace" in capsys.readouterr().err
+
+
+@pytest.mark.java
+def test_the_audit_on_worker_processes_gives_the_local_table_and_resumes(tmp_path: Path,
+                                                                         capsys: Any) -> None:
+    """Workers render with their own JVM and ask the model; the client stores each answer in
+    the workspace, so the table is the in-process one and a rerun asks nothing."""
+    from support.openai_stub import OpenAIStub, reader_handler
+
+    def audit(out: str, *extra: str) -> dict[str, Any]:
+        args = ["audit", "--out", str(tmp_path / out), "--model", "stub-vlm", "--base-url",
+                stub.url, "--relations", "inheritance", "--scales", "1", "1.5", "--per-cell",
+                "1", "--workspace", str(tmp_path / f"{out}.sqlite"), "--json", *extra]
+        assert main(args) == 0
+        return dict(json.loads(capsys.readouterr().out))
+
+    with OpenAIStub(reader_handler(follow_prior=True)) as stub:
+        local = audit("local")
+        remote = audit("remote", "--executor", "processes", "--workers", "2")
+        assert remote["meta"]["asked"] == local["meta"]["asked"] == 12
+        assert remote["cells"] == local["cells"] and remote["meta"]["failures"] == []
+        again = audit("remote", "--executor", "processes", "--workers", "2")
+        assert again["meta"]["asked"] == 0 and again["cells"] == local["cells"]
+        assert len(stub.requests) == 2 * 2 * 12  # two stages per item, two full runs

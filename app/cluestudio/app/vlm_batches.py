@@ -1,4 +1,5 @@
-"""``convert --workspace`` and ``probe --workspace`` on an executor (docs/cluster.md).
+"""``convert --workspace``, ``probe --workspace`` and ``audit`` on an executor
+(docs/cluster.md).
 
 The workspace batches of :mod:`cluestudio.core.vlm.workspace_batch`, with the model calls
 made by an executor's workers (:mod:`cluestudio.app.executors`): the client plans from the
@@ -96,3 +97,42 @@ def _run(executor: Executor, ws: Any, payloads: Any, job: batch.RemoteJob,
         executor, batch.work_on_worker, payloads, (job,), cancel, on_result=on_result,
         on_failure=on_failure, size_of=lambda payload: ITEM_SIZE,
         sizer=ChunkSizer(TARGET_SECONDS, first=1, largest=64), total=total))
+
+
+def audit_on(executor: Executor, options: Any, config: Any, store: Any,
+             cancel: CancelToken | None = None) -> Job[Any]:
+    """:func:`~cluestudio.core.vlm.audit.run_audit` with the rendering and the model calls
+    on ``executor``'s workers (each its own JVM and backend); every record is added to
+    ``store`` here, as it comes back, so an interrupted audit resumes as before."""
+    from cluestudio.core.vlm import audit
+
+    cancel = cancel or CancelToken()
+    plan = audit.plan_audit(config, model_id_of(options), store)
+    failures: list[str] = []
+    asked = 0
+    yield Progress(plan.done, plan.total, f"{plan.done} cached; asking {plan.model} on "
+                                          f"{executor.describe()}")
+
+    def on_result(chunk: list[Any], value: Any) -> str:
+        nonlocal asked
+        for record in value.records:
+            store.add(record)
+        asked += len(value.records)
+        failures.extend(value.failures)
+        return f"{len(value.records)} answers from {value.worker}"
+
+    def on_failure(chunk: list[Any], error: BaseException) -> str:
+        failures.extend(f"{i.id} ({i.condition}/{i.relation}): the worker failed: {error}"
+                        for i, _ in chunk)
+        return f"{len(chunk)} instance(s) failed on the {executor.name} executor"
+
+    units = ((instance, plan.missing(instance, store)) for instance in plan.todo)
+    yield from run_chunks(
+        executor, audit.audit_on_worker, units, (replace(options, api_key=None), config),
+        cancel, on_result=on_result, on_failure=on_failure,
+        size_of=lambda unit: ITEM_SIZE * len(unit[1]),
+        sizer=ChunkSizer(TARGET_SECONDS, first=1, largest=64),
+        total=len(plan.todo))
+    records = tuple(r for k in plan.wanted if (r := store.get(k)) is not None)
+    return audit.AuditRun(config=config, model=plan.model, prompt_version=plan.version,
+                          records=records, asked=asked, failures=tuple(failures))
