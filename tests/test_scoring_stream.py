@@ -132,6 +132,6 @@ def test_profile_metrics_prints_per_metric_and_stage_figures(tmp_path: Path,
     assert main(["score", "--workspace", str(ws_path), "--embedder", "exact", "--task",
                  "library_loans", "--profile-metrics"]) == 0
     out = capsys.readouterr().out
-    assert "seconds per metric (22 pairs):" in out and "ms/pair" in out
+    assert "seconds per metric: (22 pairs)" in out and "ms/pair" in out
     assert "start-ups and other stages:" in out and "store" in out
     assert "r2a-validity start-up" in out

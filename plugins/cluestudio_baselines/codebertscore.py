@@ -52,10 +52,6 @@ class CodeBertScoreMetric:
             self._vectors = TokenVectors(self.encoder, cache or None)
         return self._vectors
 
-    def warm_up(self) -> None:
-        """Load the encoder now (timed as a start-up, not as the first pair's cost)."""
-        self.encoder.load()
-
     def prepare(self, texts: list[str]) -> None:
         """Fetch or encode the token vectors of ``texts`` now (a batch about to be scored),
         so the cache is asked once for all of them."""

@@ -164,7 +164,7 @@ def print_metric_seconds(seconds: dict[str, float], stages: dict[str, float] | N
     stages = stages or {}
     accounted = sum(seconds.values()) + sum(stages.values())
     whole = total if total is not None and total > 0 else accounted or 1.0
-    print("seconds per metric" + (f" ({pairs} pairs):" if pairs else ":"))
+    print("seconds per metric:" + (f" ({pairs} pairs)" if pairs else ""))
     for name, value in sorted(seconds.items(), key=lambda kv: -kv[1]):
         per_pair = f"{1000 * value / pairs:8.1f} ms/pair" if pairs else ""
         print(f"  {name:<26} {value:8.2f} s  {100 * value / whole:5.1f} %{per_pair}")

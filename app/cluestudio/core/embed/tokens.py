@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from cluestudio.core.embed.base import release_freed_memory
 from cluestudio.core.embed.cache import EmbeddingCache
 
 DEFAULT_WINDOW = 510  # tokens per encoder call; 512 positions less [CLS] and [SEP]
@@ -70,8 +71,10 @@ class TokenVectors:
             new[text] = out[text] = matrix
             self._remember(text, matrix)
         self.encoded += len(new)
-        if new and self.cache is not None:
-            self.cache.put_token_matrices(self.key, new)
+        if new:
+            release_freed_memory()
+            if self.cache is not None:
+                self.cache.put_token_matrices(self.key, new)
         return out
 
     def _remember(self, text: str, matrix: np.ndarray) -> None:
