@@ -22,10 +22,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from support.openai_stub import OpenAIStub, Reply  # noqa: E402
-
-from cluestudio.core.vlm.backend import VLMRequest  # noqa: E402
-from cluestudio.core.vlm.openai_backend import OpenAICompatibleBackend  # noqa: E402
+from cluestudio.core.vlm.backend import VLMRequest
+from cluestudio.core.vlm.openai_backend import OpenAICompatibleBackend
+from support.openai_stub import OpenAIStub, Reply
 
 
 def measure(concurrency: int, requests: int, delay: float, throttle_every: int = 0

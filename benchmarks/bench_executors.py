@@ -23,12 +23,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_score import build_workspace  # noqa: E402
+from bench_score import build_workspace
 
-from cluestudio.app.executors import ExecutorOptions, open_executor  # noqa: E402
-from cluestudio.app.scoring import ScoringOptions, score_workspace  # noqa: E402
-from cluestudio.core.jobs import run_job  # noqa: E402
-from cluestudio.core.workspace import open_workspace  # noqa: E402
+from cluestudio.app.executors import ExecutorOptions, open_executor
+from cluestudio.app.scoring import ScoringOptions, score_workspace
+from cluestudio.core.jobs import run_job
+from cluestudio.core.workspace import open_workspace
 
 
 def _values(ws: Any) -> list[tuple[Any, ...]]:

@@ -129,8 +129,21 @@ def run_one(workspace: Path, embedder: str, label: str) -> dict[str, Any]:
 
     started = time.perf_counter()
     cpu = time.process_time()
+    log = os.environ.get("BENCH_PROGRESS")  # a long run's RSS as it goes, in case it is cut
+    stored = [0]
+
+    def on_stored(ids: frozenset[int]) -> None:
+        stored[0] += len(ids)
+        if log and stored[0] % 5000 < len(ids):
+            with open(log, "a", encoding="utf-8") as out:
+                peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+                out.write(f"{label} {embedder}: {stored[0]} stored, "
+                          f"{time.perf_counter() - started:.0f} s, RSS {_rss_kb() // 1024} MB, "
+                          f"peak {peak} MB\n")
+
     with PeakSampler() as sampler, open_workspace(workspace, create=False) as ws:
-        summary = run_job(score_workspace(ws, ScoringOptions(embedder=embedder, device="cpu")))
+        summary = run_job(score_workspace(ws, ScoringOptions(embedder=embedder, device="cpu"),
+                                          on_stored=on_stored))
     seconds = time.perf_counter() - started
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     quarter = [kb for t, kb in sampler.samples if t >= seconds / 4] or [0]

@@ -79,16 +79,16 @@ def test_the_audit_on_worker_processes_gives_the_local_table_and_resumes(tmp_pat
 
     def audit(out: str, *extra: str) -> dict[str, Any]:
         args = ["audit", "--out", str(tmp_path / out), "--model", "stub-vlm", "--base-url",
-                stub.url, "--relations", "inheritance", "--scales", "1", "1.5", "--per-cell",
+                server.url, "--relations", "inheritance", "--scales", "1", "1.5", "--per-cell",
                 "1", "--workspace", str(tmp_path / f"{out}.sqlite"), "--json", *extra]
         assert main(args) == 0
         return dict(json.loads(capsys.readouterr().out))
 
-    with OpenAIStub(reader_handler(follow_prior=True)) as stub:
+    with OpenAIStub(reader_handler(follow_prior=True)) as server:
         local = audit("local")
         remote = audit("remote", "--executor", "processes", "--workers", "2")
         assert remote["meta"]["asked"] == local["meta"]["asked"] == 12
         assert remote["cells"] == local["cells"] and remote["meta"]["failures"] == []
         again = audit("remote", "--executor", "processes", "--workers", "2")
         assert again["meta"]["asked"] == 0 and again["cells"] == local["cells"]
-        assert len(stub.requests) == 2 * 2 * 12  # two stages per item, two full runs
+        assert len(server.requests) == 2 * 2 * 12  # two stages per item, two full runs
