@@ -1,4 +1,5 @@
-"""R2ABench metric plugins: structure (graph metrics), validity (renders?), judge (LLM rubric).
+"""R2ABench metric plugins: structure (graph metrics), validity (PlantUML accepts it?), judge
+(LLM rubric).
 
 Inputs are PlantUML texts of component / package / deployment diagrams (``MetricInput
 .plantuml``); the reference is the expert diagram, the candidate the generated one.
@@ -6,6 +7,8 @@ Inputs are PlantUML texts of component / package / deployment diagrams (``Metric
 
 from __future__ import annotations
 
+import re
+from collections import OrderedDict
 from typing import Any, ClassVar
 
 from cluestudio.core.metrics import MetricInput, MetricManifest, MetricResult
@@ -68,25 +71,76 @@ class R2AStructureMetric:
 
 
 class R2AValidityMetric:
-    """Syntactic validity (seed 001 eq. 1) of the candidate: does the real PlantUML render it?
+    """Syntactic validity (seed 001 eq. 1) of the candidate: does the real PlantUML accept it?
 
-    Through the process's warm renderer (one JVM for every pair; ``-syntax`` would start a
-    JVM per call, ~1 s each, which made scoring a course of a thousand pairs take minutes).
-    A missing Java or a render timeout is not the candidate's fault: it raises, and the
-    registry reports the metric as failed instead of scoring the diagram 0.
+    Asks the process's warm JVM for PlantUML's syntax check (what ``plantuml -syntax`` says,
+    without drawing: milliseconds instead of a render). The verdict equals rendering's
+    (``tests/test_validity_by_syntax.py`` checks the bundled courses and the parser, invalid
+    and hostile corpora): an error or a memory bomb fails both, and the two ways a diagram
+    can pass the check yet fail to draw are confirmed by rendering — characters XML cannot
+    hold (PlantUML's SVG writer fails on them) and very large diagrams (smetana's layout).
+    A missing Java or a timeout is not the candidate's fault: it raises, and the registry
+    reports the metric as failed instead of scoring the diagram 0. The same text is judged
+    once per instance (a bounded memo; LLM outputs repeat).
     """
 
     manifest: ClassVar[MetricManifest] = metric_manifest(__name__, "r2a-validity")
 
+    def __init__(self, memo_size: int = 4096) -> None:
+        self._memo: OrderedDict[str, MetricResult] = OrderedDict()
+        self._memo_size = memo_size
+        self.checked = 0  # syntax checks asked of the JVM
+        self.rendered = 0  # renders to confirm a passing check
+
+    def warm_up(self) -> None:
+        """Start the JVM now (timed as a start-up, not as the first pair's cost)."""
+        from cluestudio.core.plantuml.renderer import get_renderer
+
+        get_renderer().check_syntax("class Warmup")
+
     def score(self, reference: MetricInput, candidate: MetricInput) -> MetricResult:
+        text = candidate.plantuml
+        known = self._memo.get(text)
+        if known is not None:
+            self._memo.move_to_end(text)
+            return known
+        result = self._judge(text, candidate.source)
+        self._memo[text] = result
+        if len(self._memo) > self._memo_size:
+            self._memo.popitem(last=False)
+        return result
+
+    def _judge(self, text: str, source: str | None) -> MetricResult:
         from cluestudio.core.errors import RenderError, RendererUnavailable, RenderTimeout
         from cluestudio.core.plantuml.renderer import get_renderer
 
+        renderer = get_renderer()
         try:
-            get_renderer().render(candidate.plantuml, "svg", source=candidate.source)
+            self.checked += 1
+            report = renderer.check_syntax(text, source=source)
+            if not report.ok:
+                return _invalid(report.message, report.error_line)
+            if needs_drawing(text, report.entities):
+                self.rendered += 1
+                renderer.render(text, "svg", source=source)
         except (RendererUnavailable, RenderTimeout):
             raise
         except RenderError as error:
-            return MetricResult({"syntactic-validity": 0.0},
-                                {"message": error.message, "error_line": error.line})
+            return _invalid(error.message, error.line)
         return MetricResult({"syntactic-validity": 1.0}, {"message": None, "error_line": None})
+
+
+# Characters XML 1.0 cannot hold: PlantUML accepts them in a name but its SVG writer fails.
+_NOT_IN_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+# Beyond this many entities the layout itself can fail (smetana threw IllegalStateException
+# on a 150-class diagram, docs/adr/0002); a passing check is then confirmed by drawing.
+LARGE_DIAGRAM = 100
+
+
+def needs_drawing(text: str, entities: int | None) -> bool:
+    """Whether a diagram that passed PlantUML's syntax check may still fail to draw."""
+    return (entities is not None and entities > LARGE_DIAGRAM) or bool(_NOT_IN_XML.search(text))
+
+
+def _invalid(message: str, line: int | None) -> MetricResult:
+    return MetricResult({"syntactic-validity": 0.0}, {"message": message, "error_line": line})

@@ -19,15 +19,17 @@ reported once by name and every other value is still stored.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
 from dataclasses import dataclass, field
-from functools import partial
-from typing import Any
+from itertools import islice
+from typing import Any, TypeVar
 
 from cluestudio.core.errors import ClueStudioError
-from cluestudio.core.jobs import CancelToken, Job, Progress, within
-from cluestudio.core.workspace import Workspace, kinds
+from cluestudio.core.jobs import CancelToken, Job, Progress
+from cluestudio.core.workspace import Workspace
 from cluestudio.core.workspace.ops import text_hash
+
+T = TypeVar("T")
 
 DEFAULT_CHUNK = 50  # pairs per chunk: scored, handed to the sink, stored, then dropped
 CLUE_METRICS = ("clue", "clue-class", "clue-attribute", "clue-method", "clue-relation")
@@ -116,8 +118,12 @@ class ScoreSummary:
     failed: dict[int, str] = field(default_factory=dict)  # submission id → why
     plugin_errors: dict[str, str] = field(default_factory=dict)  # plugin → first message
     notes: dict[str, list[str]] = field(default_factory=dict)  # diagram kind → notes
-    metric_seconds: dict[str, float] = field(default_factory=dict)
+    metric_seconds: dict[str, float] = field(default_factory=dict)  # metric → its work
+    # Not a metric's per-pair work: "model load" (encoder weights, when first needed),
+    # plugin start-ups ("r2a-validity start-up": the JVM), "parse", the client's "store".
+    stage_seconds: dict[str, float] = field(default_factory=dict)
     seconds: float = 0.0
+    workers: list[str] = field(default_factory=list)  # host:pid of an executor's workers
 
     def merge(self, other: ScoreSummary) -> None:
         """Add a chunk's summary (a worker's) to this one."""
@@ -127,8 +133,10 @@ class ScoreSummary:
             self.plugin_errors.setdefault(name, message)
         for kind, notes in other.notes.items():
             self.notes.setdefault(kind, notes)
-        for name, seconds in other.metric_seconds.items():
-            self.metric_seconds[name] = self.metric_seconds.get(name, 0.0) + seconds
+        for mine, theirs in ((self.metric_seconds, other.metric_seconds),
+                             (self.stage_seconds, other.stage_seconds)):
+            for name, seconds in theirs.items():
+                mine[name] = mine.get(name, 0.0) + seconds
 
     def to_dict(self) -> dict[str, Any]:
         return {"planned": self.planned, "scored": len(self.scored), "skipped": self.skipped,
@@ -137,10 +145,87 @@ class ScoreSummary:
                 "notes": self.notes,
                 "metric_seconds": {k: round(v, 3) for k, v in
                                    sorted(self.metric_seconds.items())},
-                "seconds": round(self.seconds, 3)}
+                "stage_seconds": {k: round(v, 3) for k, v in
+                                  sorted(self.stage_seconds.items())},
+                "workers": self.workers, "seconds": round(self.seconds, 3)}
 
 
 # --- plan (client) --------------------------------------------------------------------------
+
+PLAN_PAGE = 500  # head revisions read per query while a plan is consumed
+
+
+class ScoringPlan:
+    """The submissions to score, read from the workspace a page at a time as the plan is
+    iterated, so a plan of 100,000 submissions never holds 100,000 texts.
+
+    ``total`` (the number of items) and ``summary`` (what is skipped or cannot be scored)
+    are known at once: the first pass reads only ids and content hashes.
+    """
+
+    def __init__(self, ws: Workspace, options: ScoringOptions, *,
+                 submission_ids: Sequence[int] | None = None, task_id: str | None = None,
+                 diagram_kind: str | None = None, only_missing: bool = False,
+                 page: int = PLAN_PAGE) -> None:
+        self.ws, self.page = ws, page
+        self.summary = ScoreSummary()
+        self.tasks = {t.id: t for t in ws.tasks()}
+        wanted = set(submission_ids) if submission_ids is not None else None
+        heads = _head_hashes(ws)
+        done = _scored_with(ws, options) if only_missing else set()
+        self._todo: list[tuple[int, str, str]] = []  # (submission id, label, content hash)
+        self._task_of: dict[int, str] = {}
+        for sub in ws.list_submissions(task_id):
+            task = self.tasks.get(sub.task_id)
+            if (wanted is not None and sub.id not in wanted) or task is None:
+                continue
+            if diagram_kind is not None and task.diagram_kind != diagram_kind:
+                continue
+            digest = heads.get(sub.id)
+            if digest is None:
+                self.summary.failed[sub.id] = "no PlantUML yet (convert image A first)"
+                continue
+            if (sub.id, digest) in done:
+                self.summary.skipped += 1
+                continue
+            self._todo.append((sub.id, f"{sub.task_id} · {sub.source_id}", digest))
+            self._task_of[sub.id] = sub.task_id
+        self.summary.planned = len(self._todo)
+
+    @property
+    def total(self) -> int:
+        return len(self._todo)
+
+    def __len__(self) -> int:
+        return len(self._todo)
+
+    def __iter__(self) -> Iterator[ScoreItem]:
+        for start in range(0, len(self._todo), self.page):
+            page = self._todo[start:start + self.page]
+            texts = _head_texts(self.ws, [sid for sid, _, _ in page])
+            for sid, label, digest in page:
+                text = texts.get(sid)
+                if text is None or text_hash(text) != digest:
+                    continue  # edited since the plan was made: the next run scores it
+                task = self.tasks[self._task_of[sid]]
+                yield ScoreItem(sid, label, task.diagram_kind, task.reference_puml, text,
+                                digest)
+
+
+def _head_hashes(ws: Workspace) -> dict[int, str]:
+    """submission id → content hash of its head revision (the newest, as
+    ``Workspace.head_revisions`` defines it), without reading the texts."""
+    return {int(sid): digest for sid, digest in ws._reader().execute(
+        "SELECT c.submission_id, c.content_hash FROM conversions c WHERE c.id = (SELECT "
+        "max(id) FROM conversions WHERE submission_id = c.submission_id)")}
+
+
+def _head_texts(ws: Workspace, ids: Sequence[int]) -> dict[int, str]:
+    marks = ",".join("?" * len(ids))
+    return {int(sid): puml for sid, puml in ws._reader().execute(
+        f"SELECT c.submission_id, c.puml FROM conversions c WHERE c.submission_id IN "
+        f"({marks}) AND c.id = (SELECT max(id) FROM conversions WHERE submission_id = "
+        f"c.submission_id)", list(ids))}
 
 
 def plan_scoring(ws: Workspace, options: ScoringOptions, *,
@@ -149,30 +234,11 @@ def plan_scoring(ws: Workspace, options: ScoringOptions, *,
                  ) -> tuple[list[ScoreItem], ScoreSummary]:
     """What to score: each chosen submission with a PlantUML revision, and a summary that
     already counts what was skipped (``only_missing``: scored with this configuration)."""
-    summary = ScoreSummary()
-    tasks = {t.id: t for t in ws.tasks()}
-    wanted = set(submission_ids) if submission_ids is not None else None
-    heads = ws.head_revisions()
-    done = _scored_with(ws, options) if only_missing else set()
-    items = []
-    for sub in ws.list_submissions(task_id):
-        task = tasks.get(sub.task_id)
-        if (wanted is not None and sub.id not in wanted) or task is None:
-            continue
-        if diagram_kind is not None and task.diagram_kind != diagram_kind:
-            continue
-        head = heads.get(sub.id)
-        if head is None:
-            summary.failed[sub.id] = "no PlantUML yet (convert image A first)"
-            continue
-        digest = text_hash(head)
-        if (sub.id, digest) in done:
-            summary.skipped += 1
-            continue
-        items.append(ScoreItem(sub.id, f"{sub.task_id} · {sub.source_id}", task.diagram_kind,
-                               task.reference_puml, head, digest))
-    summary.planned = len(items)
-    return items, summary
+    plan = ScoringPlan(ws, options, submission_ids=submission_ids, task_id=task_id,
+                       diagram_kind=diagram_kind, only_missing=only_missing)
+    items = list(plan)
+    plan.summary.planned = len(items)
+    return items, plan.summary
 
 
 def _scored_with(ws: Workspace, options: ScoringOptions) -> set[tuple[int, str]]:
@@ -195,175 +261,44 @@ def _scored_with(ws: Workspace, options: ScoringOptions) -> set[tuple[int, str]]
 Sink = Callable[[list[ScoredItem]], None]
 
 
-def _chunks(items: Sequence[ScoreItem], size: int) -> Iterator[Sequence[ScoreItem]]:
-    for start in range(0, len(items), size):
-        yield items[start:start + size]
+def chunked(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    """``items`` in lists of ``size``, read lazily (a plan may be a generator)."""
+    iterator = iter(items)
+    while chunk := list(islice(iterator, size)):
+        yield chunk
 
 
-class _Timer:
-    """Seconds spent per metric, for ``--profile-metrics`` and the job panel."""
-
-    def __init__(self, seconds: dict[str, float]) -> None:
-        self.seconds = seconds
-
-    def run(self, name: str, work: Callable[[], Any]) -> Any:
-        started = time.perf_counter()
-        try:
-            return work()
-        finally:
-            self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - started
-
-
-def score_items(items: Sequence[ScoreItem], options: ScoringOptions, cancel: CancelToken,
+def score_items(items: Iterable[ScoreItem], options: ScoringOptions, cancel: CancelToken,
                 sink: Sink, *, chunk_size: int = DEFAULT_CHUNK, registry: Any = None,
-                llm_backend: Any = None) -> Job[ScoreSummary]:
+                llm_backend: Any = None, total: int | None = None) -> Job[ScoreSummary]:
     """Score ``items`` a chunk at a time, handing each finished chunk to ``sink``; nothing of
-    a chunk is kept after that, so memory does not grow with the number of pairs."""
-    if registry is None:
-        from cluestudio.core.plugins import get_registry
+    a chunk is kept after that, so memory does not grow with the number of pairs.
 
-        registry = get_registry()
-    summary = ScoreSummary(planned=len(items))
-    timer = _Timer(summary.metric_seconds)
-    state = _ScoringState(options, registry, llm_backend, timer, summary)
+    ``items`` may be a generator (``total`` then gives the progress bar its length).
+    """
+    from cluestudio.app.score_chunk import ChunkScorer
+
+    if total is None and isinstance(items, Sized):
+        total = len(items)
+    summary = ScoreSummary(planned=total or 0)
+    scorer = ChunkScorer(options, registry, llm_backend)
     started = time.perf_counter()
     done = 0
     try:
-        for chunk in _chunks(items, chunk_size):
+        for chunk in chunked(items, chunk_size):
             cancel.raise_if_cancelled()
-            scored = yield from state.score_chunk(chunk, cancel, done, len(items))
+            scored = yield from scorer.score_chunk(chunk, cancel, done, total, summary)
             sink(scored)
             summary.scored += [s.submission_id for s in scored if s.rows]
             summary.failed.update({s.submission_id: s.error for s in scored if s.error})
             done += len(chunk)
-            yield Progress(done, len(items), f"scored {done} of {len(items)}")
+            yield Progress(done, total, f"scored {done} of {total or done}")
     finally:
-        state.close()
+        scorer.report(summary)
+        scorer.close()
+        summary.planned = max(summary.planned, done)
         summary.seconds = time.perf_counter() - started
     return summary
-
-
-class _ScoringState:
-    """What lives across chunks: the CLUE scorer (its embedder and cache), parsed references,
-    the metric choice per kind, the plugin runner."""
-
-    def __init__(self, options: ScoringOptions, registry: Any, llm_backend: Any,
-                 timer: _Timer, summary: ScoreSummary) -> None:
-        from cluestudio.core.kind_metrics import MetricRunner
-
-        self.options, self.registry, self.timer, self.summary = (options, registry, timer,
-                                                                  summary)
-        if llm_backend is None and options.settings is not None:
-            from cluestudio.core.kind_metrics import configured_backend
-
-            llm_backend = configured_backend(options.settings)
-        self.runner = MetricRunner(registry, llm_backend)
-        self.llm = llm_backend is not None
-        self._scorer: Any = None
-        self._references: dict[str, Any] = {}
-        self._chosen: dict[str, tuple[list[Any], list[str]]] = {}
-
-    def close(self) -> None:
-        if self._scorer is not None:
-            self._scorer.close()
-        for name, message in self.runner.errors.items():
-            self.summary.plugin_errors.setdefault(name, message)
-
-    def metrics_for(self, kind: str) -> list[Any]:
-        from cluestudio.core.kind_metrics import select_metrics
-
-        if kind not in self._chosen:
-            # CLUE has its own engine; class tasks get the plugins beside it.
-            llm = self.llm and kind != "class"
-            self._chosen[kind] = select_metrics(kind, self.registry, llm=llm,
-                                                embedder=self.options.embedder)
-            if self._chosen[kind][1]:
-                self.summary.notes[kind] = list(self._chosen[kind][1])
-        return self._chosen[kind][0]
-
-    def scorer(self) -> Any:
-        if self._scorer is None:
-            from cluestudio.core.clue import ClueScorer
-
-            options = self.options
-            self._scorer = ClueScorer(options.embedder, device=options.device,
-                                      profile=options.profile,
-                                      normalization=options.normalization,
-                                      weights=options.weights())
-        return self._scorer
-
-    def parse(self, text: str) -> Any:
-        from cluestudio.core.plantuml import parse_plantuml
-
-        return parse_plantuml(text).diagram
-
-    def reference(self, text: str) -> Any:
-        if text not in self._references:
-            self._references[text] = self.parse(text)
-        return self._references[text]
-
-    def score_chunk(self, chunk: Sequence[ScoreItem], cancel: CancelToken, done: int,
-                    total: int) -> Job[list[ScoredItem]]:
-        out = [ScoredItem(item.submission_id, item.content_hash) for item in chunk]
-        class_pairs: list[tuple[int, Any, Any]] = []  # (index in chunk, reference, candidate)
-        yield Progress(done, total, "parsing")
-        for index, item in enumerate(chunk):
-            if not kinds.uses_class_parser(item.diagram_kind):
-                continue
-            try:
-                reference = self.timer.run("parse", partial(self.reference, item.reference))
-                candidate = self.timer.run("parse", partial(self.parse, item.candidate))
-            except ClueStudioError as error:
-                out[index].error = f"{item.label}: {error}"
-                continue
-            class_pairs.append((index, reference, candidate))
-        if class_pairs:
-            yield from self._clue(chunk, class_pairs, out, cancel, done, total)
-        for index, item in enumerate(chunk):
-            if out[index].error is None:
-                cancel.raise_if_cancelled()
-                out[index].rows += self._plugins(item, class_pairs, index)
-        return out
-
-    def _clue(self, chunk: Sequence[ScoreItem], pairs: list[tuple[int, Any, Any]],
-              out: list[ScoredItem], cancel: CancelToken, done: int, total: int) -> Job[None]:
-        scorer = self.scorer()
-        started = time.perf_counter()
-        results = yield from within(scorer.score_pairs([(r, c) for _, r, c in pairs], cancel),
-                                    done, total, "CLUE: ")
-        self.timer.seconds["clue"] = (self.timer.seconds.get("clue", 0.0)
-                                      + time.perf_counter() - started)
-        settings = scorer.settings()
-        for (index, _, _), result in zip(pairs, results, strict=True):
-            data = result.to_dict()
-            for metric, value in data["scores"].items():
-                out[index].rows.append(ScoredRow(
-                    metric, value, embedder=settings["embedder"], profile=settings["profile"],
-                    normalization=settings["normalization"],
-                    weights_hash=str(settings["weights_fingerprint"]),
-                    explanation=data["explanation"] if metric == "clue" else None))
-
-    def _plugins(self, item: ScoreItem, class_pairs: list[tuple[int, Any, Any]],
-                 index: int) -> list[ScoredRow]:
-        from cluestudio.core.metrics import MetricInput
-
-        diagrams = {i: (r, c) for i, r, c in class_pairs}
-        reference_diagram, candidate_diagram = diagrams.get(index, (None, None))
-        reference = MetricInput(item.reference, reference_diagram, "reference")
-        candidate = MetricInput(item.candidate, candidate_diagram, item.label)
-        rows = []
-        for manifest in self.metrics_for(item.diagram_kind):
-            runs = self.timer.run(manifest.name, partial(self.runner.run, [manifest],
-                                                          reference, candidate))
-            for run in runs:
-                for number, (key, value) in enumerate(run.values.items()):
-                    rows.append(ScoredRow(
-                        key, value, metric_version=run.version,
-                        explanation={"plugin": run.name, "explanation": run.explanation,
-                                     "details": run.details}
-                        if number == 0 and run.explanation is not None else None))
-        return rows
-
 
 
 # --- store (client) -------------------------------------------------------------------------
@@ -390,25 +325,42 @@ def store_scored(ws: Workspace, scored: Sequence[ScoredItem]) -> frozenset[int]:
 def score_workspace(ws: Workspace, options: ScoringOptions, cancel: CancelToken | None = None,
                     *, submission_ids: Sequence[int] | None = None,
                     task_id: str | None = None, diagram_kind: str | None = None,
-                    only_missing: bool = False, chunk_size: int = DEFAULT_CHUNK,
+                    only_missing: bool = False, chunk_size: int | None = DEFAULT_CHUNK,
                     registry: Any = None, llm_backend: Any = None,
                     on_stored: Callable[[frozenset[int]], None] | None = None,
-                    ) -> Job[ScoreSummary]:
-    """Plan, score and store in this process; each chunk is stored as soon as it is scored,
-    so an interrupted run keeps what it finished (``only_missing`` then resumes it)."""
+                    executor: Any = None) -> Job[ScoreSummary]:
+    """Plan, score and store; each chunk is stored as soon as it is scored, so an
+    interrupted run keeps what it finished (``only_missing`` then resumes it).
+
+    ``executor`` (:mod:`cluestudio.app.executors`) scores the chunks elsewhere — worker
+    processes, a Dask or Ray cluster; this process stays the workspace's only writer. There
+    ``chunk_size=None`` lets the chunk size follow the cost of the texts.
+    """
     cancel = cancel or CancelToken()
-    items, summary = plan_scoring(ws, options, submission_ids=submission_ids, task_id=task_id,
-                                  diagram_kind=diagram_kind, only_missing=only_missing)
+    plan = ScoringPlan(ws, options, submission_ids=submission_ids, task_id=task_id,
+                       diagram_kind=diagram_kind, only_missing=only_missing)
+    store_time = 0.0
 
     def sink(scored: list[ScoredItem]) -> None:
+        nonlocal store_time
+        started = time.perf_counter()
         changed = store_scored(ws, scored)
+        store_time += time.perf_counter() - started
         if on_stored is not None and changed:
             on_stored(changed)
 
-    result = yield from score_items(items, options, cancel, sink, chunk_size=chunk_size,
-                                    registry=registry, llm_backend=llm_backend)
-    result.skipped = summary.skipped
-    result.failed = {**summary.failed, **result.failed}
+    if executor is None:
+        job = score_items(plan, options, cancel, sink, chunk_size=chunk_size or DEFAULT_CHUNK,
+                          registry=registry, llm_backend=llm_backend, total=plan.total)
+    else:
+        from cluestudio.app.executors import score_on
+
+        job = score_on(executor, plan, options, cancel, sink, total=plan.total,
+                       chunk_size=chunk_size)
+    result = yield from job
+    result.stage_seconds["store"] = result.stage_seconds.get("store", 0.0) + store_time
+    result.skipped = plan.summary.skipped
+    result.failed = {**plan.summary.failed, **result.failed}
     return result
 
 

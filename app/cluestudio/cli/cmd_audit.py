@@ -17,6 +17,7 @@ import argparse
 import contextlib
 import sys
 from pathlib import Path
+from typing import Any
 
 NAME = "audit"
 HELP = "measure a VLM's prior bias on generated UML diagrams (EM, RelAcc, conflict gap)"
@@ -57,19 +58,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dry-run", action="store_true",
                         help="only write the generated diagrams (.puml) to OUT/diagrams")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
-    from cluestudio.cli.cmd_convert import add_backend_arguments
+    from cluestudio.cli.cmd_convert import add_backend_arguments, add_workspace_executor
 
     add_backend_arguments(parser)
+    add_workspace_executor(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    from cluestudio.cli.output import print_json, stderr_progress
+    from cluestudio.cli.output import print_json
     from cluestudio.core.errors import ClueStudioError
-    from cluestudio.core.jobs import CancelToken, run_job
-    from cluestudio.core.vlm.audit import AuditConfig, run_audit, stored_audit
+    from cluestudio.core.vlm.audit import AuditConfig, stored_audit
     from cluestudio.core.vlm.cache import AnswerStore, ResultCache
     from cluestudio.core.vlm.chains import load_vocabulary
-    from cluestudio.core.vlm.conversion import default_renderer
     from cluestudio.core.vlm.report import summarize, to_csv, to_json, to_svg
 
     if args.generate_vocabulary is not None:
@@ -112,11 +112,7 @@ def run(args: argparse.Namespace) -> int:
             model = args.model or load_settings()[0].llm.model
             result = stored_audit(config, model, store)
         else:
-            from cluestudio.cli.cmd_convert import backend_from_args
-
-            backend = backend_from_args(args)
-            result = run_job(run_audit(backend, config, store, default_renderer,
-                                       CancelToken()), on_progress=stderr_progress)
+            result = _ask(args, config, store)
     cells = summarize(result.records)
     meta = {"model": result.model, "prompt_version": result.prompt_version,
             "config": config.to_dict(), "records": len(result.records),
@@ -138,6 +134,26 @@ def run(args: argparse.Namespace) -> int:
     for failure in result.failures:
         print(f"failed: {failure}")
     return 0 if not result.failures else 1
+
+
+def _ask(args: argparse.Namespace, config: Any, store: Any) -> Any:
+    """Ask what the store lacks, here (``--executor local``) or on an executor's workers."""
+    from cluestudio.app.executors import open_executor
+    from cluestudio.app.vlm_batches import audit_on
+    from cluestudio.cli.cmd_convert import backend_from_args, backend_options_from_args
+    from cluestudio.cli.executor_args import executor_options
+    from cluestudio.cli.output import stderr_progress
+    from cluestudio.core.jobs import CancelToken, run_job
+    from cluestudio.core.vlm.audit import run_audit
+    from cluestudio.core.vlm.conversion import default_renderer
+
+    executor = open_executor(executor_options(args))
+    if executor is None:
+        return run_job(run_audit(backend_from_args(args), config, store, default_renderer,
+                                 CancelToken()), on_progress=stderr_progress)
+    with executor:
+        return run_job(audit_on(executor, backend_options_from_args(args), config, store,
+                                CancelToken()), on_progress=stderr_progress)
 
 
 def _generate_vocabulary(args: argparse.Namespace) -> int:

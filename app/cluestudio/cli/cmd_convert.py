@@ -46,17 +46,43 @@ def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--batch-size", type=int, default=4, help="local backend batch size")
 
 
-def backend_from_args(args: argparse.Namespace) -> Any:
+def backend_options_from_args(args: argparse.Namespace) -> Any:
     from cluestudio.core.settings import load_settings
-    from cluestudio.core.vlm.factory import BackendOptions, make_backend
+    from cluestudio.core.vlm.factory import BackendOptions
 
     settings, _ = load_settings()
     base_url = args.base_url or (settings.llm.base_url if args.backend == "openai" else None)
-    return make_backend(BackendOptions(
+    return BackendOptions(
         backend=args.backend, model=args.model or settings.llm.model, base_url=base_url,
         api_key=settings.api_key(), temperature=args.temperature, max_tokens=args.max_tokens,
         timeout_s=args.timeout, retries=args.retries, concurrency=args.concurrency,
-        seed=args.seed, device=args.device, dtype=args.dtype, batch_size=args.batch_size))
+        seed=args.seed, device=args.device, dtype=args.dtype, batch_size=args.batch_size)
+
+
+def backend_from_args(args: argparse.Namespace) -> Any:
+    from cluestudio.core.vlm.factory import make_backend
+
+    return make_backend(backend_options_from_args(args))
+
+
+def batch_on_executor(args: argparse.Namespace, action: str, ws: Any, prompts: Any,
+                      **extra: Any) -> Any:
+    """``--executor processes|dask|ray``: the batch with the model calls on workers; None
+    for ``local`` (the caller runs the in-process batch)."""
+    from cluestudio.app.executors import open_executor
+    from cluestudio.app.vlm_batches import convert_on, probe_on
+    from cluestudio.cli.executor_args import executor_options
+    from cluestudio.cli.output import stderr_progress
+    from cluestudio.core.jobs import CancelToken, run_job
+
+    executor = open_executor(executor_options(args))
+    if executor is None:
+        return None
+    with executor:
+        batch = convert_on if action == "convert" else probe_on
+        return run_job(batch(executor, ws, backend_options_from_args(args), CancelToken(),
+                             tasks=args.task, redo=args.redo, prompts=prompts, **extra),
+                       on_progress=stderr_progress)
 
 
 def add_workspace_arguments(parser: argparse.ArgumentParser, verb: str, done: str) -> None:
@@ -71,6 +97,12 @@ def add_workspace_arguments(parser: argparse.ArgumentParser, verb: str, done: st
                        help=f"with --workspace: {verb} again what is already {done}")
 
 
+def add_workspace_executor(parser: argparse.ArgumentParser) -> None:
+    from cluestudio.cli.executor_args import add_executor_arguments
+
+    add_executor_arguments(parser)
+
+
 def check_mode(args: argparse.Namespace, files: list[Path], what: str) -> bool:
     """True for ``--workspace`` mode; a ClueStudioError unless exactly one mode is given."""
     from cluestudio.core.errors import ClueStudioError
@@ -82,6 +114,8 @@ def check_mode(args: argparse.Namespace, files: list[Path], what: str) -> bool:
                               "workspace")
     if args.workspace is None and (args.task or args.redo):
         raise ClueStudioError("--task and --redo need --workspace COURSE.sqlite")
+    if args.workspace is None and getattr(args, "executor", "local") != "local":
+        raise ClueStudioError("--executor needs --workspace COURSE.sqlite")
     return args.workspace is not None
 
 
@@ -131,6 +165,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print results as JSON")
     add_workspace_arguments(parser, "convert", "converted by a model")
     add_backend_arguments(parser)
+    add_workspace_executor(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -152,11 +187,14 @@ def run_workspace(args: argparse.Namespace) -> int:
 
     prompts = load_convert_prompts(args.prompt_version)
     with open_batch_workspace(args.workspace) as ws:
-        backend = backend_from_args(args)
-        summary = run_job(convert_workspace(
-            ws, backend, CancelToken(), tasks=args.task, redo=args.redo,
-            max_repairs=args.max_repairs, plantuml_check=args.plantuml_check,
-            prompts=prompts), on_progress=stderr_progress)
+        summary = batch_on_executor(args, "convert", ws, prompts,
+                                    max_repairs=args.max_repairs,
+                                    plantuml_check=args.plantuml_check)
+        if summary is None:
+            summary = run_job(convert_workspace(
+                ws, backend_from_args(args), CancelToken(), tasks=args.task, redo=args.redo,
+                max_repairs=args.max_repairs, plantuml_check=args.plantuml_check,
+                prompts=prompts), on_progress=stderr_progress)
     if args.json:
         print_json({"workspace": str(args.workspace), **summary.to_dict()})
     else:

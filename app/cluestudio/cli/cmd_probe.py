@@ -21,10 +21,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fail-on-flag", action="store_true",
                         help="exit with status 1 when any submission is flagged")
     parser.add_argument("--json", action="store_true", help="print full results as JSON")
-    from cluestudio.cli.cmd_convert import add_backend_arguments, add_workspace_arguments
+    from cluestudio.cli.cmd_convert import (
+        add_backend_arguments,
+        add_workspace_arguments,
+        add_workspace_executor,
+    )
 
     add_workspace_arguments(parser, "probe", "probed (same image, PlantUML, model, prompts)")
     add_backend_arguments(parser)
+    add_workspace_executor(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -38,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
 def run_workspace(args: argparse.Namespace) -> int:
     from cluestudio.cli.cmd_convert import (
         backend_from_args,
+        batch_on_executor,
         open_batch_workspace,
         print_batch_summary,
     )
@@ -48,10 +54,12 @@ def run_workspace(args: argparse.Namespace) -> int:
 
     prompts = load_probe_prompts(args.prompt_version)
     with open_batch_workspace(args.workspace) as ws:
-        backend = backend_from_args(args)
-        summary = run_job(probe_workspace(ws, backend, CancelToken(), tasks=args.task,
-                                          redo=args.redo, prompts=prompts),
-                          on_progress=stderr_progress)
+        summary = batch_on_executor(args, "probe", ws, prompts)
+        if summary is None:
+            summary = run_job(probe_workspace(ws, backend_from_args(args), CancelToken(),
+                                              tasks=args.task, redo=args.redo,
+                                              prompts=prompts),
+                              on_progress=stderr_progress)
     if args.json:
         print_json({"workspace": str(args.workspace), **summary.to_dict()})
     else:

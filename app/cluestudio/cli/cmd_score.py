@@ -4,6 +4,7 @@
     cluestudio score --pairs pairs.csv [-o scores.csv] [--json]
     cluestudio score REF CAND --kind component|deployment|package|sysml|code [--json]
     cluestudio score --workspace COURSE.sqlite [--task ID] [--kind K] [--only-missing] [--json]
+        [--executor local|processes|dask|ray] [--scheduler ADDRESS] [--ray-address ADDRESS]
 
 ``--kind class`` (the default) is CLUE on class diagrams. Any other kind runs the metric
 plugins that apply to it (``cluestudio plugins`` lists them): R2ABench for component,
@@ -30,6 +31,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from cluestudio.cli.executor_args import add_executor_arguments, executor_options
+
 NAME = "score"
 HELP = "score a candidate against a reference: CLUE, or the plugin metrics of a diagram kind"
 KINDS = ("class", "component", "deployment", "package", "sysml", "code")
@@ -45,8 +48,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--task", metavar="ID", help="--workspace: only this task")
     parser.add_argument("--only-missing", action="store_true",
                         help="--workspace: skip what is already scored with these settings")
-    parser.add_argument("--chunk-size", type=int, default=50, metavar="N",
-                        help="--workspace: pairs scored and stored together (default 50)")
+    parser.add_argument("--chunk-size", type=int, default=None, metavar="N",
+                        help="--workspace: pairs scored and stored together (default 50 in "
+                             "this process; on an executor, sized to take ~5 s each)")
     parser.add_argument("--profile-metrics", action="store_true",
                         help="print the seconds each metric took")
     parser.add_argument("--kind", default=None, choices=KINDS,
@@ -69,6 +73,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="JSON output")
     parser.add_argument("-o", "--output", type=Path, metavar="FILE",
                         help="batch mode: write the scores CSV here instead of stdout")
+    add_executor_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -97,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
 
 def run_workspace(args: argparse.Namespace) -> int:
     """``--workspace``: the window's scoring job, in this process, with a progress bar."""
-    from cluestudio.app.scoring import ScoringOptions, score_workspace
+    from cluestudio.app.scoring import DEFAULT_CHUNK, ScoringOptions, score_workspace
     from cluestudio.cli.output import ProgressBar, print_json
     from cluestudio.core.errors import ClueStudioError
     from cluestudio.core.jobs import run_job
@@ -106,25 +111,35 @@ def run_workspace(args: argparse.Namespace) -> int:
 
     if args.reference is not None or args.pairs is not None:
         raise ClueStudioError("--workspace scores the workspace's own pairs: give no files")
-    if args.chunk_size < 1:
+    from cluestudio.app.executors import open_executor
+
+    if args.chunk_size is not None and args.chunk_size < 1:
         raise ClueStudioError("--chunk-size must be at least 1")
     options = ScoringOptions(args.embedder, args.device, args.profile, args.normalization,
                              str(args.weights or ""), load_settings()[0])
+    chosen = executor_options(args)
     bar = ProgressBar()
     with open_workspace(args.workspace, create=False) as ws:
+        executor = open_executor(chosen)
         try:
+            chunk = args.chunk_size or (DEFAULT_CHUNK if executor is None else None)
             summary = run_job(score_workspace(ws, options, task_id=args.task,
                                               diagram_kind=args.kind,
                                               only_missing=args.only_missing,
-                                              chunk_size=args.chunk_size),
+                                              chunk_size=chunk, executor=executor),
                               on_progress=None if args.json else bar)
         finally:
             bar.close()
+            if executor is not None:
+                executor.close()
     if args.json:
         print_json({"workspace": str(args.workspace), **summary.to_dict()})
     else:
         print(f"{len(summary.scored)} scored, {summary.skipped} already scored, "
               f"{len(summary.failed)} could not be scored ({summary.seconds:.1f} s)")
+        if summary.workers:
+            print(f"on {chosen.kind}: {len(summary.workers)} worker process(es) "
+                  f"({', '.join(summary.workers)})")
         for _, why in sorted(summary.failed.items()):
             print(f"  not scored: {why}", file=sys.stderr)
         for name, message in summary.plugin_errors.items():
@@ -133,16 +148,33 @@ def run_workspace(args: argparse.Namespace) -> int:
             for note in notes:
                 print(f"note ({kind} tasks): {note}", file=sys.stderr)
         if args.profile_metrics:
-            print_metric_seconds(summary.metric_seconds)
+            # Workers' seconds add up past the wall time: shares of their sum then.
+            print_metric_seconds(summary.metric_seconds, summary.stage_seconds,
+                                 None if summary.workers else summary.seconds,
+                                 len(summary.scored))
     return 0
 
 
-def print_metric_seconds(seconds: dict[str, float]) -> None:
-    """Seconds per metric, slowest first (``--profile-metrics``)."""
-    total = sum(seconds.values()) or 1.0
-    print("seconds per metric:")
+def print_metric_seconds(seconds: dict[str, float], stages: dict[str, float] | None = None,
+                         total: float | None = None, pairs: int = 0) -> None:
+    """Seconds per metric, slowest first, then the one-time stages (``--profile-metrics``).
+
+    Percentages are of the whole run (``total``) when it is given; what no metric or stage
+    accounts for (progress, Python between the steps) is shown as "other"."""
+    stages = stages or {}
+    accounted = sum(seconds.values()) + sum(stages.values())
+    whole = total if total is not None and total > 0 else accounted or 1.0
+    print("seconds per metric:" + (f" ({pairs} pairs)" if pairs else ""))
     for name, value in sorted(seconds.items(), key=lambda kv: -kv[1]):
-        print(f"  {name:<22} {value:8.2f} s  {100 * value / total:5.1f} %")
+        per_pair = f"{1000 * value / pairs:8.1f} ms/pair" if pairs else ""
+        print(f"  {name:<26} {value:8.2f} s  {100 * value / whole:5.1f} %{per_pair}")
+    if stages:
+        print("start-ups and other stages:")
+        for name, value in sorted(stages.items(), key=lambda kv: -kv[1]):
+            print(f"  {name:<26} {value:8.2f} s  {100 * value / whole:5.1f} %")
+    if total is not None and total > accounted:
+        print(f"  {'other':<26} {total - accounted:8.2f} s  "
+              f"{100 * (total - accounted) / whole:5.1f} %")
 
 
 def _parse(path: Path) -> Any:
@@ -174,34 +206,60 @@ def _run_one(scorer: Any, args: argparse.Namespace) -> int:
 
 
 def _run_batch(scorer: Any, args: argparse.Namespace) -> int:
-    from cluestudio.cli.output import print_json, stderr_progress
-    from cluestudio.core.jobs import run_job
+    """Score a pairs list a chunk at a time, writing each chunk's rows as soon as it is
+    scored: memory stays flat however long the list (each chunk's matrices and
+    explanations are dropped once written)."""
+    from collections import OrderedDict
+
+    from cluestudio.app.scoring import DEFAULT_CHUNK, chunked
+    from cluestudio.cli.output import ProgressBar
+    from cluestudio.core.clue.batch import METRIC_NAMES
+    from cluestudio.core.jobs import Progress, run_job, within
 
     rows = read_pairs(args.pairs)
-    diagrams: dict[Path, Any] = {}  # a reference shared by many pairs is parsed once
-    for row in rows:
-        for key in ("reference", "candidate"):
-            if row[key] not in diagrams:
-                diagrams[row[key]] = _parse(row[key])
-    pairs = [(diagrams[r["reference"]], diagrams[r["candidate"]]) for r in rows]
-    results = run_job(scorer.score_pairs(pairs), on_progress=stderr_progress)
-    if args.json and args.output is None:
-        print_json([{"id": r["id"], "reference": str(r["reference"]),
-                     "candidate": str(r["candidate"]), **res.to_dict(explain=args.explain)}
-                    for r, res in zip(rows, results, strict=True)])
-        return 0
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    names = list(results[0].scores.as_dict()) if results else []
-    writer.writerow(["id", "reference", "candidate", *names])
-    for row, res in zip(rows, results, strict=True):
-        writer.writerow([row["id"], row["reference"], row["candidate"],
-                         *(f"{v:.6f}" for v in res.scores.as_dict().values())])
+    bar = ProgressBar()
+    references: OrderedDict[Path, Any] = OrderedDict()  # shared references: parsed once
+
+    def diagram(path: Path) -> Any:
+        if path in references:
+            references.move_to_end(path)
+            return references[path]
+        found = references[path] = _parse(path)
+        if len(references) > 256:
+            references.popitem(last=False)
+        return found
+
+    out = args.output.open("w", encoding="utf-8", newline="") if args.output else sys.stdout
+    as_json = args.json and args.output is None
+    writer = csv.writer(out)
+    done = 0
+    try:
+        out.write("[") if as_json else writer.writerow(["id", "reference", "candidate",
+                                                        *METRIC_NAMES])
+        for chunk in chunked(rows, DEFAULT_CHUNK):
+            pairs = [(diagram(r["reference"]), _parse(r["candidate"])) for r in chunk]
+            results = run_job(within(scorer.score_pairs(pairs), done, len(rows)),
+                              on_progress=bar)
+            for row, res in zip(chunk, results, strict=True):
+                if as_json:
+                    item = {"id": row["id"], "reference": str(row["reference"]),
+                            "candidate": str(row["candidate"]),
+                            **res.to_dict(explain=args.explain)}
+                    text = json.dumps(item, indent=2, ensure_ascii=False, default=str)
+                    out.write(("," if done else "") + "\n" + text)
+                else:
+                    writer.writerow([row["id"], row["reference"], row["candidate"],
+                                     *(f"{v:.6f}" for v in res.scores.as_dict().values())])
+                done += 1
+            bar(Progress(done, len(rows), f"{done}/{len(rows)} pairs scored"))
+        if as_json:
+            out.write("\n]\n")
+    finally:
+        bar.close()
+        if out is not sys.stdout:
+            out.close()
     if args.output is not None:
-        args.output.write_text(buffer.getvalue(), encoding="utf-8")
-        print(f"{len(results)} pairs scored -> {args.output}", file=sys.stderr)
-    else:
-        sys.stdout.write(buffer.getvalue())
+        print(f"{len(rows)} pairs scored -> {args.output}", file=sys.stderr)
     return 0
 
 

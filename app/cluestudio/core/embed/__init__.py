@@ -1,7 +1,8 @@
 """Embedders for CLUE's string similarity σ, and the on-disk cache of their vectors.
 
 ``get_embedder("exact" | "minilm" | NAME_OR_FOLDER)`` builds one; :func:`embed_strings` is
-the job that embeds each distinct string of a run once, taking what it can from the cache.
+the job that embeds each distinct string of a run once, taking what it can from the cache;
+:class:`TokenVectors` does the same for the per-token vectors of whole texts (CodeBERTScore).
 Nothing here imports torch until a neural embedder actually encodes something.
 """
 
@@ -21,12 +22,13 @@ from cluestudio.core.embed.base import (
 )
 from cluestudio.core.embed.cache import CACHE_ENV, EmbeddingCache, default_cache_dir
 from cluestudio.core.embed.hf import DEVICES, TransformerEmbedder, minilm_path
+from cluestudio.core.embed.tokens import TokenVectors
 from cluestudio.core.jobs import CancelToken, Job, Progress
 
 __all__ = [
     "CACHE_ENV", "DEVICES", "POOLINGS", "Embedder", "EmbedderError", "EmbeddingCache",
-    "ExactEmbedder", "StringVectors", "TransformerEmbedder", "default_cache_dir",
-    "embed_strings", "get_embedder", "l2_normalise",
+    "ExactEmbedder", "StringVectors", "TokenVectors", "TransformerEmbedder",
+    "default_cache_dir", "embed_strings", "get_embedder", "l2_normalise",
 ]
 
 # Strings per encoder call between progress reports and cancel checks.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -95,3 +95,24 @@ def l2_normalise(vectors: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     # A zero vector (e.g. a model that maps some input to 0) stays 0 rather than NaN.
     return (vectors / np.maximum(norms, 1e-12)).astype(np.float32)
+
+
+_trim: Any = None
+
+
+def release_freed_memory() -> None:
+    """Hand the heap pages freed by encoding (or a finished chunk) back to the OS.
+
+    Encoding texts of many different lengths leaves glibc's heap fragmented: measured with
+    MiniLM, RSS grew ~0.8 MB per encoded text (240 texts: 396 → 592 MB) although nothing
+    was kept, and stayed at 465 MB with a trim after each batch. A no-op off glibc."""
+    global _trim
+    if _trim is None:
+        try:
+            import ctypes
+
+            _trim = ctypes.CDLL("libc.so.6").malloc_trim
+        except (OSError, AttributeError):
+            _trim = False
+    if _trim:
+        _trim(0)

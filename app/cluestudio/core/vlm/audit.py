@@ -187,6 +187,43 @@ def stored_audit(config: AuditConfig, model: str, store: AnswerStore) -> AuditRu
                     records=records, asked=0, failures=failures)
 
 
+@dataclass(frozen=True)
+class AuditPlan:
+    """What an audit run still has to ask, given what ``cache`` holds."""
+
+    config: AuditConfig
+    model: str
+    prompts: ProbePrompts
+    version: str
+    total: int  # (instance, scale) items of the whole audit
+    wanted: list[Key]
+    todo: list[AuditInstance]  # instances with at least one scale not answered
+    done: int  # items already answered
+
+    def key(self, instance: AuditInstance, scale: float) -> Key:
+        return (instance.id, instance.condition, instance.relation, float(scale),
+                self.config.seed, self.model, self.version)
+
+    def missing(self, instance: AuditInstance, cache: AnswerStore) -> list[float]:
+        return [s for s in self.config.scales if self.key(instance, s) not in cache]
+
+
+def plan_audit(config: AuditConfig, model: str, cache: AnswerStore) -> AuditPlan:
+    prompts = load_probe_prompts(config.prompt_version)
+    version = config.answer_version(prompts)
+    instances = config.instances()
+    total = len(instances) * len(config.scales)
+
+    def key(instance: AuditInstance, scale: float) -> Key:
+        return (instance.id, instance.condition, instance.relation, float(scale), config.seed,
+                model, version)
+
+    wanted = [key(i, s) for i in instances for s in config.scales]
+    todo = [i for i in instances if any(key(i, s) not in cache for s in config.scales)]
+    done = total - sum(1 for i in todo for s in config.scales if key(i, s) not in cache)
+    return AuditPlan(config, model, prompts, version, total, wanted, todo, done)
+
+
 def run_audit(
     backend: VLMBackend,
     config: AuditConfig,
@@ -200,18 +237,9 @@ def run_audit(
         raise ClueStudioError(f"scale mode {config.scale_mode!r}: expected one of {SCALE_MODES}")
     if config.stage2_max_tokens < 1:
         raise ClueStudioError("stage 2 needs at least 1 token to answer")
-    prompts = load_probe_prompts(config.prompt_version)
-    version = config.answer_version(prompts)
-    instances = config.instances()
-    total = len(instances) * len(config.scales)
-
-    def key(instance: AuditInstance, scale: float) -> Key:
-        return (instance.id, instance.condition, instance.relation, float(scale), config.seed,
-                backend.model_id, version)
-
-    wanted = [key(i, s) for i in instances for s in config.scales]
-    todo = [i for i in instances if any(key(i, s) not in cache for s in config.scales)]
-    done = total - sum(1 for i in todo for s in config.scales if key(i, s) not in cache)
+    plan = plan_audit(config, backend.model_id, cache)
+    prompts, version, total, key = plan.prompts, plan.version, plan.total, plan.key
+    wanted, todo, done = plan.wanted, plan.todo, plan.done
     failures: list[str] = []
     asked = 0
     yield Progress(done, total, f"{done} cached; asking {backend.model_id}")
@@ -273,3 +301,62 @@ def run_audit(
     yield Progress(total, total, f"{asked} asked, {len(failures)} failed")
     return AuditRun(config=config, model=backend.model_id, prompt_version=version,
                     records=records, asked=asked, failures=tuple(failures))
+
+
+# --- on an executor's workers (cluestudio.app.vlm_batches) ---------------------------------
+
+@dataclass
+class AuditOutcome:
+    """One chunk's records and failures, from a worker."""
+
+    chunk_id: int
+    records: list[dict[str, Any]]
+    failures: list[str]
+    seconds: float
+    worker: str
+
+
+def audit_on_worker(chunk_id: int, units: list[tuple[AuditInstance, list[float]]],
+                    backend_options: Any, config: AuditConfig) -> AuditOutcome:
+    """Render each instance (this worker's JVM) and ask both stages at each missing scale,
+    up to ``backend.concurrency`` at once; the client stores the records."""
+    import os
+    import socket
+
+    from cluestudio.core.vlm.conversion import default_renderer
+    from cluestudio.core.vlm.workspace_batch import worker_backend
+
+    started = time.perf_counter()
+    backend = worker_backend(backend_options)
+    prompts = load_probe_prompts(config.prompt_version)
+    version = config.answer_version(prompts)
+    records: list[dict[str, Any]] = []
+    failures: list[str] = []
+    asks = []
+    for instance, scales in units:
+        try:
+            asks += [(instance, scale, png) for scale, png in
+                     _images(instance, scales, config.scale_mode, default_renderer)]
+        except ClueStudioError as error:
+            failures.append(f"{instance.id} ({instance.condition}/{instance.relation}): "
+                            f"render: {error}")
+
+    def one(ask: tuple[AuditInstance, float, bytes]) -> dict[str, Any] | str:
+        instance, scale, png = ask
+        try:
+            return ask_instance(backend, prompts, instance, scale, png, config.seed,
+                                stage2_max_tokens=config.stage2_max_tokens,
+                                answer_version=version)
+        except ClueStudioError as error:
+            return (f"{instance.id} ({instance.condition}/{instance.relation} ×{scale:g}): "
+                    f"{error}")
+
+    with ThreadPoolExecutor(max_workers=max(1, min(backend.concurrency, len(asks) or 1)),
+                            thread_name_prefix="ThreadPoolExecutor-vlm-worker") as pool:
+        for answer in pool.map(one, asks):
+            if isinstance(answer, str):
+                failures.append(answer)
+            else:
+                records.append(answer)
+    return AuditOutcome(chunk_id, records, failures, time.perf_counter() - started,
+                        f"{socket.gethostname()}:{os.getpid()}")

@@ -298,7 +298,6 @@ def convert_workspace(
     reviewer. A backend error (after its retries) stores nothing; a rerun asks again.
     """
     from cluestudio.core.vlm.conversion import convert_image, parser_checker
-    from cluestudio.core.vlm.workspace_adapter import store_conversion
 
     cancel = cancel or CancelToken()
     prompts = prompts or load_convert_prompts()
@@ -313,24 +312,32 @@ def convert_workspace(
             prompts=prompts, check=None if plantuml_check else parser_checker, render=None))
 
     def finish(item: BatchItem, result: Any) -> str:
-        ids = store_conversion(ws, item.submission_id, result, parent_id=item.head_id)
-        attempts = len(result.attempts)
-        tokens = result.usage.total_tokens
-        if result.ok:
-            outcomes.append(ItemOutcome(item.submission_id, item.task_id, item.source_id,
-                                        CONVERTED, attempts=attempts,
-                                        revision_ids=tuple(ids), tokens=tokens))
-            return f"converted after {attempts} attempt(s)"
-        last = result.attempts[-1].error if result.attempts else "no answer"
-        outcomes.append(ItemOutcome(
-            item.submission_id, item.task_id, item.source_id, FAILED,
-            f"still invalid after {attempts} attempt(s): {last} (attempts kept as revisions)",
-            attempts=attempts, revision_ids=tuple(ids), tokens=tokens))
-        return f"failed after {attempts} attempt(s)"
+        return finish_conversion(ws, item, result, outcomes)
 
     yield from _in_pool(todo, work, finish, outcomes, backend.concurrency, cancel)
     return BatchSummary("convert", backend.model_id, prompts.version,
                         tuple(_in_order(outcomes)))
+
+
+def finish_conversion(ws: Any, item: BatchItem, result: Any, outcomes: list[ItemOutcome]
+                      ) -> str:
+    """Store one conversion (every attempt a revision) and record its outcome (client)."""
+    from cluestudio.core.vlm.workspace_adapter import store_conversion
+
+    ids = store_conversion(ws, item.submission_id, result, parent_id=item.head_id)
+    attempts = len(result.attempts)
+    tokens = result.usage.total_tokens
+    if result.ok:
+        outcomes.append(ItemOutcome(item.submission_id, item.task_id, item.source_id,
+                                    CONVERTED, attempts=attempts,
+                                    revision_ids=tuple(ids), tokens=tokens))
+        return f"converted after {attempts} attempt(s)"
+    last = result.attempts[-1].error if result.attempts else "no answer"
+    outcomes.append(ItemOutcome(
+        item.submission_id, item.task_id, item.source_id, FAILED,
+        f"still invalid after {attempts} attempt(s): {last} (attempts kept as revisions)",
+        attempts=attempts, revision_ids=tuple(ids), tokens=tokens))
+    return f"failed after {attempts} attempt(s)"
 
 
 def _in_order(outcomes: Iterable[ItemOutcome]) -> list[ItemOutcome]:
@@ -340,7 +347,7 @@ def _in_order(outcomes: Iterable[ItemOutcome]) -> list[ItemOutcome]:
 # --- probe ---------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class _ProbeItem:
+class ProbeItem:
     item: BatchItem
     diagram: Any
     input_hash: str
@@ -362,31 +369,17 @@ def _reasons(result: dict[str, Any]) -> tuple[dict[str, str], ...]:
                  for r in result.get("reasons") or [] if isinstance(r, dict))
 
 
-def probe_workspace(
-    ws: Any,
-    backend: VLMBackend,
-    cancel: CancelToken | None = None,
-    *,
-    tasks: Sequence[str] = (),
-    redo: bool = False,
-    prompts: ProbePrompts | None = None,
-) -> Job[BatchSummary]:
-    """Probe image A against each submission's head revision; store with ``store_probe``.
-
-    Skipped: no image A, no PlantUML yet, a task that is not a class diagram, and (unless
-    ``redo``) a submission whose probe input already has a stored result for this model,
-    whose flag is still reported. A head revision that does not parse, or has no classes
-    (e.g. a failed conversion's answer), is a failure: nothing to compare image A with.
-    """
+def plan_probes(ws: Any, model_id: str, tasks: Sequence[str], redo: bool,
+                prompts: ProbePrompts) -> tuple[list[ProbeItem], list[ItemOutcome]]:
+    """(submissions to probe with their head diagram and probe input hash, the skipped and
+    failed ones with why); see :func:`probe_workspace`."""
     from cluestudio.core.plantuml import parse_plantuml
-    from cluestudio.core.vlm.probe import probe_submission, relation_questions
-    from cluestudio.core.vlm.workspace_adapter import probe_input_hash_of, store_probe
+    from cluestudio.core.vlm.probe import relation_questions
+    from cluestudio.core.vlm.workspace_adapter import probe_input_hash_of
 
-    cancel = cancel or CancelToken()
-    prompts = prompts or load_probe_prompts()
     kinds = {t.id: t.diagram_kind for t in ws.tasks()}
     outcomes: list[ItemOutcome] = []
-    todo: list[_ProbeItem] = []
+    todo: list[ProbeItem] = []
     for summary in _summaries(ws, tasks):
         submission = ws.submission(summary.id)
         head = ws.head_revision(summary.id)
@@ -417,7 +410,7 @@ def probe_workspace(
         # Blobs are stored by the SHA-256 of their bytes: the hash of the image sent.
         digest = probe_input_hash_of(submission.image_hash, diagram.class_names,
                                      relation_questions(diagram), prompts.version)
-        stored = None if redo else _stored_probe(ws, summary.id, backend.model_id, digest)
+        stored = None if redo else _stored_probe(ws, summary.id, model_id, digest)
         if stored is not None:
             result = json.loads(stored.get("result") or "{}")
             flagged = bool(result.get("flagged"))
@@ -427,7 +420,44 @@ def probe_workspace(
                 rel_acc=stored["rel_acc"], flagged=flagged, stored=True,
                 reasons=_reasons(result)))
             continue
-        todo.append(_ProbeItem(item, diagram, digest))
+        todo.append(ProbeItem(item, diagram, digest))
+    return todo, outcomes
+
+
+def finish_probe(ws: Any, item: BatchItem, result: Any, outcomes: list[ItemOutcome]) -> str:
+    """Store one probe result and record its outcome (client)."""
+    from cluestudio.core.vlm.workspace_adapter import store_probe
+
+    store_probe(ws, item.submission_id, result)
+    data = result.to_dict()
+    outcomes.append(ItemOutcome(
+        item.submission_id, item.task_id, item.source_id, PROBED,
+        tokens=result.usage.total_tokens, em=bool(result.em), rel_acc=result.rel_acc,
+        flagged=bool(result.flag), reasons=_reasons(data)))
+    return "flagged" if result.flag else "agrees"
+
+
+def probe_workspace(
+    ws: Any,
+    backend: VLMBackend,
+    cancel: CancelToken | None = None,
+    *,
+    tasks: Sequence[str] = (),
+    redo: bool = False,
+    prompts: ProbePrompts | None = None,
+) -> Job[BatchSummary]:
+    """Probe image A against each submission's head revision; store with ``store_probe``.
+
+    Skipped: no image A, no PlantUML yet, a task that is not a class diagram, and (unless
+    ``redo``) a submission whose probe input already has a stored result for this model,
+    whose flag is still reported. A head revision that does not parse, or has no classes
+    (e.g. a failed conversion's answer), is a failure: nothing to compare image A with.
+    """
+    from cluestudio.core.vlm.probe import probe_submission
+
+    cancel = cancel or CancelToken()
+    prompts = prompts or load_probe_prompts()
+    todo, outcomes = plan_probes(ws, backend.model_id, tasks, redo, prompts)
     by_id = {p.item.submission_id: p for p in todo}
     yield Progress(0, len(todo), f"{len(todo)} to probe with {backend.model_id}, "
                                  f"{len(outcomes)} skipped or failed")
@@ -437,16 +467,86 @@ def probe_workspace(
                                         backend, token, source=item.label, prompts=prompts))
 
     def finish(item: BatchItem, result: Any) -> str:
-        store_probe(ws, item.submission_id, result)
-        data = result.to_dict()
-        outcomes.append(ItemOutcome(
-            item.submission_id, item.task_id, item.source_id, PROBED,
-            tokens=result.usage.total_tokens, em=bool(result.em), rel_acc=result.rel_acc,
-            flagged=bool(result.flag), reasons=_reasons(data)))
-        return "flagged" if result.flag else "agrees"
+        return finish_probe(ws, item, result, outcomes)
 
     yield from _in_pool([p.item for p in todo], work, finish, outcomes, backend.concurrency,
                           cancel)
     return BatchSummary("probe", backend.model_id, prompts.version,
                         tuple(_in_order(outcomes)))
 
+
+
+# --- on an executor's workers (cluestudio.app.vlm_batches) ---------------------------------
+
+@dataclass(frozen=True)
+class RemoteJob:
+    """What a worker needs to convert or probe a chunk of submissions.
+
+    ``backend`` says how to build the model backend on the worker, once per process; it
+    never carries an API key: a worker reads its own (``CLUESTUDIO_API_KEY`` or its
+    keyring), so no key travels through a scheduler."""
+
+    action: str  # "convert" | "probe"
+    backend: Any  # core.vlm.factory.BackendOptions
+    prompts: Any  # ConvertPrompts | ProbePrompts
+    max_repairs: int = 2
+    plantuml_check: bool = True
+
+
+@dataclass
+class RemoteOutcome:
+    """A chunk's answers: (item, result, "") or (item, None, why there is no answer)."""
+
+    chunk_id: int
+    answers: list[tuple[BatchItem, Any, str]]
+    seconds: float
+    worker: str
+
+
+_WORKER_BACKENDS: dict[str, VLMBackend] = {}
+
+
+def worker_backend(options: Any) -> VLMBackend:
+    """This process's backend for ``options`` (a local VLM loads once per worker)."""
+    from cluestudio.core.vlm.factory import make_backend
+
+    key = repr(options)
+    if key not in _WORKER_BACKENDS:
+        _WORKER_BACKENDS[key] = make_backend(options)
+    return _WORKER_BACKENDS[key]
+
+
+def work_on_worker(chunk_id: int, payloads: list[tuple[BatchItem, bytes, Any]],
+                   job: RemoteJob) -> RemoteOutcome:
+    """Convert or probe each (item, image A bytes, head diagram) where this runs; up to
+    ``backend.concurrency`` at once. Nothing is stored here: the client stores."""
+    import os
+    import socket
+    import time
+
+    from cluestudio.core.vlm.conversion import convert_image, parser_checker
+    from cluestudio.core.vlm.probe import probe_submission
+
+    started = time.perf_counter()
+    backend = worker_backend(job.backend)
+
+    def one(payload: tuple[BatchItem, bytes, Any]) -> tuple[BatchItem, Any, str]:
+        item, data, diagram = payload
+        token = CancelToken()
+        try:
+            image = ImageInput.from_bytes(data, f"image A ({item.image_hash[:12]})")
+            if job.action == "convert":
+                return item, run_job(convert_image(
+                    image, backend, token, source=item.label, max_repairs=job.max_repairs,
+                    prompts=job.prompts, check=None if job.plantuml_check else parser_checker,
+                    render=None)), ""
+            return item, run_job(probe_submission(image, diagram, backend, token,
+                                                  source=item.label, prompts=job.prompts)), ""
+        except ClueStudioError as error:
+            return item, None, str(error)
+
+    with ThreadPoolExecutor(max_workers=max(1, min(backend.concurrency, len(payloads))),
+                            thread_name_prefix="ThreadPoolExecutor-vlm-worker") as pool:
+        answers = list(pool.map(one, payloads))
+    return RemoteOutcome(chunk_id, answers, time.perf_counter() - started,
+                         f"{socket.gethostname()}:{os.getpid()}")
