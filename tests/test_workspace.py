@@ -324,6 +324,17 @@ def test_rows_of_chosen_submissions_take_any_number_of_ids(ws) -> None:
     assert ws.latest_checks(submission_ids=wanted) == {}
 
 
+def test_a_revision_too_large_to_parse_is_refused_and_nothing_is_stored(ws) -> None:
+    from cluestudio.core.plantuml.parser import MAX_PARSE_BYTES
+
+    huge = "@startuml\n" + "class A\n" * (MAX_PARSE_BYTES // 8) + "@enduml\n"
+    with pytest.raises(CommandError, match=r"bytes; a revision may have at most"):
+        ws.execute(SaveRevision(ws.sid, huge, "alice"))
+    assert ws.revisions(ws.sid) == [] and ws.undo_stack.undo_label is None
+    ws.execute(SaveRevision(ws.sid, "@startuml\nclass A\n@enduml\n", "alice"))
+    assert len(ws.revisions(ws.sid)) == 1
+
+
 def test_closed_workspace_refuses_work(tmp_path: Path) -> None:
     ws = open_workspace(tmp_path / "w.sqlite")
     ws.close()
