@@ -98,3 +98,14 @@ def test_story14_this_machine_gets_advice_or_nothing() -> None:
     if done.returncode:
         assert "install" in done.stderr
     assert report([Finding((), "x")]) == ""
+
+
+def test_story14_the_readme_lists_what_the_check_asks_for() -> None:
+    from cluestudio.system_check import readme_markdown
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    start = readme.index("<!-- syslibs:start")
+    body = readme[readme.index("\n", start) + 1:readme.index("<!-- syslibs:end -->")]
+    assert body == readme_markdown(), (
+        "README's system-library list differs from system_check.PACKAGES; replace it with "
+        "cluestudio.system_check.readme_markdown()")

@@ -120,6 +120,20 @@ def install_advice(missing: list[str], family: str) -> str:
     return "\n".join(lines)
 
 
+def readme_markdown() -> str:
+    """The README's per-distribution list of what Qt needs (tests/test_system_check.py keeps
+    the two equal)."""
+    names = {"debian": "Debian, Ubuntu", "fedora": "Fedora, RHEL", "arch": "Arch",
+             "suse": "openSUSE"}
+    lines = ["```bash"]
+    for family, column in _COLUMN.items():
+        wanted = " ".join(dict.fromkeys(p[column] for p in PACKAGES.values()))
+        lines.append(f"# {names.get(family, family)}")
+        lines.append(f"{INSTALLERS[family]} {wanted}")
+    lines.append("```")
+    return "\n".join(lines) + "\n"
+
+
 def qt_directory() -> Path | None:
     """PySide6's folder, found without importing Qt."""
     spec = importlib.util.find_spec("PySide6")
