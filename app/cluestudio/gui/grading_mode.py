@@ -62,7 +62,7 @@ class GradingMode(QWidget):
         self.image_b = DiagramImageView("Rendering…")
         self.candidate_text = _read_only_editor()
         self.sync = ZoomSync([self.reference_image, self.image_a, self.image_b], self)
-        self.rubric = RubricPanel(bench.rubric)
+        self.rubric = RubricPanel(bench.default_rubric)  # then each task kind's
         self.metrics = MetricPanel()
         self.metrics.set_blind(bench.settings.ui.blind_grading)
 
@@ -183,9 +183,10 @@ class GradingMode(QWidget):
         self.metrics.show_message(message)
 
     def _load_rubric(self, view: SubmissionView) -> None:
-        """The grader's unsaved draft of this submission if there is one, else the saved
-        rating (or an empty rubric)."""
+        """The rubric of the submission's task kind, with the grader's unsaved draft of this
+        submission if there is one, else the saved rating (or nothing scored)."""
         self.rubric.setEnabled(True)
+        self.rubric.set_rubric(self.bench.rubric_for(view))
         drafts = self.bench.drafts
         draft = (drafts.get(view.submission.id, self.rubric.rubric.id, _key(view))
                  if drafts else None)

@@ -184,7 +184,7 @@ class MainWindow(QMainWindow):
         if self.bench.ws is None:
             return
         ws = self.bench.require()
-        rows = self._rows(list_rows(ws, self.bench.grader, self.bench.rubric.id))
+        rows = self._rows(list_rows(ws, self.bench.grader))  # each task's own rubric
         tasks = [(t.id, t.title) for t in ws.tasks()]
         self.navigator.set_rows(rows, tasks, reset=reset)
         self._update_heading()
@@ -194,8 +194,8 @@ class MainWindow(QMainWindow):
         narrowed queries and a data change per row, so a long course does not stall."""
         if self.bench.ws is None or not submission_ids:
             return
-        listed = list_rows(self.bench.require(), self.bench.grader, self.bench.rubric.id,
-                           submission_ids)
+        listed = list_rows(self.bench.require(), self.bench.grader,
+                           submission_ids=submission_ids)
         if len(listed) != len(submission_ids) or not self.navigator.update_rows(
                 self._rows(listed)):
             self.refresh_rows()  # a submission came or went: the whole list

@@ -14,6 +14,7 @@ from cluestudio.app import preview as previews
 from cluestudio.app.submissions import SubmissionView
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.workspace import kinds
+from cluestudio.core.workspace.taxonomy import tags_for_kind
 from cluestudio.gui.operations import Workbench
 from cluestudio.gui.preview import LivePreview
 from cluestudio.gui.qt import (
@@ -193,6 +194,7 @@ class ReviewMode(QWidget):
         else:
             self.image_a.show_message("No image A\n(a PlantUML-only submission)")
         self.editor.set_text(view.head_puml)
+        self.verdict.set_tag_set(tags_for_kind(kind))
         self.verdict.load(view.review.verdict if view.review else None,
                           view.review.tags if view.review else ())
         self.history.blockSignals(True)
