@@ -15,9 +15,18 @@ import pytest
 
 from cluestudio.core.jobs import run_job
 from cluestudio.resources_path import annotations_dir
-from test_gui_stories import Session, _ctrl, _keys, _rate_by_keys, session  # noqa: F401
+from test_gui_stories import Session, _course_workspace, _ctrl, _keys, _rate_by_keys
 
 ARCHITECTURE_TASK = annotations_dir() / "examples" / "architecture" / "tasks" / "shop_architecture"
+
+
+@pytest.fixture
+def session(qtbot):
+    opened = Session(qtbot)
+    try:
+        yield opened
+    finally:
+        opened.close()
 
 
 def _mixed_workspace(tmp_path: Path, name: str = "mixed") -> Path:
@@ -60,7 +69,7 @@ def _show(window, sid: int) -> None:
 
 @pytest.mark.gui
 def test_story11_a_component_task_is_graded_with_the_architecture_rubric_and_tags(
-        session, tmp_path) -> None:  # noqa: F811 - the fixture of test_gui_stories
+        session, tmp_path) -> None:
     from cluestudio.core.rubric import get_rubric
     from cluestudio.core.workspace import SaveRating
 
@@ -167,3 +176,139 @@ def test_list_rows_decides_rated_by_each_tasks_own_rubric(tmp_path) -> None:
         assert list_rows(ws, "nobody") and not any(r.rated for r in list_rows(ws, "nobody"))
     finally:
         ws.close()
+
+
+# --- the element diff on image B -----------------------------------------------------------
+
+def _expected_annotation(window, sid: int, text: str | None = None) -> str:
+    """The coloured text the app layer makes of this submission (computed here, apart)."""
+    from cluestudio.app.diagram_diff import diff_against
+
+    view = window.bench.view(sid)
+    return diff_against(view.task.reference_puml, text or view.head_puml)[1].text
+
+
+def _shows_png_of(image_view, text: str) -> bool:
+    """Whether ``image_view`` shows the rendering the preview path made of ``text``."""
+    from cluestudio.app import preview
+    from cluestudio.gui.widgets.image_views import image_from_bytes
+
+    png = preview.cached_png(text)
+    return png is not None and image_view.image is not None and \
+        image_view.image == image_from_bytes(png)
+
+
+@pytest.mark.gui
+def test_element_diff_colours_b_lists_what_is_missing_and_follows_the_submission(
+        session, tmp_path) -> None:
+
+    K = _keys()
+    window = session.open(_course_workspace(tmp_path))
+    session.press(K.Key_F3)
+    grading, qtbot = window.grading, session.qtbot
+    first = _sid(window, "library_loans", "s01")
+    second = _sid(window, "library_loans", "s02")
+    _show(window, first)
+    qtbot.waitUntil(lambda: grading.image_b.image is not None, timeout=30_000)
+    head = grading.view.head_puml
+    assert _shows_png_of(grading.image_b, head)
+
+    # Ctrl+D: B is the annotated text as rendered by the preview path, not plain B.
+    with qtbot.waitSignal(grading.diff_shown, timeout=30_000) as shown:
+        session.press(K.Key_D, modifier=_ctrl())
+    assert shown.args == [first] and window.actions["element_diff"].isChecked()
+    picture = grading.diff_picture
+    expected = _expected_annotation(window, first)
+    assert picture.annotated_text == expected != head
+    assert "#back:" in expected and "legend" in expected  # colours and the key to them
+    assert _shows_png_of(grading.image_b, expected) and not _shows_png_of(grading.image_b, head)
+    # The reference's missing elements are listed beside it, in the metric panel.
+    rows = grading.metrics.tree_texts()
+    missing = [m["text"] for m in picture.missing]
+    assert {"Loan", "Reservation", "Librarian", "Fine"} <= set(missing)
+    assert f"Missing from the candidate ({len(missing)})" in rows
+    for name in ("Loan", "Reservation", "Fine"):
+        assert f"{name} | class" in rows
+    assert grading.metrics.metrics_visible() and grading.diff_note.isVisible()
+
+    # Off again: plain B, and the panel back to what it said before.
+    session.press(K.Key_D, modifier=_ctrl())
+    assert not grading.diff_on() and not window.actions["element_diff"].isChecked()
+    assert _shows_png_of(grading.image_b, head) and grading.diff_picture is None
+    assert grading.metrics.element_diff() is None and not grading.diff_note.isVisible()
+
+    # On, and straight to the next submission before the diff lands: only the next one's
+    # diff ever reaches B.
+    seen: list[int] = []
+    grading.diff_shown.connect(seen.append)
+    grading.set_element_diff(True)
+    session.press(K.Key_PageDown, modifier=_ctrl())
+    assert window.navigator.current_id() == second
+    qtbot.waitUntil(lambda: second in seen, timeout=30_000)
+    qtbot.wait(200)  # a stale result would arrive about now
+    assert seen == [second]
+    next_head = grading.view.head_puml
+    assert grading.diff_picture.candidate_text == next_head
+    assert _shows_png_of(grading.image_b, _expected_annotation(window, second))
+    assert "Loan" not in [m["text"] for m in grading.diff_picture.missing]  # s02 has Loan
+    assert "Loan | class" not in grading.metrics.tree_texts()
+
+    # Review: the same between the edited text and the reference, following each edit.
+    session.press(K.Key_F2)
+    review = window.review
+    assert not window.actions["element_diff"].isChecked()  # review's own toggle
+    with qtbot.waitSignal(review.diff_shown, timeout=30_000):
+        session.press(K.Key_D, modifier=_ctrl())
+    assert review.diff_picture.annotated_text == _expected_annotation(window, second)
+    edited = next_head.replace("@enduml", "class Shelf\n@enduml")
+    with qtbot.waitSignal(review.diff_shown, timeout=30_000):
+        review.editor.setPlainText(edited)
+    assert review.diff_picture.candidate_text == edited
+    coloured = review.diff_picture.annotated_text
+    assert coloured == _expected_annotation(window, second, edited)
+    assert any("Shelf" in line and "D55E00" in line for line in coloured.splitlines())
+    assert "missing" in review.diff_note.text() and "Reservation" in review.diff_note.text()
+    assert _shows_png_of(review.image_b, coloured)
+
+
+@pytest.mark.gui
+def test_element_diff_is_refused_where_it_cannot_or_may_not_be_shown(qtbot, tmp_path) -> None:
+    from cluestudio.core.settings import ScoringSettings, Settings, UISettings
+
+    K = _keys()
+    blind = Settings(ui=UISettings(grader="ta", blind_grading=True),
+                     scoring=ScoringSettings(embedder="exact"))
+    ta = Session(qtbot, blind)
+    try:
+        window = ta.open(_mixed_workspace(tmp_path))
+        ta.press(K.Key_F3)
+        grading = window.grading
+        component = _sid(window, "shop_architecture", "s01")
+        cls = _sid(window, "library_loans", "s01")
+        # A component task: no CLUE, so no element diff; B stays plain.
+        _show(window, component)
+        qtbot.waitUntil(lambda: grading.image_b.image is not None, timeout=30_000)
+        ta.press(K.Key_D, modifier=_ctrl())
+        assert grading.diff_on() and grading.diff_picture is None
+        assert "compares class diagrams" in grading.diff_note.text()
+        assert _shows_png_of(grading.image_b, grading.view.head_puml)
+        # Blind grading, not rated yet: CLUE's matching stays hidden until the rating is
+        # saved, then the diff appears.
+        _show(window, cls)
+        qtbot.wait(300)
+        assert grading.diff_picture is None and "blind grading" in grading.diff_note.text()
+        assert grading.element_diff.requests == 0
+        with qtbot.waitSignal(grading.diff_shown, timeout=30_000):
+            _rate_by_keys(ta)
+        assert grading.diff_picture.submission_id == cls
+        # A text that does not parse: the note names the line, B keeps the last good one.
+        ta.press(K.Key_F2)
+        review = window.review
+        review.set_element_diff(True)
+        qtbot.waitUntil(lambda: review.diff_picture is not None, timeout=30_000)
+        broken = review.editor.toPlainText().replace("class Member", "class Member {{", 1)
+        review.editor.setPlainText(broken)
+        qtbot.waitUntil(lambda: "does not parse" in review.diff_note.text(), timeout=30_000)
+        assert "line" in review.diff_note.text() and review.image_b.image is not None
+    finally:
+        ta.close()

@@ -3,7 +3,8 @@
 The grader scores by keyboard in the rubric panel (Ctrl+Return saves, time is measured);
 the metric panel shows CLUE with its explanation, and clicking a matched pair marks both
 elements' lines in the reference and candidate PlantUML. With blind grading the metrics stay
-hidden until the rating is saved.
+hidden until the rating is saved. The element diff (Ctrl+D) shows image B coloured by each
+element's CLUE match and lists what the reference has and B lacks (gui/element_diff.py).
 """
 
 from __future__ import annotations
@@ -12,13 +13,22 @@ from cluestudio.app import preview
 from cluestudio.app.submissions import SubmissionView
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.workspace import kinds
+from cluestudio.gui.element_diff import (
+    DiffPicture,
+    ElementDiffView,
+    legend_html,
+    why_no_diff,
+)
 from cluestudio.gui.operations import Workbench
 from cluestudio.gui.qt import (
+    QHBoxLayout,
+    QLabel,
     QScrollArea,
     QSplitter,
     Qt,
     QTabWidget,
     QTextBrowser,
+    QToolButton,
     QVBoxLayout,
     QWidget,
     Signal,
@@ -49,6 +59,8 @@ class GradingMode(QWidget):
     images_shown = Signal(int)  # submission id, once reference and candidate are on screen
     status = Signal(str)
     draft_changed = Signal(int, bool)  # submission id, whether it has an unsaved draft now
+    diff_toggled = Signal(bool)  # the element diff was switched on or off
+    diff_shown = Signal(int)  # submission id, once B shows its element diff
 
     def __init__(self, bench: Workbench, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -65,6 +77,18 @@ class GradingMode(QWidget):
         self.rubric = RubricPanel(bench.default_rubric)  # then each task kind's
         self.metrics = MetricPanel()
         self.metrics.set_blind(bench.settings.ui.blind_grading)
+        self.element_diff = ElementDiffView(bench.runner, self)
+        self.diff_picture: DiffPicture | None = None  # the element diff B shows now
+        self._b_coloured = False  # B shows (or waits for) an element diff, not plain B
+        self.diff_button = QToolButton()
+        self.diff_button.setText("Element diff")
+        self.diff_button.setCheckable(True)
+        self.diff_button.setToolTip("Colour B by each element's CLUE match with the reference "
+                                    "and list what it lacks (Ctrl+D)")
+        self.diff_note = QLabel()
+        self.diff_note.setObjectName("diffNote")
+        self.diff_note.setWordWrap(True)
+        self.diff_note.hide()
 
         self.reference_tabs = QTabWidget()
         self.reference_tabs.addTab(self.requirement, "Requirement")
@@ -87,8 +111,12 @@ class GradingMode(QWidget):
         candidate = QWidget()
         column = QVBoxLayout(candidate)
         column.setContentsMargins(2, 2, 2, 2)
+        column.addWidget(self.diff_note)
         column.addWidget(self.candidate_tabs, 1)
-        column.addWidget(ZoomBar(self.sync))
+        below_b = QHBoxLayout()
+        below_b.addWidget(ZoomBar(self.sync), 1)
+        below_b.addWidget(self.diff_button)
+        column.addLayout(below_b)
         for pane in (self.reference_tabs, self.candidate_tabs, self.metrics):
             pane.setMinimumSize(150, 100)
         # Requirement and reference share a column (tabs); the candidate beside them; the
@@ -107,6 +135,9 @@ class GradingMode(QWidget):
         self.rubric.save_requested.connect(self.save_rating)
         self.rubric.changed.connect(self._keep_draft)
         self.metrics.pair_selected.connect(self.highlight_pair)
+        self.diff_button.toggled.connect(self.set_element_diff)
+        self.element_diff.ready.connect(self._on_diff)
+        self.element_diff.failed.connect(self._on_diff_failed)
 
     # --- showing a submission -----------------------------------------------------------
 
@@ -136,10 +167,15 @@ class GradingMode(QWidget):
             self.metrics.reveal()  # already rated: nothing left to anchor
         self._show_metrics(view)
         missing = []
+        diff = self._diff_wanted()
         for text, target in ((view.task.reference_puml, self.reference_image),
                              (view.head_puml, self.image_b)):
             png = preview.cached_png(text) if text and drawable else None
-            if text and not drawable:
+            if target is self.image_b and diff:
+                target.show_message("Colouring B by the element diff…")
+                if text and png is None:
+                    missing.append(text)  # plain B too, for when the diff is switched off
+            elif text and not drawable:
                 target.show_message(kinds.no_rendering_note(kind))  # SysML v2 text, code
             elif png is not None:
                 target.set_image(png)
@@ -148,24 +184,33 @@ class GradingMode(QWidget):
                 missing.append(text)
             else:
                 target.show_message("No PlantUML")
-        if self._render_job is not None:
-            self._render_job.cancel()  # one task per view: the old submission's render
-            self._render_job = None
-        if missing:
-            job = self.bench.runner.submit(
-                lambda cancel: [preview.try_render(t) for t in missing],
-                f"render submission {view.submission.id}", lane=INTERACTIVE)
-            job.result.connect(lambda value, h=job: self._on_render_result(h, value))
-            job.error.connect(lambda message, h=job: self._on_render_error(h, message))
-            self._render_job = job
-        else:
-            self.images_shown.emit(view.submission.id)
+        self._render(view, missing)
+        self._b_coloured = diff
+        self._update_element_diff()
         self.rubric.setFocus()
+
+    def _render(self, view: SubmissionView, texts: list[str]) -> None:
+        """Render ``texts`` of ``view`` on the worker (one task per view: the old
+        submission's render is cancelled); ``images_shown`` when they are on screen."""
+        if self._render_job is not None:
+            self._render_job.cancel()
+            self._render_job = None
+        if not texts:
+            self.images_shown.emit(view.submission.id)
+            return
+        job = self.bench.runner.submit(
+            lambda cancel: [preview.try_render(t) for t in texts],
+            f"render submission {view.submission.id}", lane=INTERACTIVE)
+        job.result.connect(lambda value, h=job: self._on_render_result(h, value))
+        job.error.connect(lambda message, h=job: self._on_render_error(h, message))
+        self._render_job = job
 
     def release(self) -> None:
         """Let go of the submission while another mode is on screen (its picture stays for
         when it comes back): no rating can be saved onto it meanwhile."""
         self.view = None
+        self.diff_picture = None
+        self.element_diff.cancel()
         if self._render_job is not None:
             self._render_job.cancel()
             self._render_job = None
@@ -181,6 +226,8 @@ class GradingMode(QWidget):
         self.rubric.load(None)
         self.rubric.setEnabled(False)
         self.metrics.show_message(message)
+        self.diff_note.hide()
+        self._b_coloured = False
 
     def _load_rubric(self, view: SubmissionView) -> None:
         """The rubric of the submission's task kind, with the grader's unsaved draft of this
@@ -213,6 +260,10 @@ class GradingMode(QWidget):
         else:
             self.metrics.reveal()
         self._show_metrics(view)
+        if self.diff_picture is not None and self._diff_wanted():
+            self.metrics.set_element_diff(self.diff_picture.diff)  # the same text: kept
+        elif self.diff_on():
+            self._update_element_diff()  # blind grading may allow (or forbid) it now
 
     def _keep_draft(self) -> None:
         """Every rubric change is kept on disk until the rating is saved."""
@@ -249,6 +300,7 @@ class GradingMode(QWidget):
             return
         self.view = view
         self._show_metrics(view)
+        self._update_element_diff()  # the stored explanation of this text may be new
 
     def set_probe(self, submission_id: int, probe: dict | None) -> None:
         if self.view is not None and self.view.submission.id == submission_id:
@@ -304,6 +356,8 @@ class GradingMode(QWidget):
         for text, png, error in value:  # type: ignore[attr-defined]
             for source, target in ((self.view.task.reference_puml, self.reference_image),
                                    (self.view.head_puml, self.image_b)):
+                if target is self.image_b and self._b_coloured:
+                    continue  # B shows the element diff; the plain one waits in the cache
                 if text == source:
                     target.set_image(png, f"PlantUML could not render this:\n{error}")
         self.images_shown.emit(self.view.submission.id)
@@ -312,7 +366,96 @@ class GradingMode(QWidget):
         if job is self._render_job:
             self._render_job = None
             for target in (self.reference_image, self.image_b):
-                if target.image is None:
+                if target.image is None and not (target is self.image_b and self._b_coloured):
                     target.show_message(f"Could not render:\n{message}")
             if self.view is not None:
                 self.images_shown.emit(self.view.submission.id)
+
+    # --- the element diff on image B ----------------------------------------------------
+
+    def diff_on(self) -> bool:
+        return self.diff_button.isChecked()
+
+    def set_element_diff(self, on: bool) -> None:
+        """Show image B coloured by the element diff (or plain again); the grader's choice
+        stays while moving between submissions."""
+        if self.diff_button.isChecked() != on:
+            self.diff_button.blockSignals(True)
+            self.diff_button.setChecked(on)
+            self.diff_button.blockSignals(False)
+        if on and self.view is not None:
+            self.candidate_tabs.setCurrentWidget(self.image_b)
+        self._update_element_diff()
+        self.diff_toggled.emit(on)
+
+    def diff_refusal(self, view: SubmissionView) -> str | None:
+        """Why ``view`` gets no element diff now (None: it does)."""
+        return why_no_diff(view, self.bench.settings.ui.blind_grading)
+
+    def _diff_wanted(self) -> bool:
+        """Whether B is to show the element diff of the submission on screen."""
+        return (self.diff_on() and self.view is not None
+                and self.diff_refusal(self.view) is None)
+
+    def _update_element_diff(self) -> None:
+        """Ask for the element diff of what is on screen, or put plain B back."""
+        view = self.view
+        self.diff_picture = None
+        if not self.diff_on() or view is None:
+            self.element_diff.cancel()
+            self.diff_note.hide()
+            self.metrics.set_element_diff(None)
+            if view is not None:
+                self._show_plain_b(view)
+            return
+        refusal = self.diff_refusal(view)
+        self.diff_note.show()
+        if refusal is not None:
+            self.element_diff.cancel()
+            self.diff_note.setText(f"<i>No element diff: {refusal}</i>")
+            self.metrics.set_element_diff(None)
+            self._show_plain_b(view)
+            self.status.emit(f"No element diff: {refusal}")
+            return
+        from cluestudio.app.diagram_diff import stored_explanation
+
+        self.diff_note.setText("<i>Element diff: colouring B…</i>")
+        self.image_b.show_message("Colouring B by the element diff…")
+        self._b_coloured = True
+        stored = stored_explanation(self.bench.require(), view.submission.id, view.head_puml)
+        self.element_diff.request(view.submission.id, view.task.reference_puml,
+                                  view.head_puml, stored)
+
+    def _show_plain_b(self, view: SubmissionView) -> None:
+        """B as re-rendered, without colours, if it shows (or waits for) a diff now."""
+        if not self._b_coloured:
+            return
+        self._b_coloured = False
+        if not kinds.renders_with_plantuml(view.task.diagram_kind) or not view.head_puml:
+            return
+        png = preview.cached_png(view.head_puml)
+        if png is not None:
+            self.image_b.set_image(png)
+        else:
+            self.image_b.show_message("Rendering…")
+            self._render(view, [t for t in (view.task.reference_puml, view.head_puml)
+                                if t and preview.cached_png(t) is None])
+
+    def _on_diff(self, picture: DiffPicture) -> None:
+        view = self.view
+        if (view is None or not self._diff_wanted() or picture.submission_id
+                != view.submission.id or picture.candidate_text != view.head_puml):
+            return  # another submission or text by now: its own diff is on its way
+        self.diff_picture = picture
+        self.image_b.set_image(picture.png, "PlantUML could not render the coloured "
+                                            f"diagram:\n{picture.render_error}")
+        self.metrics.set_element_diff(picture.diff)
+        self.diff_note.setText(legend_html(len(picture.missing)) + ", listed on the right.")
+        self.diff_shown.emit(picture.submission_id)
+
+    def _on_diff_failed(self, submission_id: int, message: str) -> None:
+        if self.view is None or self.view.submission.id != submission_id:
+            return
+        self.diff_note.setText(f"<i>No element diff: {message}</i>")
+        self._show_plain_b(self.view)
+        self.status.emit(f"No element diff: {message}")

@@ -117,6 +117,11 @@ class MainWindow(QMainWindow):
         shortcuts = {name: action.shortcut().toString() for name, action in self.actions.items()}
         for bar in self.findChildren(ZoomBar):
             bar.set_shortcuts(shortcuts)
+        for mode in (self.review, self.grading):
+            key = shortcuts.get("element_diff", "")
+            mode.diff_button.setToolTip(mode.diff_button.toolTip().split(" (")[0]
+                                        + (f" ({key})" if key else ""))
+            mode.diff_toggled.connect(lambda _on: self.sync_diff_action())
         self.undo_action, self.redo_action = self.actions["undo"], self.actions["redo"]
         self.blind_action = self.actions["blind_grading"]
         self.blind_action.setChecked(settings.ui.blind_grading)
@@ -126,6 +131,7 @@ class MainWindow(QMainWindow):
         self.navigator.current_changed.connect(self._show_current)
         self.navigator.emptied.connect(self._show_nothing)
         self.modes.currentChanged.connect(lambda _index: self._show_current())
+        self.modes.currentChanged.connect(lambda _index: self.sync_diff_action())
         self.bench.changed.connect(self._on_changed)
         self.bench.workspace_opened.connect(self._on_workspace_opened)
         self.job_status.error_reported.connect(self.report_error)
@@ -383,6 +389,15 @@ class MainWindow(QMainWindow):
             self.grading.metrics.reveal()
         self.navigator.set_blind(blind)
         self.analysis.set_blind(blind)
+        for mode in (self.review, self.grading):
+            if mode.diff_on():
+                mode.set_element_diff(True)  # the diff is CLUE's matching: blind hides it too
+
+    def sync_diff_action(self) -> None:
+        """The View menu's element-diff check mark says whether the mode on screen shows it."""
+        index = self.modes.currentIndex()
+        mode = self.review if index == REVIEW else self.grading if index == GRADING else None
+        self.actions["element_diff"].setChecked(mode is not None and mode.diff_on())
 
     def toggle_theme(self) -> None:
         from cluestudio.gui.theme import apply_theme

@@ -65,6 +65,8 @@ MENUS: tuple[tuple[str, tuple[Entry, ...]], ...] = (
         Entry("&Actual size", "actual_size", "Ctrl+Shift+0"),
         Entry("Zoom &in", "zoom_in", "Ctrl+="),
         Entry("Zoom &out", "zoom_out", "Ctrl+-"),
+        Entry("Element &diff on image B (colours by CLUE match)", "element_diff", "Ctrl+D",
+              checkable=True),
         Entry("&Blind grading", "blind_grading", checkable=True),
         Entry("&Dark theme", "dark_theme", checkable=True),
         Entry("&Errors", "show_errors"),
