@@ -312,3 +312,170 @@ def test_element_diff_is_refused_where_it_cannot_or_may_not_be_shown(qtbot, tmp_
         assert "line" in review.diff_note.text() and review.image_b.image is not None
     finally:
         ta.close()
+
+
+# --- grade by group ------------------------------------------------------------------------
+
+GROUP_BASE = ("@startuml\nclass Book\nclass Member\nclass Loan\nLoan --> Member\n"
+              "Loan --> Book\n@enduml\n")
+GROUP_TWINS = {  # the same diagram as CLUE sees it: a comment, another order, indentation
+    "s04": GROUP_BASE.replace("@startuml", "@startuml\n' checked twice"),
+    "s05": "@startuml\nclass Loan\nclass Book\nclass Member\nLoan --> Book\nLoan --> Member\n"
+           "@enduml\n",
+    "s06": GROUP_BASE.replace("class ", "  class "),
+}
+
+
+def _group_workspace(tmp_path: Path) -> Path:
+    """library_loans with s01..s03 (s03 = GROUP_BASE) and three twins of s03: a group of 4."""
+    from cluestudio.core.workspace import import_path, open_workspace
+    from gui_course import CONVERSIONS, make_course
+
+    assert CONVERSIONS["s03"] == GROUP_BASE
+    course = make_course(tmp_path / "groups", tasks=("library_loans",))
+    for source, text in GROUP_TWINS.items():
+        (course / "tasks" / "library_loans" / "submissions" / f"{source}.puml").write_text(
+            text, encoding="utf-8")
+    path = tmp_path / "groups.sqlite"
+    ws = open_workspace(path)
+    try:
+        run_job(import_path(ws, course))
+    finally:
+        ws.close()
+    return path
+
+
+def _ratings(path: Path) -> dict[str, sqlite3.Row]:
+    return {r["source_id"]: r for r in _db(path).execute(
+        "SELECT s.source_id, r.* FROM ratings r JOIN submissions s ON s.id = r.submission_id")}
+
+
+def _find_groups(window, session) -> None:
+    session.press(_keys().Key_G, modifier=_ctrl())
+    session.qtbot.waitUntil(lambda: "library_loans" in window.groups.groupings, timeout=90_000)
+
+
+@pytest.mark.gui
+def test_grade_by_group_one_rating_for_four_near_identical_submissions_one_undo(
+        session, tmp_path) -> None:
+    from cluestudio.gui.qt import Qt
+
+    K = _keys()
+    path = _group_workspace(tmp_path)
+    window = session.open(path)
+    session.press(K.Key_F3)
+    ids = {s: _sid(window, "library_loans", s) for s in ("s01", "s02", "s03", "s04", "s05",
+                                                         "s06")}
+    _show(window, ids["s03"])
+    panel = window.grading.group_panel
+    assert "Not grouped yet" in panel.text.text() and not panel.apply_button.isEnabled()
+
+    # Ctrl+G: the task's groups, found in the worker process; the panel names them.
+    _find_groups(window, session)
+    group = window.groups.group_of(window.grading.view)
+    assert group is not None and group.size == 4
+    assert set(group.submission_ids) == {ids[s] for s in ("s03", "s04", "s05", "s06")}
+    qtbot = session.qtbot
+    qtbot.waitUntil(lambda: "Group of <b>4</b>" in panel.text.text(), timeout=5000)
+    assert all(s in panel.text.text() for s in ("s03", "s04", "s05", "s06"))
+    assert panel.apply_button.isEnabled()
+
+    # Hostile: nothing rated yet, so nothing to apply; the message says what to do.
+    asked: list[str] = []
+    window.groups.confirm = lambda question, keep, overwrite: asked.append(question) or "apply"
+    messages: list[str] = []
+    window.groups.status.connect(messages.append)
+    session.press(K.Key_G, modifier=_ctrl() | Qt.KeyboardModifier.ShiftModifier)
+    assert not asked and "Rate s03 first" in messages[-1] and "Nothing was applied" in messages[-1]
+    assert _ratings(path) == {}
+
+    # Rate s03, then apply: the preview says 3 ratings, all three get it, marked.
+    _rate_by_keys(session, "432423")
+    source_total = _ratings(path)["s03"]["total"]
+    session.press(K.Key_G, modifier=_ctrl() | Qt.KeyboardModifier.ShiftModifier)
+    assert len(asked) == 1 and "This writes 3 rating(s): s04, s05, s06" in asked[0]
+    assert "group of 4" in asked[0] and "Undo" in asked[0]
+    rated = _ratings(path)
+    assert set(rated) == {"s03", "s04", "s05", "s06"}
+    for source in ("s04", "s05", "s06"):
+        assert rated[source]["total"] == source_total and rated[source]["group_from"] == "s03"
+        assert rated[source]["group_key"] == group.key
+        assert rated[source]["scores"] == rated["s03"]["scores"]
+    assert rated["s03"]["group_key"] is None  # the source keeps its own, individual rating
+    nav = window.navigator
+    for source in ("s04", "s05", "s06"):
+        row = nav.row(ids[source])
+        assert nav.model.text(row, 1) == f"✓ {source_total:.0f} ≈"
+        assert "applied from your rating of s03" in nav.model.data(
+            nav.model.index(nav.model._where[ids[source]], 1), Qt.ItemDataRole.ToolTipRole)
+    assert nav.model.text(nav.row(ids["s03"]), 1) == f"✓ {source_total:.0f}"
+
+    # One Ctrl+Z takes all three back; the source's own rating stays.
+    assert "Apply rating" in window.undo_action.text()
+    session.press(K.Key_Z, modifier=_ctrl())
+    assert set(_ratings(path)) == {"s03"}
+    assert not nav.row(ids["s05"]).rated and nav.model.text(nav.row(ids["s05"]), 1) == ""
+    session.press(K.Key_Z, modifier=_ctrl() | Qt.KeyboardModifier.ShiftModifier)  # redo
+    redone = _ratings(path)
+    assert set(redone) == {"s03", "s04", "s05", "s06"}
+    assert all(redone[s]["group_from"] == "s03" for s in ("s04", "s05", "s06"))
+
+    # Each copy stays editable on its own: changing s05 changes s05 only, and it is its own.
+    _show(window, ids["s05"])
+    assert "applied from s03" in panel.text.text()
+    assert window.grading.rubric.scores() == {k: float(v) for k, v in __import__(
+        "json").loads(rated["s05"]["scores"]).items()}
+    session.press(K.Key_F4)
+    session.press(K.Key_Up, K.Key_Up, K.Key_Up, K.Key_Up, K.Key_Up, K.Key_Up, "0")  # item 1
+    session.press(K.Key_Return, modifier=_ctrl())
+    after = _ratings(path)
+    assert after["s05"]["total"] < source_total and after["s05"]["group_key"] is None
+    for source in ("s03", "s04", "s06"):
+        assert after[source]["total"] == source_total
+        assert tuple(after[source]) == tuple(redone[source])
+    assert nav.model.text(nav.row(ids["s05"]), 1) == f"✓ {after['s05']['total']:.0f}"
+
+    # A member already rated is kept unless the grader asks to overwrite: the preview says so.
+    _show(window, ids["s03"])
+    session.press(K.Key_G, modifier=_ctrl() | Qt.KeyboardModifier.ShiftModifier)
+    assert "Every other member already has a rating of yours" in asked[-1]
+    assert "3 member(s) you already rated keep their rating" in asked[-1]
+    assert _ratings(path)["s05"]["total"] == after["s05"]["total"]  # "apply" wrote nothing
+    window.groups.confirm = lambda question, keep, overwrite: "overwrite"
+    session.press(K.Key_G, modifier=_ctrl() | Qt.KeyboardModifier.ShiftModifier)
+    assert _ratings(path)["s05"]["total"] == source_total
+    session.press(K.Key_Z, modifier=_ctrl())
+    assert _ratings(path)["s05"]["total"] == after["s05"]["total"]  # undone exactly
+
+    # A singleton has no group to apply to.
+    _show(window, ids["s01"])
+    assert "No other submission" in panel.text.text()
+    session.press(K.Key_G, modifier=_ctrl() | Qt.KeyboardModifier.ShiftModifier)
+    assert "no group to apply to" in messages[-1]
+
+
+@pytest.mark.gui
+def test_a_cancelled_group_search_leaves_nothing(session, tmp_path) -> None:
+    K = _keys()
+    path = _group_workspace(tmp_path)
+    window = session.open(path)
+    session.press(K.Key_F3)
+    _show(window, _sid(window, "library_loans", "s03"))
+    _rate_by_keys(session)
+    job = window.groups.find_groups()
+    assert job is not None
+    # Cancelled the moment it starts working (Jobs → Cancel, Ctrl+.); whatever the worker
+    # still sends back is not kept.
+    job.started.connect(window.commands.cancel_job)
+    session.qtbot.waitUntil(lambda: job.done, timeout=90_000)
+    assert job.cancelled and window.groups.groupings == {} and not window.groups.busy()
+    panel = window.grading.group_panel
+    assert "Not grouped yet" in panel.text.text()
+    messages: list[str] = []
+    window.groups.status.connect(messages.append)
+    assert window.groups.apply_to_group() is None
+    assert "Find the groups of task library_loans first" in messages[-1]
+    assert set(_ratings(path)) == {"s03"}
+    # Found again (not cancelled), the groups are there.
+    _find_groups(window, session)
+    assert window.groups.group_of(window.grading.view).size == 4

@@ -109,6 +109,13 @@ class WindowCommands(QObject):
         if self._in_review():
             self.w.review.set_compare(not self.w.review.compare_button.isChecked())
 
+    # Grade: on the submission on screen in grading mode (the controller says so otherwise)
+    def find_groups(self) -> None:
+        self.w.groups.find_groups()  # its job_started puts it in the status bar
+
+    def apply_group_rating(self) -> None:
+        self.w.groups.apply_to_group()
+
     # View
     def _sync(self) -> object:
         mode = self.w.grading if self.w.modes.currentIndex() == GRADING else self.w.review

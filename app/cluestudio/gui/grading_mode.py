@@ -33,6 +33,7 @@ from cluestudio.gui.qt import (
     QWidget,
     Signal,
 )
+from cluestudio.gui.widgets.group_panel import GroupPanel
 from cluestudio.gui.widgets.image_views import DiagramImageView, ZoomBar, ZoomSync
 from cluestudio.gui.widgets.metric_panel import MetricPanel
 from cluestudio.gui.widgets.plantuml_editor import PlantUMLEditor
@@ -100,8 +101,14 @@ class GradingMode(QWidget):
         self.candidate_tabs.addTab(self.image_b, "B: re-rendered")
         self.candidate_tabs.addTab(self.candidate_text, "PlantUML")
 
+        self.group_panel = GroupPanel()  # filled by gui/group_actions.py
+        rubric_column = QWidget()
+        rubric_layout = QVBoxLayout(rubric_column)
+        rubric_layout.setContentsMargins(0, 0, 0, 0)
+        rubric_layout.addWidget(self.rubric, 1)
+        rubric_layout.addWidget(self.group_panel)
         rubric_scroll = QScrollArea()
-        rubric_scroll.setWidget(self.rubric)
+        rubric_scroll.setWidget(rubric_column)
         rubric_scroll.setWidgetResizable(True)
         rubric_scroll.setMinimumWidth(240)
         right = QSplitter(Qt.Orientation.Vertical)

@@ -18,6 +18,7 @@ from cluestudio.core.workspace.ops import text_hash
 from cluestudio.gui.analysis_view import AnalysisView
 from cluestudio.gui.commands import ANALYSIS, GRADING, REVIEW, WindowCommands
 from cluestudio.gui.grading_mode import GradingMode
+from cluestudio.gui.group_actions import GroupActions
 from cluestudio.gui.heading import Heading
 from cluestudio.gui.menus import build_menus
 from cluestudio.gui.model_actions import ModelActions
@@ -108,6 +109,10 @@ class MainWindow(QMainWindow):
         self.error_dock.hide()
         self.model_actions = ModelActions(self.bench, self.navigator.current_id, self)
         self.analysis.open_submission.connect(self.open_in_grading)
+        self.groups = GroupActions(self.bench, self._graded_view, self.grading.group_panel,
+                                   self)
+        self.groups.job_started.connect(self.job_status.track)
+        self.groups.status.connect(lambda text: self.statusBar().showMessage(text, 10000))
         self.files = WorkspaceActions(self)
         self.commands = WindowCommands(self)
         self.actions, key_problems = build_menus(self.menuBar(), self.commands,
@@ -117,6 +122,8 @@ class MainWindow(QMainWindow):
         shortcuts = {name: action.shortcut().toString() for name, action in self.actions.items()}
         for bar in self.findChildren(ZoomBar):
             bar.set_shortcuts(shortcuts)
+        self.grading.group_panel.set_shortcuts(shortcuts.get("find_groups", ""),
+                                               shortcuts.get("apply_group_rating", ""))
         for mode in (self.review, self.grading):
             key = shortcuts.get("element_diff", "")
             mode.diff_button.setToolTip(mode.diff_button.toolTip().split(" (")[0]
@@ -236,6 +243,7 @@ class MainWindow(QMainWindow):
                 self.review.editor.setPlainText(self._drafts.pop(sid))
         else:
             self.grading.show_submission(view)
+            self.groups.show(view)
         self._update_heading()
         self.submission_shown.emit(sid)
         self.bench.prefetch(self.navigator.neighbours())
@@ -286,9 +294,15 @@ class MainWindow(QMainWindow):
                 self.grading.show_rating_of(self.bench.view(sid))
             if sid in changes.revisions or sid in changes.scores:
                 self.grading.show_scores_of(self.bench.view(sid))
+            if sid in changes.ratings or sid in changes.revisions:
+                self.groups.show(self.grading.view)  # its group mark or its group changed
         self._update_undo_labels()
         if changes.label:
             self.statusBar().showMessage(changes.label, 4000)
+
+    def _graded_view(self):  # -> SubmissionView | None
+        """The submission grading mode shows, while it is on screen (group actions)."""
+        return self.grading.view if self.modes.currentIndex() == GRADING else None
 
     def _on_rating_saved(self, sid: int, advance: bool) -> None:
         if advance and not self.navigator.next_unrated():

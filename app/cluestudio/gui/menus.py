@@ -60,6 +60,11 @@ MENUS: tuple[tuple[str, tuple[Entry, ...]], ...] = (
         Entry("Verdict: Unusable", "verdict_unusable", "Ctrl+3"),
         Entry("&Compare A/B", "compare", "Ctrl+K"),
     )),
+    ("G&rade", (
+        Entry("&Find groups of near-identical submissions (this task)", "find_groups",
+              "Ctrl+G"),
+        Entry("&Apply my rating to the group…", "apply_group_rating", "Ctrl+Shift+G"),
+    )),
     ("&View", (
         Entry("&Fit images", "fit_images", "Ctrl+0"),
         Entry("&Actual size", "actual_size", "Ctrl+Shift+0"),

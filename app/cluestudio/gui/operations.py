@@ -198,6 +198,18 @@ class Workbench(QObject):
             self.drafts.drop(view.submission.id)
         return changes
 
+    def apply_group_rating(self, view: submissions.SubmissionView, group: Any, *,
+                           overwrite: bool = False) -> Changes:
+        """Copy this grader's saved rating of ``view``'s submission to the rest of ``group``
+        (app/groups.py ``SubmissionGroup``) in one undoable command; members already rated
+        by the grader are kept unless ``overwrite``."""
+        from cluestudio.app.groups import group_rating_command
+
+        self._require_own(view)
+        return self._run(group_rating_command(group, view.submission.id, self.grader,
+                                              rubric_id=self.rubric_for(view).id,
+                                              overwrite=overwrite))
+
     def save_revision(self, view: submissions.SubmissionView, puml: str) -> Changes:
         self._require_own(view)
         return self._run(SaveRevision(view.submission.id, puml, self.grader))
