@@ -7,20 +7,27 @@ text). :class:`ElementDiffView` owns the one diff job of a view (STYLE practice 
 request cancels the older, and a result for another submission or text is dropped, so moving
 on while the diff is shown never puts the previous submission's colours on screen. It runs on
 the interactive lane, beside the live preview, never behind a scoring batch.
+:class:`DiffOnB` is what grading and review share: the toggle by image B, the note above it,
+and which of the two pictures (coloured or plain) B shows.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cluestudio.app import preview as previews
 from cluestudio.app.submissions import SubmissionView
 from cluestudio.core.jobs import CancelToken
 from cluestudio.core.workspace import kinds
-from cluestudio.gui.qt import QObject, Signal
+from cluestudio.gui.qt import QLabel, QObject, QToolButton, Signal
+from cluestudio.gui.widgets.image_views import DiagramImageView
 from cluestudio.gui.worker import INTERACTIVE, JobHandle, JobRunner
+
+if TYPE_CHECKING:
+    from cluestudio.gui.operations import Workbench
 
 #: Why a request is refused before any work (blind grading, a kind without CLUE).
 BLIND_NOTE = ("blind grading: the element diff shows CLUE's matching, so it appears once you "
@@ -152,3 +159,109 @@ class ElementDiffView(QObject):
         if handle is self._current and self._wanted is not None:
             self._current = None
             self.failed.emit(self._wanted[0], message)
+
+
+class DiffOnB(QObject):
+    """The element diff of one mode's image B: its toggle (``button``), the ``note`` that
+    says what the colours mean or why there is none, and the job.
+
+    The mode says what B is to show (:meth:`show_for` a submission and text, or
+    :meth:`stop`); ``show_plain`` is the mode's way back to plain B, called when B showed a
+    diff and shows none now. ``current_text`` is the text B is of right now: a picture of
+    any other text is dropped when it lands.
+    """
+
+    toggled = Signal(bool)  # the button was pressed
+    shown = Signal(object)  # DiffPicture, once it is on B
+    status = Signal(str)  # why there is no diff, for the status bar
+
+    def __init__(self, bench: Workbench, image_b: DiagramImageView, tip: str,
+                 current_text: Callable[[], str | None], show_plain: Callable[[], None],
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.bench = bench
+        self.image_b = image_b
+        self._current_text = current_text
+        self._show_plain = show_plain
+        self.job = ElementDiffView(bench.runner, self)
+        self.picture: DiffPicture | None = None  # the diff B shows now
+        self.coloured = False  # B shows (or waits for) a diff, not plain B
+        self.button = QToolButton()
+        self.button.setText("Element diff")
+        self.button.setCheckable(True)
+        self.button.setToolTip(tip)
+        self.note = QLabel()
+        self.note.setObjectName("diffNote")
+        self.note.setWordWrap(True)
+        self.note.hide()
+        self.button.toggled.connect(self.toggled)
+        self.job.ready.connect(self._on_ready)
+        self.job.failed.connect(self._on_failed)
+
+    def is_on(self) -> bool:
+        return self.button.isChecked()
+
+    def set_checked(self, on: bool) -> None:
+        if self.button.isChecked() != on:
+            self.button.blockSignals(True)
+            self.button.setChecked(on)
+            self.button.blockSignals(False)
+
+    def show_for(self, view: SubmissionView, text: str,
+                 parse_error: tuple[int | None, str] | None = None) -> bool:
+        """Colour B with the diff of ``text`` (``view``'s head, or the review editor's);
+        False when there is none (the note says why and plain B is back)."""
+        self.picture = None
+        self.note.show()
+        refusal = why_no_diff(view, self.bench.settings.ui.blind_grading, text)
+        if refusal is None and parse_error is not None:
+            where = f"line {parse_error[0]}: " if parse_error[0] else ""
+            refusal = f"the text does not parse ({where}{parse_error[1]})."
+        if refusal is not None:
+            self.job.cancel()
+            self.note.setText(f"<i>No element diff: {escape(refusal)}</i>")
+            self._back_to_plain()
+            self.status.emit(f"No element diff: {refusal}")
+            return False
+        from cluestudio.app.diagram_diff import stored_explanation
+
+        self.note.setText("<i>Element diff: colouring B…</i>")
+        if not self.coloured:
+            self.image_b.show_message("Colouring B by the element diff…")
+            self.coloured = True
+        stored = (stored_explanation(self.bench.require(), view.submission.id, text)
+                  if text == view.head_puml else None)  # an unsaved edit was never scored
+        self.job.request(view.submission.id, view.task.reference_puml, text, stored)
+        return True
+
+    def stop(self, *, plain: bool = True) -> None:
+        """No diff on B (switched off, or nothing on screen); ``plain``: put plain B back."""
+        self.job.cancel()
+        self.picture = None
+        self.note.hide()
+        if plain:
+            self._back_to_plain()
+        else:
+            self.coloured = False
+
+    def _back_to_plain(self) -> None:
+        if self.coloured:
+            self.coloured = False
+            self._show_plain()
+
+    def _on_ready(self, picture: DiffPicture) -> None:
+        if not self.is_on() or picture.candidate_text != self._current_text():
+            return  # switched off, or B is of another text by now
+        self.picture = picture
+        self.image_b.set_image(picture.png, "PlantUML could not render the coloured "
+                                            f"diagram:\n{picture.render_error}")
+        self.note.setText(legend_html(len(picture.missing)) + missing_summary(picture))
+        self.note.setToolTip("\n".join(
+            f"missing {e.get('kind', '')}: {e.get('owner', '') + '.' if e.get('owner') else ''}"
+            f"{e.get('text', '')}" for e in picture.missing))
+        self.shown.emit(picture)
+
+    def _on_failed(self, _submission_id: int, message: str) -> None:
+        self.note.setText(f"<i>No element diff: {escape(message)}</i>")
+        self._back_to_plain()
+        self.status.emit(f"No element diff: {message}")

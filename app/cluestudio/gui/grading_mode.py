@@ -13,22 +13,15 @@ from cluestudio.app import preview
 from cluestudio.app.submissions import SubmissionView
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.workspace import kinds
-from cluestudio.gui.element_diff import (
-    DiffPicture,
-    ElementDiffView,
-    legend_html,
-    why_no_diff,
-)
+from cluestudio.gui.element_diff import DiffOnB, DiffPicture, why_no_diff
 from cluestudio.gui.operations import Workbench
 from cluestudio.gui.qt import (
     QHBoxLayout,
-    QLabel,
     QScrollArea,
     QSplitter,
     Qt,
     QTabWidget,
     QTextBrowser,
-    QToolButton,
     QVBoxLayout,
     QWidget,
     Signal,
@@ -78,18 +71,11 @@ class GradingMode(QWidget):
         self.rubric = RubricPanel(bench.default_rubric)  # then each task kind's
         self.metrics = MetricPanel()
         self.metrics.set_blind(bench.settings.ui.blind_grading)
-        self.element_diff = ElementDiffView(bench.runner, self)
-        self.diff_picture: DiffPicture | None = None  # the element diff B shows now
-        self._b_coloured = False  # B shows (or waits for) an element diff, not plain B
-        self.diff_button = QToolButton()
-        self.diff_button.setText("Element diff")
-        self.diff_button.setCheckable(True)
-        self.diff_button.setToolTip("Colour B by each element's CLUE match with the reference "
-                                    "and list what it lacks (Ctrl+D)")
-        self.diff_note = QLabel()
-        self.diff_note.setObjectName("diffNote")
-        self.diff_note.setWordWrap(True)
-        self.diff_note.hide()
+        self.b_diff = DiffOnB(bench, self.image_b, "Colour B by each element's CLUE match with "
+                            "the reference and list what it lacks (Ctrl+D)",
+                            lambda: self.view.head_puml if self.view else None,
+                            self._show_plain_b, self)
+        self.diff_button, self.diff_note = self.b_diff.button, self.b_diff.note
 
         self.reference_tabs = QTabWidget()
         self.reference_tabs.addTab(self.requirement, "Requirement")
@@ -142,9 +128,9 @@ class GradingMode(QWidget):
         self.rubric.save_requested.connect(self.save_rating)
         self.rubric.changed.connect(self._keep_draft)
         self.metrics.pair_selected.connect(self.highlight_pair)
-        self.diff_button.toggled.connect(self.set_element_diff)
-        self.element_diff.ready.connect(self._on_diff)
-        self.element_diff.failed.connect(self._on_diff_failed)
+        self.b_diff.toggled.connect(self.set_element_diff)
+        self.b_diff.shown.connect(self._on_diff)
+        self.b_diff.status.connect(self.status)
 
     # --- showing a submission -----------------------------------------------------------
 
@@ -174,7 +160,8 @@ class GradingMode(QWidget):
             self.metrics.reveal()  # already rated: nothing left to anchor
         self._show_metrics(view)
         missing = []
-        diff = self._diff_wanted()
+        diff = self.b_diff.is_on() and why_no_diff(view, self.bench.settings.ui.blind_grading
+                                                 ) is None
         for text, target in ((view.task.reference_puml, self.reference_image),
                              (view.head_puml, self.image_b)):
             png = preview.cached_png(text) if text and drawable else None
@@ -192,7 +179,7 @@ class GradingMode(QWidget):
             else:
                 target.show_message("No PlantUML")
         self._render(view, missing)
-        self._b_coloured = diff
+        self.b_diff.coloured = diff
         self._update_element_diff()
         self.rubric.setFocus()
 
@@ -216,8 +203,7 @@ class GradingMode(QWidget):
         """Let go of the submission while another mode is on screen (its picture stays for
         when it comes back): no rating can be saved onto it meanwhile."""
         self.view = None
-        self.diff_picture = None
-        self.element_diff.cancel()
+        self.b_diff.stop(plain=False)  # B keeps its picture for when the mode comes back
         if self._render_job is not None:
             self._render_job.cancel()
             self._render_job = None
@@ -233,8 +219,7 @@ class GradingMode(QWidget):
         self.rubric.load(None)
         self.rubric.setEnabled(False)
         self.metrics.show_message(message)
-        self.diff_note.hide()
-        self._b_coloured = False
+        self.b_diff.stop(plain=False)
 
     def _load_rubric(self, view: SubmissionView) -> None:
         """The rubric of the submission's task kind, with the grader's unsaved draft of this
@@ -267,9 +252,9 @@ class GradingMode(QWidget):
         else:
             self.metrics.reveal()
         self._show_metrics(view)
-        if self.diff_picture is not None and self._diff_wanted():
-            self.metrics.set_element_diff(self.diff_picture.diff)  # the same text: kept
-        elif self.diff_on():
+        if self.b_diff.picture is not None and self.b_diff.picture.candidate_text == view.head_puml:
+            self.metrics.set_element_diff(self.b_diff.picture.diff)  # the same text: kept
+        elif self.b_diff.is_on():
             self._update_element_diff()  # blind grading may allow (or forbid) it now
 
     def _keep_draft(self) -> None:
@@ -363,7 +348,7 @@ class GradingMode(QWidget):
         for text, png, error in value:  # type: ignore[attr-defined]
             for source, target in ((self.view.task.reference_puml, self.reference_image),
                                    (self.view.head_puml, self.image_b)):
-                if target is self.image_b and self._b_coloured:
+                if target is self.image_b and self.b_diff.coloured:
                     continue  # B shows the element diff; the plain one waits in the cache
                 if text == source:
                     target.set_image(png, f"PlantUML could not render this:\n{error}")
@@ -373,72 +358,47 @@ class GradingMode(QWidget):
         if job is self._render_job:
             self._render_job = None
             for target in (self.reference_image, self.image_b):
-                if target.image is None and not (target is self.image_b and self._b_coloured):
+                if target.image is None and not (target is self.image_b and self.b_diff.coloured):
                     target.show_message(f"Could not render:\n{message}")
             if self.view is not None:
                 self.images_shown.emit(self.view.submission.id)
 
     # --- the element diff on image B ----------------------------------------------------
 
+    @property
+    def diff_picture(self) -> DiffPicture | None:
+        """The element diff B shows now, if any."""
+        return self.b_diff.picture
+
+    @property
+    def element_diff(self):  # -> ElementDiffView: its job
+        return self.b_diff.job
+
     def diff_on(self) -> bool:
-        return self.diff_button.isChecked()
+        return self.b_diff.is_on()
 
     def set_element_diff(self, on: bool) -> None:
         """Show image B coloured by the element diff (or plain again); the grader's choice
         stays while moving between submissions."""
-        if self.diff_button.isChecked() != on:
-            self.diff_button.blockSignals(True)
-            self.diff_button.setChecked(on)
-            self.diff_button.blockSignals(False)
+        self.b_diff.set_checked(on)
         if on and self.view is not None:
             self.candidate_tabs.setCurrentWidget(self.image_b)
         self._update_element_diff()
         self.diff_toggled.emit(on)
 
-    def diff_refusal(self, view: SubmissionView) -> str | None:
-        """Why ``view`` gets no element diff now (None: it does)."""
-        return why_no_diff(view, self.bench.settings.ui.blind_grading)
-
-    def _diff_wanted(self) -> bool:
-        """Whether B is to show the element diff of the submission on screen."""
-        return (self.diff_on() and self.view is not None
-                and self.diff_refusal(self.view) is None)
-
     def _update_element_diff(self) -> None:
         """Ask for the element diff of what is on screen, or put plain B back."""
+        self.metrics.set_element_diff(None)
+        if self.b_diff.is_on() and self.view is not None:
+            self.b_diff.show_for(self.view, self.view.head_puml)
+        else:
+            self.b_diff.stop()
+
+    def _show_plain_b(self) -> None:
+        """B as re-rendered, without colours (it showed, or waited for, a diff)."""
         view = self.view
-        self.diff_picture = None
-        if not self.diff_on() or view is None:
-            self.element_diff.cancel()
-            self.diff_note.hide()
-            self.metrics.set_element_diff(None)
-            if view is not None:
-                self._show_plain_b(view)
-            return
-        refusal = self.diff_refusal(view)
-        self.diff_note.show()
-        if refusal is not None:
-            self.element_diff.cancel()
-            self.diff_note.setText(f"<i>No element diff: {refusal}</i>")
-            self.metrics.set_element_diff(None)
-            self._show_plain_b(view)
-            self.status.emit(f"No element diff: {refusal}")
-            return
-        from cluestudio.app.diagram_diff import stored_explanation
-
-        self.diff_note.setText("<i>Element diff: colouring B…</i>")
-        self.image_b.show_message("Colouring B by the element diff…")
-        self._b_coloured = True
-        stored = stored_explanation(self.bench.require(), view.submission.id, view.head_puml)
-        self.element_diff.request(view.submission.id, view.task.reference_puml,
-                                  view.head_puml, stored)
-
-    def _show_plain_b(self, view: SubmissionView) -> None:
-        """B as re-rendered, without colours, if it shows (or waits for) a diff now."""
-        if not self._b_coloured:
-            return
-        self._b_coloured = False
-        if not kinds.renders_with_plantuml(view.task.diagram_kind) or not view.head_puml:
+        if view is None or not kinds.renders_with_plantuml(view.task.diagram_kind) \
+                or not view.head_puml:
             return
         png = preview.cached_png(view.head_puml)
         if png is not None:
@@ -449,20 +409,6 @@ class GradingMode(QWidget):
                                 if t and preview.cached_png(t) is None])
 
     def _on_diff(self, picture: DiffPicture) -> None:
-        view = self.view
-        if (view is None or not self._diff_wanted() or picture.submission_id
-                != view.submission.id or picture.candidate_text != view.head_puml):
-            return  # another submission or text by now: its own diff is on its way
-        self.diff_picture = picture
-        self.image_b.set_image(picture.png, "PlantUML could not render the coloured "
-                                            f"diagram:\n{picture.render_error}")
         self.metrics.set_element_diff(picture.diff)
-        self.diff_note.setText(legend_html(len(picture.missing)) + ", listed on the right.")
+        self.diff_note.setText(self.diff_note.text() + " (listed on the right)")
         self.diff_shown.emit(picture.submission_id)
-
-    def _on_diff_failed(self, submission_id: int, message: str) -> None:
-        if self.view is None or self.view.submission.id != submission_id:
-            return
-        self.diff_note.setText(f"<i>No element diff: {message}</i>")
-        self._show_plain_b(self.view)
-        self.status.emit(f"No element diff: {message}")

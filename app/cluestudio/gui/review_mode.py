@@ -17,13 +17,7 @@ from cluestudio.app.submissions import SubmissionView
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.workspace import kinds
 from cluestudio.core.workspace.taxonomy import tags_for_kind
-from cluestudio.gui.element_diff import (
-    DiffPicture,
-    ElementDiffView,
-    legend_html,
-    missing_summary,
-    why_no_diff,
-)
+from cluestudio.gui.element_diff import DiffOnB, DiffPicture
 from cluestudio.gui.operations import Workbench
 from cluestudio.gui.preview import LivePreview
 from cluestudio.gui.qt import (
@@ -51,7 +45,7 @@ from cluestudio.gui.widgets.image_views import (
     ZoomSync,
     image_from_bytes,
 )
-from cluestudio.gui.widgets.metric_panel import diff_lists, probe_html
+from cluestudio.gui.widgets.metric_panel import probe_html
 from cluestudio.gui.widgets.plantuml_editor import PlantUMLEditor
 from cluestudio.gui.widgets.verdict_panel import VerdictPanel
 
@@ -122,18 +116,11 @@ class ReviewMode(QWidget):
         self.sync = ZoomSync([self.image_a, self.image_b, self.compare.view], self)
         self.preview = LivePreview(bench.runner, parent=self)
         self._last_b: bytes | None = None  # plain B of the editor's text
-        self.element_diff = ElementDiffView(bench.runner, self)
-        self.diff_picture: DiffPicture | None = None  # the element diff B shows now
-        self._b_coloured = False  # B shows (or waits for) an element diff, not plain B
-        self.diff_button = QToolButton()
-        self.diff_button.setText("Element diff")
-        self.diff_button.setCheckable(True)
-        self.diff_button.setToolTip("Colour B by each element's CLUE match with the task's "
-                                    "reference (Ctrl+D)")
-        self.diff_note = QLabel()
-        self.diff_note.setObjectName("diffNote")
-        self.diff_note.setWordWrap(True)
-        self.diff_note.hide()
+        self.b_diff = DiffOnB(bench, self.image_b, "Colour B by each element's CLUE match "
+                              "with the task's reference (Ctrl+D)",
+                              lambda: self.editor.toPlainText() if self.view else None,
+                              self._show_plain_b, self)
+        self.diff_button, self.diff_note = self.b_diff.button, self.b_diff.note
 
         self.compare_button = QToolButton()
         self.compare_button.setText("Compare A/B")
@@ -207,9 +194,9 @@ class ReviewMode(QWidget):
         self.preview.failed.connect(lambda message: self.image_b.show_message(message))
         self.verdict.changed.connect(self._on_verdict)
         self.history.currentRowChanged.connect(self._on_history_row)
-        self.diff_button.toggled.connect(self.set_element_diff)
-        self.element_diff.ready.connect(self._on_diff)
-        self.element_diff.failed.connect(self._on_diff_failed)
+        self.b_diff.toggled.connect(self.set_element_diff)
+        self.b_diff.shown.connect(lambda picture: self.diff_shown.emit(picture.submission_id))
+        self.b_diff.status.connect(self.status)
 
     # --- showing a submission -----------------------------------------------------------
 
@@ -218,9 +205,7 @@ class ReviewMode(QWidget):
         kind = view.task.diagram_kind
         self.preview.kind = kind
         self.compare_button.setEnabled(kinds.renders_with_plantuml(kind))
-        self.diff_picture = None
-        self.element_diff.cancel()
-        self._b_coloured = False
+        self.b_diff.stop(plain=False)
         if not kinds.renders_with_plantuml(kind):
             self.set_compare(False)
         self.requirement.setMarkdown(view.task.requirement)
@@ -254,7 +239,7 @@ class ReviewMode(QWidget):
         else:
             self.image_b.show_message("Rendering…")
         if self.diff_on():  # the preview's result asks for this text's diff
-            self._b_coloured = True
+            self.b_diff.coloured = True
             self.image_b.show_message("Colouring B by the element diff…")
         self.preview.request(view.head_puml)  # parse (summary, errors) and render if needed
 
@@ -263,8 +248,7 @@ class ReviewMode(QWidget):
         when it comes back): no save, verdict or check can reach it meanwhile."""
         self.view = None
         self.preview.cancel()
-        self.element_diff.cancel()
-        self.diff_picture = None
+        self.b_diff.stop(plain=False)
 
     def clear(self, message: str) -> None:
         """Nothing on screen (no workspace, no submission): nothing a save could write to."""
@@ -278,8 +262,7 @@ class ReviewMode(QWidget):
         self.summary.clear()
         self.diff.clear()
         self.check.show_report(None, False)
-        self.diff_note.hide()
-        self._b_coloured = False
+        self.b_diff.stop(plain=False)
 
     def refresh(self) -> None:
         """Re-read the current submission after a change (keeps the editor if unsaved)."""
@@ -355,7 +338,7 @@ class ReviewMode(QWidget):
         if self.diff_on() and self.view is not None:
             self._last_b = result.png or self._last_b  # plain B, for Compare and for off
             self._update_element_diff(result.text, result.parse_error)
-        if self._b_coloured:
+        if self.b_diff.coloured:
             pass  # B shows the element diff of this text (on its way)
         elif result.png is None and result.render_error is None and result.note:
             self._last_b = None
@@ -436,76 +419,33 @@ class ReviewMode(QWidget):
 
     # --- the element diff on image B ----------------------------------------------------
 
+    @property
+    def diff_picture(self) -> DiffPicture | None:
+        """The element diff B shows now, if any."""
+        return self.b_diff.picture
+
     def diff_on(self) -> bool:
-        return self.diff_button.isChecked()
+        return self.b_diff.is_on()
 
     def set_element_diff(self, on: bool) -> None:
         """Show B coloured by the element diff of the editor's text against the task's
         reference (or plain again); it follows the text as it is edited."""
-        if self.diff_button.isChecked() != on:
-            self.diff_button.blockSignals(True)
-            self.diff_button.setChecked(on)
-            self.diff_button.blockSignals(False)
+        self.b_diff.set_checked(on)
         if on and self.b_stack.currentIndex() == 1:
             self.set_compare(False)  # the diff is drawn on B itself
         self._update_element_diff(self.editor.toPlainText())
         self.diff_toggled.emit(on)
 
     def _update_element_diff(self, text: str, parse_error: tuple[int | None, str] | None = None
-                     ) -> None:
+                             ) -> None:
         """Ask for the element diff of ``text`` (the editor's, once it settled), or put
         plain B back."""
-        view = self.view
-        self.diff_picture = None
-        if not self.diff_on() or view is None:
-            self.element_diff.cancel()
-            self.diff_note.hide()
-            self._show_plain_b()
-            return
-        self.diff_note.show()
-        refusal = why_no_diff(view, self.bench.settings.ui.blind_grading, text)
-        if refusal is None and parse_error is not None:
-            where = f"line {parse_error[0]}: " if parse_error[0] else ""
-            refusal = f"the text does not parse ({where}{parse_error[1]})."
-        if refusal is not None:
-            self.element_diff.cancel()
-            self.diff_note.setText(f"<i>No element diff: {escape(refusal)}</i>")
-            self._show_plain_b()
-            self.status.emit(f"No element diff: {refusal}")
-            return
-        from cluestudio.app.diagram_diff import stored_explanation
-
-        self.diff_note.setText("<i>Element diff: colouring B…</i>")
-        if not self._b_coloured:
-            self.image_b.show_message("Colouring B by the element diff…")
-        self._b_coloured = True
-        stored = (stored_explanation(self.bench.require(), view.submission.id, text)
-                  if text == view.head_puml else None)  # an edit was never scored
-        self.element_diff.request(view.submission.id, view.task.reference_puml, text, stored)
+        if self.diff_on() and self.view is not None:
+            self.b_diff.show_for(self.view, text, parse_error)
+        else:
+            self.b_diff.stop()
 
     def _show_plain_b(self) -> None:
-        if not self._b_coloured:
-            return
-        self._b_coloured = False
+        """B as last rendered, without colours (it showed, or waited for, a diff)."""
         if self._last_b is not None:
             self.image_b.set_image(self._last_b, "B could not be read")
-
-    def _on_diff(self, picture: DiffPicture) -> None:
-        view = self.view
-        if (view is None or not self.diff_on() or picture.submission_id != view.submission.id
-                or picture.candidate_text != self.editor.toPlainText()):
-            return  # another submission or text by now: its own diff is on its way
-        self.diff_picture = picture
-        self.image_b.set_image(picture.png, "PlantUML could not render the coloured "
-                                            f"diagram:\n{picture.render_error}")
-        self.diff_note.setText(legend_html(len(picture.missing)) + missing_summary(picture))
-        self.diff_note.setToolTip("\n".join(f"missing {e['kind']}: {e['text']}"
-                                            for e in diff_lists(picture.diff)["missing"]))
-        self.diff_shown.emit(picture.submission_id)
-
-    def _on_diff_failed(self, submission_id: int, message: str) -> None:
-        if self.view is None or self.view.submission.id != submission_id:
-            return
-        self.diff_note.setText(f"<i>No element diff: {escape(message)}</i>")
-        self._show_plain_b()
-        self.status.emit(f"No element diff: {message}")
