@@ -479,3 +479,35 @@ def test_a_cancelled_group_search_leaves_nothing(session, tmp_path) -> None:
     # Found again (not cancelled), the groups are there.
     _find_groups(window, session)
     assert window.groups.group_of(window.grading.view).size == 4
+
+
+@pytest.mark.gui
+def test_the_group_box_and_diff_toggles_fit_the_small_screens(session, tmp_path) -> None:
+    from test_gui_stories import _inside
+
+    window = session.open(_course_workspace(tmp_path))
+    for width, height in ((1366, 768), (1024, 700)):
+        window.resize(width, height)
+        for index, widgets in ((0, (window.review.diff_button,)),
+                               (1, (window.grading.group_panel, window.grading.diff_button,
+                                    window.grading.group_panel.apply_button))):
+            window.modes.setCurrentIndex(index)
+            session.qtbot.wait(30)
+            for widget in widgets:
+                assert widget.isVisible() and _inside(window, widget), (width, widget)
+        assert window.grading.group_panel.height() >= 60
+        assert window.grading.rubric.height() >= 90 and window.grading.metrics.height() >= 90
+
+
+@pytest.mark.gui
+def test_the_new_keys_are_the_only_users_of_their_keys() -> None:
+    from cluestudio.gui.menus import effective_shortcuts, keyboard_markdown
+
+    keys, problems = effective_shortcuts()
+    assert not problems
+    used = [key for key in keys.values() if key]
+    assert len(used) == len(set(used))
+    assert (keys["element_diff"], keys["find_groups"], keys["apply_group_rating"]) == (
+        "Ctrl+D", "Ctrl+G", "Ctrl+Shift+G")
+    text = keyboard_markdown()
+    assert "`Ctrl+D` | Element diff on image B" in text and "**Grade menu**" in text

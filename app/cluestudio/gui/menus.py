@@ -112,7 +112,8 @@ PANEL_KEYS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     )),
     ("Verdict panel (review; F4 focuses it)", (
         ("1 / 2 / 3", "accept / needs fix / unusable"),
-        ("a, b, c, …", "toggle the issue tag with that letter"),
+        ("a, b, c, …", "toggle the issue tag with that letter (the tags of the task's "
+                       "diagram kind)"),
     )),
     ("Diagram panes", (
         ("mouse wheel", "zoom around the pointer (every pane follows)"),
