@@ -511,3 +511,27 @@ def test_the_new_keys_are_the_only_users_of_their_keys() -> None:
         "Ctrl+D", "Ctrl+G", "Ctrl+Shift+G")
     text = keyboard_markdown()
     assert "`Ctrl+D` | Element diff on image B" in text and "**Grade menu**" in text
+
+
+@pytest.mark.gui
+def test_groups_found_before_a_diagram_changed_are_not_applied(session, tmp_path) -> None:
+    K = _keys()
+    path = _group_workspace(tmp_path)
+    window = session.open(path)
+    session.press(K.Key_F3)
+    source, twin = _sid(window, "library_loans", "s03"), _sid(window, "library_loans", "s04")
+    _show(window, source)
+    _rate_by_keys(session)
+    _find_groups(window, session)
+    assert window.groups.group_of(window.grading.view).size == 4
+    # s04 is corrected in review: it may no longer be s03's twin, so the groups go.
+    view = window.bench.view(twin)
+    window.bench.save_revision(view, view.head_puml.replace("class Loan", "class Loan {\n"
+                                                            "  due : Date\n}"))
+    assert window.groups.groupings == {}
+    assert "changed since" in window.grading.group_panel.text.text()
+    window.groups.confirm = lambda *_: pytest.fail("nothing to confirm: no groups")
+    assert window.groups.apply_to_group() is None
+    assert set(_ratings(path)) == {"s03"}
+    _find_groups(window, session)  # found again: s04 is on its own now
+    assert window.groups.group_of(window.grading.view).size == 3

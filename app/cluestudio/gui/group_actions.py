@@ -283,3 +283,4 @@ class GroupActions(QObject):
             if changes.revisions & members:
                 del self.groupings[task]
                 self._stale.add(task)
+                self.show(self._current_view())
