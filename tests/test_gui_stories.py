@@ -340,7 +340,7 @@ def test_story05_blind_grading_hides_every_metric_value_until_i_rated(qtbot, tmp
         for number, sid in enumerate(ids):
             _put_clue(window, sid, values[number])
             window.bench.require().execute(SaveRating(sid, "bob", {**FULL, "overall": number % 4},
-                                                      rubric=window.bench.rubric))
+                                                      rubric=window.bench.default_rubric))
         by_name = window.navigator.ids()
         window.navigator.table.sortByColumn(3, Qt.SortOrder.DescendingOrder)  # by CLUE
         by_value = [by_name[i] for i in (2, 4, 0, 3, 5, 1)]

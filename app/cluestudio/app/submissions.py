@@ -30,16 +30,19 @@ class ListRow:
     clue: float | None  # the current CLUE score
     triage: float | None = None  # the offline conversion check: 0 (fine) .. 1 (look first)
     flagged: bool | None = None  # None: not checked (or its revision changed since)
+    group_from: str | None = None  # the rating was applied from this source id's (a group)
 
 
-def list_rows(ws: Workspace, grader: str, rubric_id: str,
+def list_rows(ws: Workspace, grader: str, rubric_id: str | None = None,
               submission_ids: Collection[int] | None = None) -> list[ListRow]:
     """The list's rows, all of them or only ``submission_ids`` (what a change touched): a
     few indexed queries narrowed to those ids, so a scoring chunk's refresh costs
-    milliseconds however long the course is."""
+    milliseconds however long the course is. ``rubric_id`` None: "rated" means rated
+    under the rubric of each submission's own task kind (a course may mix kinds)."""
     ids = None if submission_ids is None else sorted(set(submission_ids))
     summaries = ws.list_submissions(submission_ids=ids)
-    mine = ws.ratings_by(grader, rubric_id, ids)
+    mine = (ws.ratings_by(grader, rubric_id, ids) if rubric_id is not None
+            else ratings_by_task_rubric(ws, grader, summaries, narrowed=ids is not None))
     clue = {sid: scores["clue"].value
             for sid, scores in ws.current_scores(ids, ["clue"]).items()}
     checks = ws.latest_checks(ids)
@@ -48,7 +51,27 @@ def list_rows(ws: Workspace, grader: str, rubric_id: str,
         rating, check = mine.get(s.id), checks.get(s.id)
         out.append(ListRow(s, rating.total if rating else None, rating is not None,
                            clue.get(s.id), check["triage"] if check else None,
-                           bool(check["flagged"]) if check else None))
+                           bool(check["flagged"]) if check else None,
+                           rating.group_from if rating is not None and rating.group_applied
+                           else None))
+    return out
+
+
+def ratings_by_task_rubric(ws: Workspace, grader: str,
+                           summaries: Collection[SubmissionSummary], *, narrowed: bool = True
+                           ) -> dict[int, Rating]:
+    """``grader``'s rating of each submission under the rubric of its task's diagram kind
+    (core/rubric.py ``KIND_RUBRICS``): one query per rubric in use. ``narrowed``: ask only
+    for these submissions' ratings (else all of the grader's, cheaper for a whole list)."""
+    from cluestudio.core.rubric import rubric_id_for_kind
+
+    task_kinds = {t.id: t.diagram_kind for t in ws.tasks()}
+    wanted = {s.id: rubric_id_for_kind(task_kinds.get(s.task_id, "class")) for s in summaries}
+    out: dict[int, Rating] = {}
+    for rubric in sorted(set(wanted.values())):
+        ids = [sid for sid, r in wanted.items() if r == rubric]
+        found = ws.ratings_by(grader, rubric, ids if narrowed else None)
+        out.update((sid, found[sid]) for sid in ids if sid in found)
     return out
 
 
@@ -81,9 +104,11 @@ class SubmissionView:
         return self.revisions[0].puml if self.revisions else ""
 
 
-def load_submission(ws: Workspace, submission_id: int, grader: str, rubric_id: str, *,
-                    llm: bool = False) -> SubmissionView:
+def load_submission(ws: Workspace, submission_id: int, grader: str,
+                    rubric_id: str | None = None, *, llm: bool = False) -> SubmissionView:
     """Read one submission's view data (SQLite reads only: a few milliseconds).
+
+    ``rating`` is ``grader``'s under ``rubric_id``; None: the rubric of the task's kind.
 
     ``llm``: whether an LLM endpoint is configured; for tasks whose metrics need one, the
     panel then says which of them cannot run without it.
@@ -95,6 +120,10 @@ def load_submission(ws: Workspace, submission_id: int, grader: str, rubric_id: s
     image = ws.image(submission.image_hash) if submission.image_hash else None
     revisions = tuple(ws.revisions(submission_id))
     reviews = [r for r in ws.reviews(submission_id) if r.reviewer == grader]
+    if rubric_id is None:
+        from cluestudio.core.rubric import rubric_id_for_kind
+
+        rubric_id = rubric_id_for_kind(task.diagram_kind)
     rating = ws.rating(submission_id, grader, rubric_id)
     current = ws.current_scores([submission_id], explanations=True).get(submission_id, {})
     scores = panel_scores(current, task.diagram_kind)

@@ -209,7 +209,7 @@ class AnalysisView(QWidget):
             return None
         if self._job is not None:
             self._job.cancel()
-        ws, rubric = self.bench.ws, self.bench.rubric
+        ws, rubric = self.bench.ws, self.bench.default_rubric
         self.note.setText("Computing…")
         # In the worker process, on a read-only view of the file: scipy and matplotlib would
         # hold this process's GIL for seconds.

@@ -109,6 +109,13 @@ class WindowCommands(QObject):
         if self._in_review():
             self.w.review.set_compare(not self.w.review.compare_button.isChecked())
 
+    # Grade: on the submission on screen in grading mode (the controller says so otherwise)
+    def find_groups(self) -> None:
+        self.w.groups.find_groups()  # its job_started puts it in the status bar
+
+    def apply_group_rating(self) -> None:
+        self.w.groups.apply_to_group()
+
     # View
     def _sync(self) -> object:
         mode = self.w.grading if self.w.modes.currentIndex() == GRADING else self.w.review
@@ -125,6 +132,15 @@ class WindowCommands(QObject):
 
     def zoom_out(self) -> None:
         self._sync().zoom_all(0.8)  # type: ignore[attr-defined]
+
+    def element_diff(self) -> None:
+        mode = self.w.grading if self.w.modes.currentIndex() == GRADING else self.w.review
+        if self.w.modes.currentIndex() == ANALYSIS:
+            self.w.statusBar().showMessage("The element diff colours image B: switch to "
+                                           "review (F2) or grading (F3) first", 6000)
+        else:
+            mode.set_element_diff(not mode.diff_on())
+        self.w.sync_diff_action()
 
     def blind_grading(self) -> None:
         self.w.toggle_blind()

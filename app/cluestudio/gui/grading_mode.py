@@ -3,7 +3,8 @@
 The grader scores by keyboard in the rubric panel (Ctrl+Return saves, time is measured);
 the metric panel shows CLUE with its explanation, and clicking a matched pair marks both
 elements' lines in the reference and candidate PlantUML. With blind grading the metrics stay
-hidden until the rating is saved.
+hidden until the rating is saved. The element diff (Ctrl+D) shows image B coloured by each
+element's CLUE match and lists what the reference has and B lacks (gui/element_diff.py).
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ from cluestudio.app import preview
 from cluestudio.app.submissions import SubmissionView
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.workspace import kinds
+from cluestudio.gui.element_diff import DiffOnB, DiffPicture, why_no_diff
 from cluestudio.gui.operations import Workbench
 from cluestudio.gui.qt import (
+    QHBoxLayout,
     QScrollArea,
     QSplitter,
     Qt,
@@ -23,6 +26,7 @@ from cluestudio.gui.qt import (
     QWidget,
     Signal,
 )
+from cluestudio.gui.widgets.group_panel import GroupPanel
 from cluestudio.gui.widgets.image_views import DiagramImageView, ZoomBar, ZoomSync
 from cluestudio.gui.widgets.metric_panel import MetricPanel
 from cluestudio.gui.widgets.plantuml_editor import PlantUMLEditor
@@ -49,6 +53,8 @@ class GradingMode(QWidget):
     images_shown = Signal(int)  # submission id, once reference and candidate are on screen
     status = Signal(str)
     draft_changed = Signal(int, bool)  # submission id, whether it has an unsaved draft now
+    diff_toggled = Signal(bool)  # the element diff was switched on or off
+    diff_shown = Signal(int)  # submission id, once B shows its element diff
 
     def __init__(self, bench: Workbench, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -62,9 +68,14 @@ class GradingMode(QWidget):
         self.image_b = DiagramImageView("Rendering…")
         self.candidate_text = _read_only_editor()
         self.sync = ZoomSync([self.reference_image, self.image_a, self.image_b], self)
-        self.rubric = RubricPanel(bench.rubric)
+        self.rubric = RubricPanel(bench.default_rubric)  # then each task kind's
         self.metrics = MetricPanel()
         self.metrics.set_blind(bench.settings.ui.blind_grading)
+        self.b_diff = DiffOnB(bench, self.image_b, "Colour B by each element's CLUE match with "
+                            "the reference and list what it lacks (Ctrl+D)",
+                            lambda: self.view.head_puml if self.view else None,
+                            self._show_plain_b, self)
+        self.diff_button, self.diff_note = self.b_diff.button, self.b_diff.note
 
         self.reference_tabs = QTabWidget()
         self.reference_tabs.addTab(self.requirement, "Requirement")
@@ -76,19 +87,25 @@ class GradingMode(QWidget):
         self.candidate_tabs.addTab(self.image_b, "B: re-rendered")
         self.candidate_tabs.addTab(self.candidate_text, "PlantUML")
 
+        self.group_panel = GroupPanel()  # filled by gui/group_actions.py
         rubric_scroll = QScrollArea()
         rubric_scroll.setWidget(self.rubric)
         rubric_scroll.setWidgetResizable(True)
         rubric_scroll.setMinimumWidth(240)
         right = QSplitter(Qt.Orientation.Vertical)
         right.addWidget(rubric_scroll)
+        right.addWidget(self.group_panel)
         right.addWidget(self.metrics)
-        right.setSizes([400, 260])
+        right.setSizes([380, 110, 240])
         candidate = QWidget()
         column = QVBoxLayout(candidate)
         column.setContentsMargins(2, 2, 2, 2)
+        column.addWidget(self.diff_note)
         column.addWidget(self.candidate_tabs, 1)
-        column.addWidget(ZoomBar(self.sync))
+        below_b = QHBoxLayout()
+        below_b.addWidget(ZoomBar(self.sync), 1)
+        below_b.addWidget(self.diff_button)
+        column.addLayout(below_b)
         for pane in (self.reference_tabs, self.candidate_tabs, self.metrics):
             pane.setMinimumSize(150, 100)
         # Requirement and reference share a column (tabs); the candidate beside them; the
@@ -107,6 +124,9 @@ class GradingMode(QWidget):
         self.rubric.save_requested.connect(self.save_rating)
         self.rubric.changed.connect(self._keep_draft)
         self.metrics.pair_selected.connect(self.highlight_pair)
+        self.b_diff.toggled.connect(self.set_element_diff)
+        self.b_diff.shown.connect(self._on_diff)
+        self.b_diff.status.connect(self.status)
 
     # --- showing a submission -----------------------------------------------------------
 
@@ -136,10 +156,16 @@ class GradingMode(QWidget):
             self.metrics.reveal()  # already rated: nothing left to anchor
         self._show_metrics(view)
         missing = []
+        diff = self.b_diff.is_on() and why_no_diff(view, self.bench.settings.ui.blind_grading
+                                                 ) is None
         for text, target in ((view.task.reference_puml, self.reference_image),
                              (view.head_puml, self.image_b)):
             png = preview.cached_png(text) if text and drawable else None
-            if text and not drawable:
+            if target is self.image_b and diff:
+                target.show_message("Colouring B by the element diff…")
+                if text and png is None:
+                    missing.append(text)  # plain B too, for when the diff is switched off
+            elif text and not drawable:
                 target.show_message(kinds.no_rendering_note(kind))  # SysML v2 text, code
             elif png is not None:
                 target.set_image(png)
@@ -148,24 +174,32 @@ class GradingMode(QWidget):
                 missing.append(text)
             else:
                 target.show_message("No PlantUML")
-        if self._render_job is not None:
-            self._render_job.cancel()  # one task per view: the old submission's render
-            self._render_job = None
-        if missing:
-            job = self.bench.runner.submit(
-                lambda cancel: [preview.try_render(t) for t in missing],
-                f"render submission {view.submission.id}", lane=INTERACTIVE)
-            job.result.connect(lambda value, h=job: self._on_render_result(h, value))
-            job.error.connect(lambda message, h=job: self._on_render_error(h, message))
-            self._render_job = job
-        else:
-            self.images_shown.emit(view.submission.id)
+        self._render(view, missing)
+        self.b_diff.coloured = diff
+        self._update_element_diff()
         self.rubric.setFocus()
+
+    def _render(self, view: SubmissionView, texts: list[str]) -> None:
+        """Render ``texts`` of ``view`` on the worker (one task per view: the old
+        submission's render is cancelled); ``images_shown`` when they are on screen."""
+        if self._render_job is not None:
+            self._render_job.cancel()
+            self._render_job = None
+        if not texts:
+            self.images_shown.emit(view.submission.id)
+            return
+        job = self.bench.runner.submit(
+            lambda cancel: [preview.try_render(t) for t in texts],
+            f"render submission {view.submission.id}", lane=INTERACTIVE)
+        job.result.connect(lambda value, h=job: self._on_render_result(h, value))
+        job.error.connect(lambda message, h=job: self._on_render_error(h, message))
+        self._render_job = job
 
     def release(self) -> None:
         """Let go of the submission while another mode is on screen (its picture stays for
         when it comes back): no rating can be saved onto it meanwhile."""
         self.view = None
+        self.b_diff.stop(plain=False)  # B keeps its picture for when the mode comes back
         if self._render_job is not None:
             self._render_job.cancel()
             self._render_job = None
@@ -181,11 +215,13 @@ class GradingMode(QWidget):
         self.rubric.load(None)
         self.rubric.setEnabled(False)
         self.metrics.show_message(message)
+        self.b_diff.stop(plain=False)
 
     def _load_rubric(self, view: SubmissionView) -> None:
-        """The grader's unsaved draft of this submission if there is one, else the saved
-        rating (or an empty rubric)."""
+        """The rubric of the submission's task kind, with the grader's unsaved draft of this
+        submission if there is one, else the saved rating (or nothing scored)."""
         self.rubric.setEnabled(True)
+        self.rubric.set_rubric(self.bench.rubric_for(view))
         drafts = self.bench.drafts
         draft = (drafts.get(view.submission.id, self.rubric.rubric.id, _key(view))
                  if drafts else None)
@@ -212,6 +248,10 @@ class GradingMode(QWidget):
         else:
             self.metrics.reveal()
         self._show_metrics(view)
+        if self.b_diff.picture is not None and self.b_diff.picture.candidate_text == view.head_puml:
+            self.metrics.set_element_diff(self.b_diff.picture.diff)  # the same text: kept
+        elif self.b_diff.is_on():
+            self._update_element_diff()  # blind grading may allow (or forbid) it now
 
     def _keep_draft(self) -> None:
         """Every rubric change is kept on disk until the rating is saved."""
@@ -248,6 +288,7 @@ class GradingMode(QWidget):
             return
         self.view = view
         self._show_metrics(view)
+        self._update_element_diff()  # the stored explanation of this text may be new
 
     def set_probe(self, submission_id: int, probe: dict | None) -> None:
         if self.view is not None and self.view.submission.id == submission_id:
@@ -303,6 +344,8 @@ class GradingMode(QWidget):
         for text, png, error in value:  # type: ignore[attr-defined]
             for source, target in ((self.view.task.reference_puml, self.reference_image),
                                    (self.view.head_puml, self.image_b)):
+                if target is self.image_b and self.b_diff.coloured:
+                    continue  # B shows the element diff; the plain one waits in the cache
                 if text == source:
                     target.set_image(png, f"PlantUML could not render this:\n{error}")
         self.images_shown.emit(self.view.submission.id)
@@ -311,7 +354,57 @@ class GradingMode(QWidget):
         if job is self._render_job:
             self._render_job = None
             for target in (self.reference_image, self.image_b):
-                if target.image is None:
+                if target.image is None and not (target is self.image_b and self.b_diff.coloured):
                     target.show_message(f"Could not render:\n{message}")
             if self.view is not None:
                 self.images_shown.emit(self.view.submission.id)
+
+    # --- the element diff on image B ----------------------------------------------------
+
+    @property
+    def diff_picture(self) -> DiffPicture | None:
+        """The element diff B shows now, if any."""
+        return self.b_diff.picture
+
+    @property
+    def element_diff(self):  # -> ElementDiffView: its job
+        return self.b_diff.job
+
+    def diff_on(self) -> bool:
+        return self.b_diff.is_on()
+
+    def set_element_diff(self, on: bool) -> None:
+        """Show image B coloured by the element diff (or plain again); the grader's choice
+        stays while moving between submissions."""
+        self.b_diff.set_checked(on)
+        if on and self.view is not None:
+            self.candidate_tabs.setCurrentWidget(self.image_b)
+        self._update_element_diff()
+        self.diff_toggled.emit(on)
+
+    def _update_element_diff(self) -> None:
+        """Ask for the element diff of what is on screen, or put plain B back."""
+        self.metrics.set_element_diff(None)
+        if self.b_diff.is_on() and self.view is not None:
+            self.b_diff.show_for(self.view, self.view.head_puml)
+        else:
+            self.b_diff.stop()
+
+    def _show_plain_b(self) -> None:
+        """B as re-rendered, without colours (it showed, or waited for, a diff)."""
+        view = self.view
+        if view is None or not kinds.renders_with_plantuml(view.task.diagram_kind) \
+                or not view.head_puml:
+            return
+        png = preview.cached_png(view.head_puml)
+        if png is not None:
+            self.image_b.set_image(png)
+        else:
+            self.image_b.show_message("Rendering…")
+            self._render(view, [t for t in (view.task.reference_puml, view.head_puml)
+                                if t and preview.cached_png(t) is None])
+
+    def _on_diff(self, picture: DiffPicture) -> None:
+        self.metrics.set_element_diff(picture.diff)
+        self.diff_note.setText(self.diff_note.text() + " (listed on the right)")
+        self.diff_shown.emit(picture.submission_id)

@@ -18,6 +18,7 @@ from cluestudio.core.workspace.ops import text_hash
 from cluestudio.gui.analysis_view import AnalysisView
 from cluestudio.gui.commands import ANALYSIS, GRADING, REVIEW, WindowCommands
 from cluestudio.gui.grading_mode import GradingMode
+from cluestudio.gui.group_actions import GroupActions
 from cluestudio.gui.heading import Heading
 from cluestudio.gui.menus import build_menus
 from cluestudio.gui.model_actions import ModelActions
@@ -108,6 +109,10 @@ class MainWindow(QMainWindow):
         self.error_dock.hide()
         self.model_actions = ModelActions(self.bench, self.navigator.current_id, self)
         self.analysis.open_submission.connect(self.open_in_grading)
+        self.groups = GroupActions(self.bench, self._graded_view, self.grading.group_panel,
+                                   self)
+        self.groups.job_started.connect(self.job_status.track)
+        self.groups.status.connect(lambda text: self.statusBar().showMessage(text, 10000))
         self.files = WorkspaceActions(self)
         self.commands = WindowCommands(self)
         self.actions, key_problems = build_menus(self.menuBar(), self.commands,
@@ -117,6 +122,13 @@ class MainWindow(QMainWindow):
         shortcuts = {name: action.shortcut().toString() for name, action in self.actions.items()}
         for bar in self.findChildren(ZoomBar):
             bar.set_shortcuts(shortcuts)
+        self.grading.group_panel.set_shortcuts(shortcuts.get("find_groups", ""),
+                                               shortcuts.get("apply_group_rating", ""))
+        for mode in (self.review, self.grading):
+            key = shortcuts.get("element_diff", "")
+            mode.diff_button.setToolTip(mode.diff_button.toolTip().split(" (")[0]
+                                        + (f" ({key})" if key else ""))
+            mode.diff_toggled.connect(lambda _on: self.sync_diff_action())
         self.undo_action, self.redo_action = self.actions["undo"], self.actions["redo"]
         self.blind_action = self.actions["blind_grading"]
         self.blind_action.setChecked(settings.ui.blind_grading)
@@ -126,6 +138,7 @@ class MainWindow(QMainWindow):
         self.navigator.current_changed.connect(self._show_current)
         self.navigator.emptied.connect(self._show_nothing)
         self.modes.currentChanged.connect(lambda _index: self._show_current())
+        self.modes.currentChanged.connect(lambda _index: self.sync_diff_action())
         self.bench.changed.connect(self._on_changed)
         self.bench.workspace_opened.connect(self._on_workspace_opened)
         self.job_status.error_reported.connect(self.report_error)
@@ -184,7 +197,7 @@ class MainWindow(QMainWindow):
         if self.bench.ws is None:
             return
         ws = self.bench.require()
-        rows = self._rows(list_rows(ws, self.bench.grader, self.bench.rubric.id))
+        rows = self._rows(list_rows(ws, self.bench.grader))  # each task's own rubric
         tasks = [(t.id, t.title) for t in ws.tasks()]
         self.navigator.set_rows(rows, tasks, reset=reset)
         self._update_heading()
@@ -194,8 +207,8 @@ class MainWindow(QMainWindow):
         narrowed queries and a data change per row, so a long course does not stall."""
         if self.bench.ws is None or not submission_ids:
             return
-        listed = list_rows(self.bench.require(), self.bench.grader, self.bench.rubric.id,
-                           submission_ids)
+        listed = list_rows(self.bench.require(), self.bench.grader,
+                           submission_ids=submission_ids)
         if len(listed) != len(submission_ids) or not self.navigator.update_rows(
                 self._rows(listed)):
             self.refresh_rows()  # a submission came or went: the whole list
@@ -230,6 +243,7 @@ class MainWindow(QMainWindow):
                 self.review.editor.setPlainText(self._drafts.pop(sid))
         else:
             self.grading.show_submission(view)
+            self.groups.show(view)
         self._update_heading()
         self.submission_shown.emit(sid)
         self.bench.prefetch(self.navigator.neighbours())
@@ -280,9 +294,15 @@ class MainWindow(QMainWindow):
                 self.grading.show_rating_of(self.bench.view(sid))
             if sid in changes.revisions or sid in changes.scores:
                 self.grading.show_scores_of(self.bench.view(sid))
+            if sid in changes.ratings or sid in changes.revisions:
+                self.groups.show(self.grading.view)  # its group mark or its group changed
         self._update_undo_labels()
         if changes.label:
             self.statusBar().showMessage(changes.label, 4000)
+
+    def _graded_view(self):  # -> SubmissionView | None
+        """The submission grading mode shows, while it is on screen (group actions)."""
+        return self.grading.view if self.modes.currentIndex() == GRADING else None
 
     def _on_rating_saved(self, sid: int, advance: bool) -> None:
         if advance and not self.navigator.next_unrated():
@@ -383,6 +403,15 @@ class MainWindow(QMainWindow):
             self.grading.metrics.reveal()
         self.navigator.set_blind(blind)
         self.analysis.set_blind(blind)
+        for mode in (self.review, self.grading):
+            if mode.diff_on():
+                mode.set_element_diff(True)  # the diff is CLUE's matching: blind hides it too
+
+    def sync_diff_action(self) -> None:
+        """The View menu's element-diff check mark says whether the mode on screen shows it."""
+        index = self.modes.currentIndex()
+        mode = self.review if index == REVIEW else self.grading if index == GRADING else None
+        self.actions["element_diff"].setChecked(mode is not None and mode.diff_on())
 
     def toggle_theme(self) -> None:
         from cluestudio.gui.theme import apply_theme

@@ -60,11 +60,18 @@ MENUS: tuple[tuple[str, tuple[Entry, ...]], ...] = (
         Entry("Verdict: Unusable", "verdict_unusable", "Ctrl+3"),
         Entry("&Compare A/B", "compare", "Ctrl+K"),
     )),
+    ("G&rade", (
+        Entry("&Find groups of near-identical submissions (this task)", "find_groups",
+              "Ctrl+G"),
+        Entry("&Apply my rating to the group…", "apply_group_rating", "Ctrl+Shift+G"),
+    )),
     ("&View", (
         Entry("&Fit images", "fit_images", "Ctrl+0"),
         Entry("&Actual size", "actual_size", "Ctrl+Shift+0"),
         Entry("Zoom &in", "zoom_in", "Ctrl+="),
         Entry("Zoom &out", "zoom_out", "Ctrl+-"),
+        Entry("Element &diff on image B (colours by CLUE match)", "element_diff", "Ctrl+D",
+              checkable=True),
         Entry("&Blind grading", "blind_grading", checkable=True),
         Entry("&Dark theme", "dark_theme", checkable=True),
         Entry("&Errors", "show_errors"),
@@ -105,7 +112,8 @@ PANEL_KEYS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     )),
     ("Verdict panel (review; F4 focuses it)", (
         ("1 / 2 / 3", "accept / needs fix / unusable"),
-        ("a, b, c, …", "toggle the issue tag with that letter"),
+        ("a, b, c, …", "toggle the issue tag with that letter (the tags of the task's "
+                       "diagram kind)"),
     )),
     ("Diagram panes", (
         ("mouse wheel", "zoom around the pointer (every pane follows)"),

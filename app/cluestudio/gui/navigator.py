@@ -40,7 +40,8 @@ CHECKS = (("any", "Any check"), ("flagged", "Check: flagged"), ("clear", "Check:
           ("unchecked", "Not checked"))
 COLUMNS = ("Submission", "Mine", "Rev.", "CLUE", "OCR")
 COLUMN_TIPS = ("Task · submission",
-               "Your rating total (✓), or \"draft\": a rubric you started and did not save",
+               "Your rating total (✓; ≈: applied from a near-identical submission's rating "
+               "to its group), or \"draft\": a rubric you started and did not save",
                "Review verdicts: ✓ accepted, ⚠ needs fix, ✗ unusable",
                "The current CLUE score (hidden by blind grading until you rate)",
                "Offline conversion check: how much the PlantUML and image A disagree "
@@ -58,11 +59,12 @@ class Row:
     triage: float | None = None  # the offline conversion check: 0 (fine) .. 1 (look first)
     flagged: bool | None = None  # None: not checked (or its revision changed since)
     draft: bool = False  # this grader has an unsaved rubric draft here
+    group_from: str | None = None  # my rating was applied from this submission's (a group)
 
     @classmethod
     def of(cls, listed: ListRow, draft: bool = False) -> Row:
         return cls(listed.summary, listed.total, listed.rated, listed.clue, listed.triage,
-                   listed.flagged, draft)
+                   listed.flagged, draft, listed.group_from)
 
 
 def keep(row: Row, task: str, state: str, score: str, check: str = "any",
@@ -148,7 +150,8 @@ class SubmissionModel(QAbstractTableModel):
             return f"{s.task_id} · {s.source_id}"
         if column == 1:
             if row.rated:
-                return f"✓ {row.total:.0f}" if row.total is not None else "✓"
+                mark = " ≈" if row.group_from is not None else ""
+                return (f"✓ {row.total:.0f}" if row.total is not None else "✓") + mark
             return "draft" if row.draft else ""
         if column == 2:
             return "".join(VERDICT_MARKS.get(v, "?") for v in sorted(set(s.verdicts)))
@@ -178,6 +181,9 @@ class SubmissionModel(QAbstractTableModel):
         if row.rated:
             parts.append("rated by you" + (f": {row.total:.1f}" if row.total is not None
                                           else ""))
+            if row.group_from is not None:
+                parts.append(f"≈ applied from your rating of {row.group_from} to its group of "
+                             "near-identical submissions; saving here makes it this one's own")
         elif row.draft:
             parts.append("an unsaved rubric draft of yours")
         if row.clue is not None and not self.hidden(row):

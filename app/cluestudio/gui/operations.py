@@ -16,7 +16,7 @@ from cluestudio.app import preview, submissions
 from cluestudio.app.drafts import DraftStore
 from cluestudio.app.scoring import ScoreSummary, ScoringOptions, store_scored
 from cluestudio.core.errors import ClueStudioError
-from cluestudio.core.rubric import Rubric, get_rubric
+from cluestudio.core.rubric import Rubric, get_rubric, rubric_for_kind
 from cluestudio.core.settings import Settings
 from cluestudio.core.workspace import (
     Changes,
@@ -32,7 +32,11 @@ from cluestudio.gui.worker import BATCH, JobHandle, JobRunner, ProcessRunner
 
 
 class Workbench(QObject):
-    """The open workspace, the grader, the rubric and the cache of submission views."""
+    """The open workspace, the grader and the cache of submission views.
+
+    Each submission is graded with the rubric of its task's diagram kind
+    (:meth:`rubric_for`); ``default_rubric`` is the class-diagram one the analysis compares
+    graders on."""
 
     changed = Signal(object)  # Changes of a command, undo, redo, or stored scores
     workspace_opened = Signal()
@@ -50,7 +54,7 @@ class Workbench(QObject):
         self.processes = processes or ProcessRunner(self)
         self.settings = settings
         self.ws: Workspace | None = None
-        self.rubric: Rubric = get_rubric()
+        self.default_rubric: Rubric = get_rubric()
         self.cache = submissions.ViewCache()
         self._score_job: JobHandle | None = None
         self._prefetch_job: JobHandle | None = None
@@ -115,13 +119,20 @@ class Workbench(QObject):
     def submissions(self) -> list[SubmissionSummary]:
         return self.require().list_submissions() if self.ws is not None else []
 
+    @staticmethod
+    def rubric_for(view: submissions.SubmissionView) -> Rubric:
+        """The rubric ``view``'s submission is graded with: its task kind's."""
+        return rubric_for_kind(view.task.diagram_kind)
+
     def totals(self) -> dict[int, float | None]:
-        """This grader's rating total per rated submission."""
-        return {r.submission_id: r.total for r in self.require().ratings()
-                if r.grader == self.grader and r.rubric_id == self.rubric.id}
+        """This grader's rating total per rated submission (each under its task's rubric)."""
+        ws = self.require()
+        mine = submissions.ratings_by_task_rubric(ws, self.grader, ws.list_submissions(),
+                                                  narrowed=False)
+        return {sid: rating.total for sid, rating in mine.items()}
 
     def rated_by_me(self) -> set[int]:
-        """The submissions this grader has rated (with the current rubric)."""
+        """The submissions this grader has rated (under their task's rubric)."""
         return set(self.totals()) if self.ws is not None else set()
 
     def clue_scores(self) -> dict[int, float]:
@@ -133,7 +144,7 @@ class Workbench(QObject):
         if found is None:
             llm = bool(self.settings.llm.base_url.strip() and self.settings.llm.model.strip())
             found = submissions.load_submission(self.require(), submission_id, self.grader,
-                                                self.rubric.id, llm=llm)
+                                                llm=llm)
             self.cache.put(found)
         return found
 
@@ -176,15 +187,28 @@ class Workbench(QObject):
 
     def save_rating(self, view: submissions.SubmissionView, scores: dict[str, float],
                     comment: str, seconds: float) -> Changes:
-        """Save this grader's rating of exactly the submission ``view`` shows; refused when
-        the view is of another workspace than the open one."""
+        """Save this grader's rating of exactly the submission ``view`` shows, under the
+        rubric of its task's kind; refused when the view is of another workspace than the
+        open one."""
         self._require_own(view)
         changes = self._run(SaveRating(view.submission.id, self.grader, scores,
-                                       rubric=self.rubric, comment=comment,
+                                       rubric=self.rubric_for(view), comment=comment,
                                        seconds=round(seconds, 1)))
         if self.drafts is not None:
             self.drafts.drop(view.submission.id)
         return changes
+
+    def apply_group_rating(self, view: submissions.SubmissionView, group: Any, *,
+                           overwrite: bool = False) -> Changes:
+        """Copy this grader's saved rating of ``view``'s submission to the rest of ``group``
+        (app/groups.py ``SubmissionGroup``) in one undoable command; members already rated
+        by the grader are kept unless ``overwrite``."""
+        from cluestudio.app.groups import group_rating_command
+
+        self._require_own(view)
+        return self._run(group_rating_command(group, view.submission.id, self.grader,
+                                              rubric_id=self.rubric_for(view).id,
+                                              overwrite=overwrite))
 
     def save_revision(self, view: submissions.SubmissionView, puml: str) -> Changes:
         self._require_own(view)

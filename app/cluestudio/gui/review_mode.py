@@ -2,7 +2,9 @@
 
 The reviewer edits the PlantUML until B shows what A shows, saves (a new revision each time,
 undoable), and sets a verdict with issue tags. B is re-rendered by :class:`LivePreview` on the
-worker; the editor marks the lines the parser or PlantUML complain about.
+worker; the editor marks the lines the parser or PlantUML complain about. The element diff
+(Ctrl+D) shows B coloured by its CLUE match with the task's reference, following the text as
+it is edited (gui/element_diff.py).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from cluestudio.app import preview as previews
 from cluestudio.app.submissions import SubmissionView
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.workspace import kinds
+from cluestudio.core.workspace.taxonomy import tags_for_kind
+from cluestudio.gui.element_diff import DiffOnB, DiffPicture
 from cluestudio.gui.operations import Workbench
 from cluestudio.gui.preview import LivePreview
 from cluestudio.gui.qt import (
@@ -90,6 +94,8 @@ class ReviewMode(QWidget):
     preview_shown = Signal(object)  # PreviewResult
     status = Signal(str)
     job_started = Signal(object)  # a JobHandle for the job panel
+    diff_toggled = Signal(bool)  # the element diff was switched on or off
+    diff_shown = Signal(int)  # submission id, once B shows its element diff
 
     def __init__(self, bench: Workbench, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -109,7 +115,12 @@ class ReviewMode(QWidget):
         self.check = CheckPanel()
         self.sync = ZoomSync([self.image_a, self.image_b, self.compare.view], self)
         self.preview = LivePreview(bench.runner, parent=self)
-        self._last_b: bytes | None = None
+        self._last_b: bytes | None = None  # plain B of the editor's text
+        self.b_diff = DiffOnB(bench, self.image_b, "Colour B by each element's CLUE match "
+                              "with the task's reference (Ctrl+D)",
+                              lambda: self.editor.toPlainText() if self.view else None,
+                              self._show_plain_b, self)
+        self.diff_button, self.diff_note = self.b_diff.button, self.b_diff.note
 
         self.compare_button = QToolButton()
         self.compare_button.setText("Compare A/B")
@@ -140,12 +151,18 @@ class ReviewMode(QWidget):
         b_column = QVBoxLayout(b_pane)
         b_column.setContentsMargins(0, 0, 0, 0)
         b_column.addWidget(self.b_error)
+        b_column.addWidget(self.diff_note)
         b_column.addWidget(self.b_stack, 1)
         # A and B side by side on top (what the reviewer compares); the PlantUML, the
         # findings and the verdict below. Fits 1366×768 with every part usable.
         images = QSplitter(Qt.Orientation.Horizontal)
         images.addWidget(_titled("A: submitted image", self.image_a, ZoomBar(self.sync)))
-        images.addWidget(_titled("B: re-rendered", b_pane, self.compare_button))
+        b_buttons = QWidget()
+        b_row = QHBoxLayout(b_buttons)
+        b_row.setContentsMargins(0, 0, 0, 0)
+        b_row.addWidget(self.diff_button)
+        b_row.addWidget(self.compare_button)
+        images.addWidget(_titled("B: re-rendered", b_pane, b_buttons))
         images.setSizes([500, 500])
         verdict_scroll = QScrollArea()
         verdict_scroll.setWidget(self.verdict)
@@ -177,6 +194,9 @@ class ReviewMode(QWidget):
         self.preview.failed.connect(lambda message: self.image_b.show_message(message))
         self.verdict.changed.connect(self._on_verdict)
         self.history.currentRowChanged.connect(self._on_history_row)
+        self.b_diff.toggled.connect(self.set_element_diff)
+        self.b_diff.shown.connect(lambda picture: self.diff_shown.emit(picture.submission_id))
+        self.b_diff.status.connect(self.status)
 
     # --- showing a submission -----------------------------------------------------------
 
@@ -185,6 +205,7 @@ class ReviewMode(QWidget):
         kind = view.task.diagram_kind
         self.preview.kind = kind
         self.compare_button.setEnabled(kinds.renders_with_plantuml(kind))
+        self.b_diff.stop(plain=False)
         if not kinds.renders_with_plantuml(kind):
             self.set_compare(False)
         self.requirement.setMarkdown(view.task.requirement)
@@ -193,6 +214,7 @@ class ReviewMode(QWidget):
         else:
             self.image_a.show_message("No image A\n(a PlantUML-only submission)")
         self.editor.set_text(view.head_puml)
+        self.verdict.set_tag_set(tags_for_kind(kind))
         self.verdict.load(view.review.verdict if view.review else None,
                           view.review.tags if view.review else ())
         self.history.blockSignals(True)
@@ -216,6 +238,9 @@ class ReviewMode(QWidget):
             self._show_b(cached)
         else:
             self.image_b.show_message("Rendering…")
+        if self.diff_on():  # the preview's result asks for this text's diff
+            self.b_diff.coloured = True
+            self.image_b.show_message("Colouring B by the element diff…")
         self.preview.request(view.head_puml)  # parse (summary, errors) and render if needed
 
     def release(self) -> None:
@@ -223,6 +248,7 @@ class ReviewMode(QWidget):
         when it comes back): no save, verdict or check can reach it meanwhile."""
         self.view = None
         self.preview.cancel()
+        self.b_diff.stop(plain=False)
 
     def clear(self, message: str) -> None:
         """Nothing on screen (no workspace, no submission): nothing a save could write to."""
@@ -236,6 +262,7 @@ class ReviewMode(QWidget):
         self.summary.clear()
         self.diff.clear()
         self.check.show_report(None, False)
+        self.b_diff.stop(plain=False)
 
     def refresh(self) -> None:
         """Re-read the current submission after a change (keeps the editor if unsaved)."""
@@ -308,7 +335,12 @@ class ReviewMode(QWidget):
             self.summary.setHtml(summary_html(result.summary, result.warnings,
                                               result.parse_error))
         self.b_error.hide()
-        if result.png is None and result.render_error is None and result.note:
+        if self.diff_on() and self.view is not None:
+            self._last_b = result.png or self._last_b  # plain B, for Compare and for off
+            self._update_element_diff(result.text, result.parse_error)
+        if self.b_diff.coloured:
+            pass  # B shows the element diff of this text (on its way)
+        elif result.png is None and result.render_error is None and result.note:
             self._last_b = None
             self.image_b.show_message(result.note)  # SysML v2 / code: nothing to render
         elif result.png is not None:
@@ -384,3 +416,36 @@ class ReviewMode(QWidget):
         if isinstance(rect, tuple) and len(rect) == 4:
             left, top, right, bottom = rect
             self.image_a.highlight(QRectF(left, top, right - left, bottom - top))
+
+    # --- the element diff on image B ----------------------------------------------------
+
+    @property
+    def diff_picture(self) -> DiffPicture | None:
+        """The element diff B shows now, if any."""
+        return self.b_diff.picture
+
+    def diff_on(self) -> bool:
+        return self.b_diff.is_on()
+
+    def set_element_diff(self, on: bool) -> None:
+        """Show B coloured by the element diff of the editor's text against the task's
+        reference (or plain again); it follows the text as it is edited."""
+        self.b_diff.set_checked(on)
+        if on and self.b_stack.currentIndex() == 1:
+            self.set_compare(False)  # the diff is drawn on B itself
+        self._update_element_diff(self.editor.toPlainText())
+        self.diff_toggled.emit(on)
+
+    def _update_element_diff(self, text: str, parse_error: tuple[int | None, str] | None = None
+                             ) -> None:
+        """Ask for the element diff of ``text`` (the editor's, once it settled), or put
+        plain B back."""
+        if self.diff_on() and self.view is not None:
+            self.b_diff.show_for(self.view, text, parse_error)
+        else:
+            self.b_diff.stop()
+
+    def _show_plain_b(self) -> None:
+        """B as last rendered, without colours (it showed, or waited for, a diff)."""
+        if self._last_b is not None:
+            self.image_b.set_image(self._last_b, "B could not be read")

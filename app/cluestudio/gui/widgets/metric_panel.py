@@ -10,7 +10,8 @@ It takes a plain dict (see :data:`EXAMPLE`) so it does not depend on the scoring
 classes; ``gui.services`` turns engine results into this shape. Clicking a matched pair emits
 ``pair_selected`` so the views can highlight both elements. In blind grading the numbers stay
 hidden until :meth:`MetricPanel.reveal` (after the rating is saved), so they cannot anchor the
-grader's judgement.
+grader's judgement. While image B shows the element diff (:meth:`MetricPanel.set_element_diff`)
+the tree lists that diff's missing, partly matched and extra elements: exactly what B shows.
 """
 
 from __future__ import annotations
@@ -108,6 +109,25 @@ def probe_html(probe: dict[str, Any]) -> str:
     return f"<p>{head}</p>" + (f"<ul style='margin:0'>{''.join(items)}</ul>" if items else "")
 
 
+def diff_lists(diff: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """An element diff (``DiagramDiff.to_dict()``) as the tree's lists: the reference's
+    missing elements, the candidate's partly matched ones (with what differs) and extra
+    ones; members are named with their class."""
+    def row(element: dict[str, Any]) -> dict[str, Any]:
+        owner = element.get("owner") or ""
+        kind = str(element.get("kind", ""))
+        text = str(element.get("text", ""))
+        named = f"{owner}.{text}" if owner and kind in ("attribute", "method") else text
+        why = str(element.get("why") or "")
+        return {"text": named + (f" — {why}" if why else ""), "kind": kind,
+                "line": element.get("line"), "why": why}
+
+    elements = [e for e in diff.get("elements") or [] if isinstance(e, dict)]
+    return {"missing": [row(e) for e in diff.get("missing") or [] if isinstance(e, dict)],
+            "partly": [row(e) for e in elements if e.get("status") == "partly"],
+            "extra": [row(e) for e in elements if e.get("status") == "extra"]}
+
+
 class MetricPanel(QWidget):
     """Shows one submission's scores; ``pair_selected`` carries the clicked pair's dict."""
 
@@ -119,6 +139,7 @@ class MetricPanel(QWidget):
         self._blind = False
         self._revealed = True
         self._data: dict[str, Any] = {}
+        self._diff: dict[str, Any] | None = None  # the element diff image B shows, if any
         self._kind = "class"
 
         self.clue_label = QLabel()
@@ -183,6 +204,7 @@ class MetricPanel(QWidget):
 
     def show_message(self, text: str) -> None:
         self._data = {}
+        self._diff = None
         self.empty_label.setText(text)
         self._refresh_page()
 
@@ -219,6 +241,26 @@ class MetricPanel(QWidget):
         self._fill_tree(self._data.get("explanation") or {})
         self._refresh_page()
 
+    def set_element_diff(self, diff: dict[str, Any] | None) -> None:
+        """List the element diff ``diff`` (``DiagramDiff.to_dict()``) that image B shows, or
+        the explanation's lists again (None). Without scores the panel shows the diff
+        alone; blind grading still hides it until the rating is saved."""
+        self._diff = diff
+        if self.kind() != "class":
+            return
+        if not self._data and diff is not None:
+            self.clue_label.setText("<b>Element diff</b> <small>(not scored yet: computed "
+                                    "with the exact embedder)</small>")
+            self.clue_label.setVisible(True)
+            for bar in self.bars.values():
+                bar.setVisible(False)
+            self.extra_label.setText("")
+        self._fill_tree(self._data.get("explanation") or {})
+        self._refresh_page()
+
+    def element_diff(self) -> dict[str, Any] | None:
+        return self._diff
+
     def set_probe(self, probe: dict[str, Any] | None) -> None:
         """Show a new VLM probe result beside whatever scores are shown (class tasks only:
         the probe compares image A with a class model)."""
@@ -244,7 +286,7 @@ class MetricPanel(QWidget):
     # --- building -----------------------------------------------------------------------
 
     def _refresh_page(self) -> None:
-        if not self._data:
+        if not self._data and self._diff is None:
             self.stack.setCurrentIndex(2)
         elif self._blind and not self._revealed:
             self.stack.setCurrentIndex(1)
@@ -297,7 +339,8 @@ class MetricPanel(QWidget):
         self.tree.clear()
         self.tree.setHeaderLabels(["Reference ↔ candidate", "Similarity"])
         groups = (("classes", "Matched classes"), ("relations", "Matched relations"))
-        for key, title in groups:
+        lists = diff_lists(self._diff) if self._diff is not None else None
+        for key, title in groups if explanation or lists is None else ():
             pairs = explanation.get(key) or []
             group = QTreeWidgetItem([f"{title} ({len(pairs)})", ""])
             for pair in pairs:
@@ -307,19 +350,27 @@ class MetricPanel(QWidget):
                 group.addChild(child)
             self.tree.addTopLevelItem(group)
             group.setExpanded(True)
-        missing = explanation.get("missing")
-        if missing is None:  # an explanation from before extras were kept: classes only
-            missing = [{"text": name, "kind": "class", "line": None}
-                       for name in explanation.get("unmatched_reference") or []]
-        for side, title, colour in (("missing", "Missing from the candidate", _RED),
-                                    ("extra", "Extra in the candidate", _AMBER)):
-            found = missing if side == "missing" else explanation.get("extra") or []
+        if lists is None:
+            missing = explanation.get("missing")
+            if missing is None:  # an explanation from before extras were kept: classes only
+                missing = [{"text": name, "kind": "class", "line": None}
+                           for name in explanation.get("unmatched_reference") or []]
+            lists = {"missing": missing, "extra": explanation.get("extra") or []}
+        sides = [("missing", "Missing from the candidate", _RED),
+                 ("partly", "Partly matched", _AMBER), ("extra", "Extra in the candidate",
+                                                        _AMBER)]
+        for side, title, colour in sides:
+            if side not in lists:
+                continue
+            found = lists[side]
             group = QTreeWidgetItem([f"{title} ({len(found)})", ""])
             for element in found:
                 child = QTreeWidgetItem([str(element.get("text", "")),
                                          str(element.get("kind", ""))])
+                if element.get("why"):
+                    child.setToolTip(0, str(element["why"]))
                 child.setForeground(0, QBrush(colour))
-                if side == "extra" and element.get("line"):
+                if side != "missing" and element.get("line"):
                     # Clicking an extra element marks its line in the candidate's PlantUML.
                     child.setData(0, Qt.ItemDataRole.UserRole,
                                   {"kind": "classes", "reference": "",

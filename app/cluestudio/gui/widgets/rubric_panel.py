@@ -118,8 +118,11 @@ class RubricPanel(QWidget):
         self._clock.start()
         self._seconds_before = 0.0  # time from earlier visits to the same submission
 
-        self.title = QLabel(f"<b>{rubric.title}</b>")
-        self._rows = [_ItemRow(item, self.set_score, self) for item in rubric.items]
+        self.title = QLabel()
+        self.title.setObjectName("rubricTitle")
+        self._rows: list[_ItemRow] = []
+        self._items = QVBoxLayout()  # the item rows: rebuilt when the rubric changes
+        self._items.setContentsMargins(0, 0, 0, 0)
         self.comment = QPlainTextEdit()
         self.comment.setPlaceholderText("Comment for the student (optional)")
         self.comment.setMaximumHeight(90)
@@ -143,8 +146,7 @@ class RubricPanel(QWidget):
 
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
-        for row in self._rows:
-            layout.addWidget(row)
+        layout.addLayout(self._items)
         layout.addWidget(QLabel("Comment"))
         layout.addWidget(self.comment)
         layout.addWidget(self.total_label)
@@ -155,7 +157,30 @@ class RubricPanel(QWidget):
         layout.addLayout(buttons)
         layout.addWidget(self.hint)
         layout.addStretch(1)
+        self.set_rubric(rubric)
+
+    def set_rubric(self, rubric: Rubric) -> None:
+        """Grade with ``rubric`` from now on (a task of another diagram kind is shown): its
+        items replace the old ones and nothing is scored until :meth:`load`."""
+        if self._rows and rubric.id == self.rubric.id:
+            return
+        self.rubric = rubric
+        self.title.setText(f"<b>{rubric.title}</b>")
+        self.title.setToolTip(f"Rubric {rubric.id!r} (version {rubric.version}): the one "
+                              "tasks of this diagram kind are graded with")
+        for row in self._rows:
+            self._items.removeWidget(row)
+            row.deleteLater()
+        self._rows = [_ItemRow(item, self.set_score, self) for item in rubric.items]
+        for row in self._rows:
+            self._items.addWidget(row)
+        self._scores = {}
+        self._selected = 0
         self._refresh()
+
+    def item_labels(self) -> list[str]:
+        """The items on screen, in order (what the grader scores)."""
+        return [row.item.label for row in self._rows]
 
     # --- state --------------------------------------------------------------------------
 

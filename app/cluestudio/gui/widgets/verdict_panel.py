@@ -1,14 +1,16 @@
-"""Verdict (accept / needs fix / unusable) and issue tags of the bad-case taxonomy, one key each.
+"""Verdict (accept / needs fix / unusable) and the issue tags of the task's kind, one key each.
 
-While the panel has focus: 1/2/3 set the verdict, each tag's letter toggles it. The panel
-only reports choices (``changed``); saving them is an operation of the review mode.
+While the panel has focus: 1/2/3 set the verdict, each tag's letter toggles it. The tags are
+those of the diagram kind of the task on screen (core/workspace/taxonomy.py: OODEval's for
+class diagrams, R2ABench's for architecture diagrams). The panel only reports choices
+(``changed``); saving them is an operation of the review mode.
 """
 
 from __future__ import annotations
 
 import string
 
-from cluestudio.core.workspace.taxonomy import CATEGORIES, ISSUE_TAGS, label
+from cluestudio.core.workspace.taxonomy import CLASS_TAG_SET, TagSet, label
 from cluestudio.gui.qt import (
     QButtonGroup,
     QCheckBox,
@@ -27,10 +29,9 @@ VERDICTS = (("accept", "Accept", "1"), ("needs_fix", "Needs fix", "2"),
             ("unusable", "Unusable", "3"))
 
 
-def tag_keys() -> dict[str, str]:
+def tag_keys(tag_set: TagSet = CLASS_TAG_SET) -> dict[str, str]:
     """key -> tag: letters a, b, c, … in taxonomy order (categories first, then their types)."""
-    ordered = list(CATEGORIES) + [t for t in ISSUE_TAGS if t not in CATEGORIES]
-    return dict(zip(string.ascii_lowercase, ordered, strict=False))
+    return dict(zip(string.ascii_lowercase, tag_set.ordered(), strict=False))
 
 
 class VerdictPanel(QWidget):
@@ -42,7 +43,6 @@ class VerdictPanel(QWidget):
         super().__init__(parent)
         self.setObjectName("verdictPanel")
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        self.keys = tag_keys()
         self.verdict_group = QButtonGroup(self)
         self.verdict_buttons: dict[str, QRadioButton] = {}
         layout = QVBoxLayout(self)
@@ -57,17 +57,36 @@ class VerdictPanel(QWidget):
             self.verdict_buttons[verdict] = button
             row.addWidget(button, 0, column)
         layout.addLayout(row)
-        layout.addWidget(QLabel("<b>Issue tags</b> (letter toggles)"))
+        self.tags_title = QLabel()
+        layout.addWidget(self.tags_title)
+        self.keys: dict[str, str] = {}
+        self.tag_boxes: dict[str, QCheckBox] = {}
+        self.tag_set: TagSet | None = None
+        # One column in a scroll area: the panel stays narrow beside the images.
+        self._scroll = QScrollArea()
+        self._scroll.setWidgetResizable(True)
+        self._scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self._scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        layout.addWidget(self._scroll, 1)
+        self.set_tag_set(CLASS_TAG_SET)
+
+    def set_tag_set(self, tag_set: TagSet) -> None:
+        """Offer the tags of ``tag_set`` (the kind of the task shown); none is checked."""
+        if self.tag_set is not None and tag_set.id == self.tag_set.id:
+            return
+        self.tag_set = tag_set
+        self.keys = tag_keys(tag_set)
+        self.tags_title.setText(f"<b>Issue tags</b> of {tag_set.title} (letter toggles)")
         tags = QWidget()
         grid = QGridLayout(tags)
         grid.setContentsMargins(0, 0, 0, 0)
         grid.setVerticalSpacing(0)
-        self.tag_boxes: dict[str, QCheckBox] = {}
+        self.tag_boxes = {}
         for index, (key, tag) in enumerate(self.keys.items()):
             box = QCheckBox(f"[{key}] {label(tag)}")
             box.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-            box.setToolTip(f"{ISSUE_TAGS[tag].replace('_', ' ')}: {tag}")
-            if tag in CATEGORIES:
+            box.setToolTip(f"{tag_set.tags[tag].replace('_', ' ')}: {tag}")
+            if tag in tag_set.categories:
                 font = box.font()
                 font.setBold(True)
                 box.setFont(font)
@@ -75,13 +94,10 @@ class VerdictPanel(QWidget):
             self.tag_boxes[tag] = box
             grid.addWidget(box, index, 0)
         grid.setRowStretch(len(self.keys), 1)
-        # One column in a scroll area: the panel stays narrow beside the images.
-        scroll = QScrollArea()
-        scroll.setWidget(tags)
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        layout.addWidget(scroll, 1)
+        old = self._scroll.takeWidget()
+        self._scroll.setWidget(tags)
+        if old is not None:
+            old.deleteLater()
 
     def load(self, verdict: str | None, tags: tuple[str, ...] | list[str] = ()) -> None:
         self.blockSignals(True)
