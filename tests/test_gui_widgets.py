@@ -350,3 +350,32 @@ def test_fit_keeps_text_readable_and_never_enlarges_small_diagrams(qtbot) -> Non
     assert view.zoom() == READABLE_ZOOM
     assert view.verticalScrollBar().value() == 0
     view.close()
+
+
+def test_diagrams_below_100_percent_are_smoothed_not_decimated(qtbot) -> None:
+    """FastTransformation drops whole pixel rows below 100%: 1-px borders and glyph strokes
+    vanished ("Loan" read "Loar"); base and overlay images must be filtered."""
+    from cluestudio.gui.qt import QColor, QImage, QPainter, Qt
+    from cluestudio.gui.widgets.image_views import DiagramImageView
+
+    view = DiagramImageView()
+    qtbot.addWidget(view)
+    view.resize(330, 330)
+    view.show()
+    image = QImage(400, 400, QImage.Format.Format_RGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    for x in range(0, 400, 7):  # 1-px lines a decimating scale partly skips
+        painter.fillRect(x, 0, 1, 400, QColor("black"))
+    painter.end()
+    view.set_image(image)
+    view.set_overlay(image)
+    modes = {item.transformationMode() for item in (view._base, view._overlay)}
+    assert modes == {Qt.TransformationMode.SmoothTransformation}
+    view.set_zoom(0.75)
+    shot = view.viewport().grab().toImage()
+    left = view.mapFromScene(0, 0).x()
+    row = [QColor(shot.pixel(x, 20)).lightness() for x in range(max(0, left), 280)]
+    gaps = [len(run) for run in "".join("w" if v > 250 else "d" for v in row).split("d") if run]
+    assert gaps and max(gaps) < 7  # every line still leaves a trace, none disappears
+    view.close()
