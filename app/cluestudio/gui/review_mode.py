@@ -168,6 +168,7 @@ class ReviewMode(QWidget):
         verdict_scroll.setWidget(self.verdict)
         verdict_scroll.setWidgetResizable(True)
         verdict_scroll.setMinimumWidth(180)
+        verdict_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         below = QSplitter(Qt.Orientation.Horizontal)
         below.addWidget(_titled("PlantUML (Ctrl+S saves a revision)", self.editor))
         below.addWidget(self.tabs)

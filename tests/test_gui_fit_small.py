@@ -1,0 +1,54 @@
+"""The side panels at 1366×768 (issue 17, from the screenshots): nothing cut on the right,
+no horizontal scroll bar, long texts elided with the whole text in the tooltip."""
+
+from __future__ import annotations
+
+import pytest
+
+from test_gui_stories import Session, _course_workspace
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture
+def session(qtbot):
+    opened = Session(qtbot)
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+def _right_edge_inside(widget, container) -> bool:
+    """Whether ``widget`` ends (on the right) within ``container``'s visible width."""
+    right = widget.mapTo(container, widget.rect().topRight()).x()
+    return right <= container.width()
+
+
+def _open_at(session, tmp_path, mode: int, width: int = 1366, height: int = 768):
+    window = session.open(_course_workspace(tmp_path))
+    window.resize(width, height)
+    window.modes.setCurrentIndex(mode)
+    session.qtbot.wait(80)
+    return window
+
+
+def test_the_verdict_panel_shows_every_verdict_and_scrolls_its_tags_down_only(session,
+                                                                           tmp_path) -> None:
+    window = _open_at(session, tmp_path, 0)
+    verdict = window.review.verdict
+    outer = verdict.parentWidget().parentWidget()  # the scroll area around the panel
+    assert not outer.horizontalScrollBar().isVisible()
+    for button in verdict.verdict_buttons.values():
+        assert button.isVisible() and _right_edge_inside(button, outer.viewport()), (
+            button.text(), button.geometry(), outer.viewport().width())
+    tags = verdict._scroll
+    assert not tags.horizontalScrollBar().isVisible()
+    assert _right_edge_inside(tags, outer.viewport())
+    assert tags.verticalScrollBar().isVisible()  # more tags than room: scroll down to them
+    for box in verdict.tag_boxes.values():
+        assert _right_edge_inside(box, tags.viewport())
+        whole = box.full_text
+        assert box.text() == whole or (box.text().endswith("…") and whole in box.toolTip())
+    longest = max(verdict.tag_boxes.values(), key=lambda b: len(b.full_text))
+    assert longest.text().endswith("…")  # "[j] Class sequence diagram confusion" is elided
