@@ -52,3 +52,41 @@ def test_the_verdict_panel_shows_every_verdict_and_scrolls_its_tags_down_only(se
         assert box.text() == whole or (box.text().endswith("…") and whole in box.toolTip())
     longest = max(verdict.tag_boxes.values(), key=lambda b: len(b.full_text))
     assert longest.text().endswith("…")  # "[j] Class sequence diagram confusion" is elided
+
+
+def test_the_rubric_column_shows_every_score_button_and_keeps_save_in_sight(session,
+                                                                           tmp_path) -> None:
+    from cluestudio.gui.widgets.metric_panel import EXAMPLE, TREE_MIN_ROWS
+    from test_gui_stories import _inside
+
+    window = _open_at(session, tmp_path, 1)
+    rubric = window.grading.rubric
+    scroll = rubric.scroll
+    assert not scroll.horizontalScrollBar().isVisible()
+    overall = max(rubric._rows, key=lambda row: len(row.buttons.buttons()))
+    assert len(overall.buttons.buttons()) == 9  # 0..4 by 0.5
+    for row in rubric._rows:
+        for button in row.buttons.buttons():
+            assert _right_edge_inside(button, scroll.viewport()), (row.item.label,
+                                                                   button.text())
+    # The total and "Save and next unrated" never scroll away with the items.
+    for widget in (rubric.total_label, rubric.save_next):
+        assert widget.isVisible() and _inside(window, widget)
+        assert not scroll.isAncestorOf(widget)
+    rubric.select(len(rubric._rows) - 1)  # the last item, scrolled into view
+    last = rubric._rows[-1]
+    top = last.mapTo(scroll.viewport(), last.rect().topLeft()).y()
+    assert 0 <= top < scroll.viewport().height()
+
+    metrics = window.grading.metrics
+    data = dict(EXAMPLE, probe=dict(EXAMPLE["probe"], reasons=[
+        {"kind": "missing-class", "detail": f"Class{i} is in the PlantUML, not in A"}
+        for i in range(4)]))
+    metrics.set_metrics(data)
+    session.qtbot.wait(50)
+    row_height = metrics.tree.fontMetrics().height()
+    assert metrics.tree.height() >= TREE_MIN_ROWS * row_height  # a list, not one row
+    page = metrics.shown_scroll.widget()
+    for part in (metrics.extra_label, metrics.tree):  # reachable by scrolling, never clipped
+        assert part.geometry().bottom() <= page.height()
+    assert not metrics.shown_scroll.horizontalScrollBar().isVisible()
