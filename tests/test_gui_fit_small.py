@@ -90,3 +90,21 @@ def test_the_rubric_column_shows_every_score_button_and_keeps_save_in_sight(sess
     for part in (metrics.extra_label, metrics.tree):  # reachable by scrolling, never clipped
         assert part.geometry().bottom() <= page.height()
     assert not metrics.shown_scroll.horizontalScrollBar().isVisible()
+
+
+def test_the_reference_opens_at_a_readable_scale_in_grading(session, tmp_path) -> None:
+    """At 70% the reference's 14-px PlantUML text had 6-7 px capitals: unreadable."""
+    from cluestudio.gui.qt import QColor, QImage
+    from cluestudio.gui.widgets.image_views import READABLE_ZOOM
+
+    plantuml_px, cap_height = 14, 0.73  # PlantUML's text size; DejaVu Sans capitals
+    assert plantuml_px * cap_height * READABLE_ZOOM >= 8.5
+    window = _open_at(session, tmp_path, 1)
+    reference = window.grading.reference_image
+    big = QImage(2400, 1500, QImage.Format.Format_RGB32)
+    big.fill(QColor("white"))
+    reference.set_image(big)
+    reference.fit()
+    assert reference.zoom() >= READABLE_ZOOM  # the pane is narrower: it scrolls instead
+    assert reference.horizontalScrollBar().maximum() > 0
+    assert reference.verticalScrollBar().value() == 0
