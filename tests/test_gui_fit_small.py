@@ -108,3 +108,34 @@ def test_the_reference_opens_at_a_readable_scale_in_grading(session, tmp_path) -
     assert reference.zoom() >= READABLE_ZOOM  # the pane is narrower: it scrolls instead
     assert reference.horizontalScrollBar().maximum() > 0
     assert reference.verticalScrollBar().value() == 0
+
+
+def test_the_review_tabs_and_check_findings_fit_without_sideways_scrolling(session,
+                                                                          tmp_path) -> None:
+    from types import SimpleNamespace
+
+    window = _open_at(session, tmp_path, 0)
+    tabs = window.review.tabs
+    bar = tabs.tabBar()
+    for index in range(tabs.count()):  # every tab whole, no scroll arrows
+        rect = bar.tabRect(index)
+        assert rect.right() <= bar.width(), (tabs.tabText(index), rect, bar.width())
+        assert bar.fontMetrics().horizontalAdvance(tabs.tabText(index)) < rect.width()
+    check = window.review.check
+    tabs.setCurrentWidget(check)
+    session.qtbot.wait(30)
+    tree = check.tree
+    header = tree.header()
+    assert header.sectionViewportPosition(2) + header.sectionSize(2) <= tree.viewport().width()
+    assert not tree.horizontalScrollBar().isVisible()
+    finding = SimpleNamespace(text="Librarian", kind="class", line=3, nearest=None,
+                              owner=None, owner_line=None, confidence=0.99,
+                              box=SimpleNamespace(rect=(0, 0, 10, 10)))
+    report = SimpleNamespace(readable=True, text_recall=0.9, name_precision=0.8,
+                             flagged=True, triage=0.5, missing=[], invented=[finding])
+    check.show_report(report, True)
+    session.qtbot.wait(30)
+    group = tree.topLevelItem(1)
+    assert group.isFirstColumnSpanned()  # "In the PlantUML, not in image A (1)" whole
+    assert tree.visualItemRect(group).width() >= tree.fontMetrics().horizontalAdvance(
+        group.text(0)) or group.toolTip(0) == group.text(0)
