@@ -380,3 +380,24 @@ def test_diagrams_below_100_percent_are_smoothed_not_decimated(qtbot) -> None:
     gaps = [len(run) for run in "".join("w" if v > 250 else "d" for v in row).split("d") if run]
     assert gaps and max(gaps) < 7  # every line still leaves a trace, none disappears
     view.close()
+
+
+def test_editor_highlights_title_as_a_keyword_only_where_a_statement_starts(qtbot) -> None:
+    """``- title : String`` in a class body is an attribute; ``title Library`` is a title."""
+    from cluestudio.gui.widgets.plantuml_editor import PlantUMLEditor
+
+    editor = PlantUMLEditor()
+    qtbot.addWidget(editor)
+    editor.set_text("@startuml\ntitle Library\nclass Book {\n  - title : String\n"
+                    "  - left : int\n}\nnote left of Book : a note\n@enduml\n")
+
+    def bold_at(line: int, word: str) -> bool:
+        text = editor.document().findBlockByNumber(line - 1).text()
+        start = text.index(word)
+        return any(f.start <= start < f.start + f.length and f.format.fontWeight() > 500
+                   for f in _formats_at(editor, line))
+
+    assert bold_at(2, "title")  # the diagram's title statement
+    assert not bold_at(4, "title") and not bold_at(5, "left")  # members of Book
+    assert bold_at(7, "note") and bold_at(7, "left")  # after the body: keywords again
+    editor.close()
