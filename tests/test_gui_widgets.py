@@ -401,3 +401,21 @@ def test_editor_highlights_title_as_a_keyword_only_where_a_statement_starts(qtbo
     assert not bold_at(4, "title") and not bold_at(5, "left")  # members of Book
     assert bold_at(7, "note") and bold_at(7, "left")  # after the body: keywords again
     editor.close()
+
+
+def test_probe_reasons_say_which_side_has_the_class_in_plain_words() -> None:
+    """"Librarian … (missing-class)" next to CLUE's "Missing from the candidate" read as if
+    the candidate lacked Librarian; the probe compares image A with the PlantUML."""
+    from cluestudio.core.vlm.probe import disagreements
+    from cluestudio.gui.widgets.metric_panel import probe_html
+
+    reasons = disagreements(["Member", "Librarian"], ["Member", "Fine"], [])
+    html = probe_html({"flagged": True, "reasons": [
+        {"kind": r.kind, "detail": r.detail} for r in reasons]})
+    librarian = next(line for line in html.split("<li") if "Librarian" in line)
+    fine = next(line for line in html.split("<li") if "Fine" in line)
+    assert "(in the PlantUML, not read from image A: did the conversion invent it?)" in librarian
+    assert "(read from image A, not in the PlantUML: did the conversion drop it?)" in fine
+    assert "missing-class" not in html and "extra-class" not in html
+    hostile = probe_html({"reasons": [{"kind": "extra-class", "detail": "<b>x</b> is y"}]})
+    assert "<b>x</b>" not in hostile  # names from a model's answer are escaped

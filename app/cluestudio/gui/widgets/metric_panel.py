@@ -75,6 +75,21 @@ FLAG_KINDS = frozenset({"missing-class", "extra-class", "unreadable-class-list",
                         "relation-mismatch"})
 
 
+# The probe's class reasons said "(missing-class)" next to CLUE's "Missing from the
+# candidate", which reads as if the candidate lacked the class; the probe compares image A
+# with the PlantUML, so its tag says what that side means for the conversion.
+PLAIN_REASONS = {"missing-class": "in the PlantUML, not read from image A: "
+                                  "did the conversion invent it?",
+                 "extra-class": "read from image A, not in the PlantUML: "
+                                "did the conversion drop it?"}
+
+
+def reason_html(kind: str, detail: str) -> str:
+    """One probe reason, its kind in plain words (the raw kind for the others)."""
+    tag = PLAIN_REASONS.get(kind, kind)
+    return f"{escape(detail)} <small>({escape(tag)})</small>"
+
+
 def baselines_html(baselines: dict[str, Any]) -> str:
     """Baseline metrics as table rows; ``name-precision``/``name-recall`` join ``name``'s row."""
     if not baselines:
@@ -110,7 +125,7 @@ def probe_html(probe: dict[str, Any]) -> str:
     for reason in reasons:
         kind, detail = str(reason.get("kind", "")), str(reason.get("detail", ""))
         style = f"color:{_RED.name()}" if kind in FLAG_KINDS or kind == "flag" else "color:gray"
-        items.append(f"<li style='{style}'>{escape(detail)} <small>({escape(kind)})</small></li>")
+        items.append(f"<li style='{style}'>{reason_html(kind, detail)}</li>")
     return f"<p>{head}</p>" + (f"<ul style='margin:0'>{''.join(items)}</ul>" if items else "")
 
 
