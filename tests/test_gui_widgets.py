@@ -339,9 +339,10 @@ def test_fit_keeps_text_readable_and_never_enlarges_small_diagrams(qtbot) -> Non
     view.set_image(_image(80, 60))
     view.fit()
     assert view.zoom() == 1.0  # a 3x blow-up would only blur PlantUML's small text
-    view.set_image(_image(500, 200))  # fits whole above the readable scale
+    wide = int(width / (READABLE_ZOOM + 0.05))
+    view.set_image(_image(wide, 200))  # fits whole above the readable scale
     view.fit()
-    assert math.isclose(view.zoom(), width / 500, rel_tol=0.01) and view.zoom() > READABLE_ZOOM
+    assert math.isclose(view.zoom(), width / wide, rel_tol=0.01) and view.zoom() > READABLE_ZOOM
     view.set_image(_image(width - 20, 3000))  # tall: full width, scroll down
     view.fit()
     assert view.zoom() == 1.0 and view.verticalScrollBar().maximum() > 0
@@ -350,3 +351,71 @@ def test_fit_keeps_text_readable_and_never_enlarges_small_diagrams(qtbot) -> Non
     assert view.zoom() == READABLE_ZOOM
     assert view.verticalScrollBar().value() == 0
     view.close()
+
+
+def test_diagrams_below_100_percent_are_smoothed_not_decimated(qtbot) -> None:
+    """FastTransformation drops whole pixel rows below 100%: 1-px borders and glyph strokes
+    vanished ("Loan" read "Loar"); base and overlay images must be filtered."""
+    from cluestudio.gui.qt import QColor, QImage, QPainter, Qt
+    from cluestudio.gui.widgets.image_views import DiagramImageView
+
+    view = DiagramImageView()
+    qtbot.addWidget(view)
+    view.resize(330, 330)
+    view.show()
+    image = QImage(400, 400, QImage.Format.Format_RGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    for x in range(0, 400, 7):  # 1-px lines a decimating scale partly skips
+        painter.fillRect(x, 0, 1, 400, QColor("black"))
+    painter.end()
+    view.set_image(image)
+    view.set_overlay(image)
+    modes = {item.transformationMode() for item in (view._base, view._overlay)}
+    assert modes == {Qt.TransformationMode.SmoothTransformation}
+    view.set_zoom(0.75)
+    shot = view.viewport().grab().toImage()
+    left = view.mapFromScene(0, 0).x()
+    row = [QColor(shot.pixel(x, 20)).lightness() for x in range(max(0, left), 280)]
+    gaps = [len(run) for run in "".join("w" if v > 250 else "d" for v in row).split("d") if run]
+    assert gaps and max(gaps) < 7  # every line still leaves a trace, none disappears
+    view.close()
+
+
+def test_editor_highlights_title_as_a_keyword_only_where_a_statement_starts(qtbot) -> None:
+    """``- title : String`` in a class body is an attribute; ``title Library`` is a title."""
+    from cluestudio.gui.widgets.plantuml_editor import PlantUMLEditor
+
+    editor = PlantUMLEditor()
+    qtbot.addWidget(editor)
+    editor.set_text("@startuml\ntitle Library\nclass Book {\n  - title : String\n"
+                    "  - left : int\n}\nnote left of Book : a note\n@enduml\n")
+
+    def bold_at(line: int, word: str) -> bool:
+        text = editor.document().findBlockByNumber(line - 1).text()
+        start = text.index(word)
+        return any(f.start <= start < f.start + f.length and f.format.fontWeight() > 500
+                   for f in _formats_at(editor, line))
+
+    assert bold_at(2, "title")  # the diagram's title statement
+    assert not bold_at(4, "title") and not bold_at(5, "left")  # members of Book
+    assert bold_at(7, "note") and bold_at(7, "left")  # after the body: keywords again
+    editor.close()
+
+
+def test_probe_reasons_say_which_side_has_the_class_in_plain_words() -> None:
+    """"Librarian … (missing-class)" next to CLUE's "Missing from the candidate" read as if
+    the candidate lacked Librarian; the probe compares image A with the PlantUML."""
+    from cluestudio.core.vlm.probe import disagreements
+    from cluestudio.gui.widgets.metric_panel import probe_html
+
+    reasons = disagreements(["Member", "Librarian"], ["Member", "Fine"], [])
+    html = probe_html({"flagged": True, "reasons": [
+        {"kind": r.kind, "detail": r.detail} for r in reasons]})
+    librarian = next(line for line in html.split("<li") if "Librarian" in line)
+    fine = next(line for line in html.split("<li") if "Fine" in line)
+    assert "(in the PlantUML, not read from image A: did the conversion invent it?)" in librarian
+    assert "(read from image A, not in the PlantUML: did the conversion drop it?)" in fine
+    assert "missing-class" not in html and "extra-class" not in html
+    hostile = probe_html({"reasons": [{"kind": "extra-class", "detail": "<b>x</b> is y"}]})
+    assert "<b>x</b>" not in hostile  # names from a model's answer are escaped

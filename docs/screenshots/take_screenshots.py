@@ -123,8 +123,8 @@ def _rate_everything(window: Any) -> None:
             if grader == "cara" and rank == last // 2:
                 shift = -3 if level < 2 else 3
             scores = {i.id: max(0, min(level - shift, 2 if i.id == "multiplicities" else 4))
-                      for i in bench.rubric.items}
-            ws.execute(SaveRating(sid, grader, scores, rubric=bench.rubric))
+                      for i in bench.default_rubric.items}
+            ws.execute(SaveRating(sid, grader, scores, rubric=bench.default_rubric))
     window.refresh_rows()
 
 

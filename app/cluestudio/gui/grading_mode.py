@@ -17,7 +17,6 @@ from cluestudio.gui.element_diff import DiffOnB, DiffPicture, why_no_diff
 from cluestudio.gui.operations import Workbench
 from cluestudio.gui.qt import (
     QHBoxLayout,
-    QScrollArea,
     QSplitter,
     Qt,
     QTabWidget,
@@ -88,12 +87,9 @@ class GradingMode(QWidget):
         self.candidate_tabs.addTab(self.candidate_text, "PlantUML")
 
         self.group_panel = GroupPanel()  # filled by gui/group_actions.py
-        rubric_scroll = QScrollArea()
-        rubric_scroll.setWidget(self.rubric)
-        rubric_scroll.setWidgetResizable(True)
-        rubric_scroll.setMinimumWidth(240)
+        self.rubric.setMinimumWidth(240)  # it scrolls its items itself
         right = QSplitter(Qt.Orientation.Vertical)
-        right.addWidget(rubric_scroll)
+        right.addWidget(self.rubric)
         right.addWidget(self.group_panel)
         right.addWidget(self.metrics)
         right.setSizes([380, 110, 240])

@@ -138,8 +138,14 @@ class ReviewMode(QWidget):
         self.tabs.addTab(self.diff, "Diff")
         self.tabs.setTabToolTip(3, "This text against the model's output")
         self.probe = QTextBrowser()  # the VLM's reading of image A (Tools → Probe, F8)
-        self.tabs.addTab(self.probe, "VLM probe")
-        self.tabs.addTab(self.requirement, "Requirement")
+        self.tabs.addTab(self.probe, "VLM")
+        self.tabs.setTabToolTip(4, "The VLM probe's reading of image A (F8)")
+        self.tabs.addTab(self.requirement, "Task")
+        self.tabs.setTabToolTip(5, "The task's requirement")
+        # Short names that all fit at 1366×768; should the pane still be narrower they
+        # elide rather than hide behind scroll arrows.
+        self.tabs.setUsesScrollButtons(False)
+        self.tabs.setElideMode(Qt.TextElideMode.ElideRight)
 
         # A failed render keeps the last good B on screen and says why above it.
         self.b_error = QLabel()
@@ -168,6 +174,7 @@ class ReviewMode(QWidget):
         verdict_scroll.setWidget(self.verdict)
         verdict_scroll.setWidgetResizable(True)
         verdict_scroll.setMinimumWidth(180)
+        verdict_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         below = QSplitter(Qt.Orientation.Horizontal)
         below.addWidget(_titled("PlantUML (Ctrl+S saves a revision)", self.editor))
         below.addWidget(self.tabs)

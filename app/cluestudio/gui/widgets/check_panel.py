@@ -14,6 +14,7 @@ from cluestudio.gui.qt import (
     QBrush,
     QColor,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QPushButton,
     Qt,
@@ -54,7 +55,14 @@ class CheckPanel(QWidget):
         self.run_button.clicked.connect(self.check_requested)
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(["Finding", "Kind", "Where"])
-        self.tree.setColumnWidth(0, 170)
+        # The finding takes what is left after Kind and Where (no sideways scrolling in a
+        # narrow pane); whole texts are in the tooltips.
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in (1, 2):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        self.tree.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.tree.itemActivated.connect(self._on_item)
         self.tree.itemClicked.connect(self._on_item)
         head = QHBoxLayout()
@@ -95,6 +103,7 @@ class CheckPanel(QWidget):
                 ("In image A, not in the PlantUML", report.missing, False),
                 ("In the PlantUML, not in image A", report.invented, True)):
             group = QTreeWidgetItem([f"{title} ({len(findings)})", "", ""])
+            group.setToolTip(0, f"{title} ({len(findings)})")
             for finding in findings:
                 where = (f"line {finding.line}" if invented and finding.line else
                          f"in {finding.owner}" if finding.owner else "")
@@ -111,6 +120,7 @@ class CheckPanel(QWidget):
                     None if invented else tuple(finding.box.rect)))
                 group.addChild(child)
             self.tree.addTopLevelItem(group)
+            group.setFirstColumnSpanned(True)  # a heading: the whole width, never cut
             group.setExpanded(True)
 
     def _on_item(self, item: QTreeWidgetItem | None, *_: object) -> None:

@@ -5,8 +5,9 @@ each other (same zoom relative to "fit", same centre as a fraction of the image)
 finds the same region in both. Images of different resolution still line up that way.
 
 "Fit" fits a diagram to the pane's width but never shrinks it below a readable scale
-(PlantUML's 13-14 px text stays at 9 px or more): a big diagram then scrolls rather than
-turning into grey lines. A zoom the user chose stays when the next submission is shown.
+(PlantUML's 14 px text stays at 12 px, capitals at 9 px or more): a big diagram then
+scrolls rather than turning into grey lines. A zoom the user chose stays when the next
+submission is shown.
 """
 
 from __future__ import annotations
@@ -41,8 +42,9 @@ from cluestudio.gui.qt import (
 
 MIN_ZOOM, MAX_ZOOM = 0.05, 16.0
 WHEEL_STEP = 1.15
-# PlantUML draws member text at 13 px: below this scale it is under 9 px, too small to read.
-READABLE_ZOOM = 0.7
+# PlantUML draws class names and members at 14 px: below this scale their capitals are
+# under ~9 px and small letters lose strokes (at 0.7 a reference read at 6-7 px, issue 17).
+READABLE_ZOOM = 0.85
 
 
 def image_from_bytes(data: bytes) -> QImage:
@@ -82,6 +84,10 @@ class DiagramImageView(QGraphicsView):
         self._base = QGraphicsPixmapItem()
         self._overlay = QGraphicsPixmapItem()
         self._overlay.setVisible(False)
+        # The default FastTransformation drops pixel rows and columns below 100%: 1-px
+        # borders vanish and glyphs lose strokes ("Loan" reads "Loar").
+        for item in (self._base, self._overlay):
+            item.setTransformationMode(Qt.TransformationMode.SmoothTransformation)
         self._highlight = QGraphicsRectItem()
         self._highlight.setPen(QPen(QColor("#ff9800"), 4))
         self._highlight.setVisible(False)

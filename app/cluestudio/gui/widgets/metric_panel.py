@@ -22,8 +22,10 @@ from typing import Any
 from cluestudio.gui.qt import (
     QBrush,
     QColor,
+    QGridLayout,
     QLabel,
     QProgressBar,
+    QScrollArea,
     QStackedWidget,
     Qt,
     QTreeWidget,
@@ -39,6 +41,9 @@ from cluestudio.gui.widgets.plugin_explanations import (
     value_text,
 )
 
+# The explanation list keeps at least this many rows on screen (header included): a short
+# panel scrolls as a whole rather than squeezing the list to one row.
+TREE_MIN_ROWS = 6
 SUB_SCORES = (("clue_class", "Class"), ("clue_attribute", "Attribute"),
               ("clue_method", "Method"), ("clue_relation", "Relation"))
 
@@ -68,6 +73,21 @@ _TITLES = {"bleu": "BLEU", "rouge-l": "ROUGE-L", "codebertscore": "CodeBERTScore
 # Probe disagreements that raise the flag (core FlagPolicy's default); others are notes.
 FLAG_KINDS = frozenset({"missing-class", "extra-class", "unreadable-class-list",
                         "relation-mismatch"})
+
+
+# The probe's class reasons said "(missing-class)" next to CLUE's "Missing from the
+# candidate", which reads as if the candidate lacked the class; the probe compares image A
+# with the PlantUML, so its tag says what that side means for the conversion.
+PLAIN_REASONS = {"missing-class": "in the PlantUML, not read from image A: "
+                                  "did the conversion invent it?",
+                 "extra-class": "read from image A, not in the PlantUML: "
+                                "did the conversion drop it?"}
+
+
+def reason_html(kind: str, detail: str) -> str:
+    """One probe reason, its kind in plain words (the raw kind for the others)."""
+    tag = PLAIN_REASONS.get(kind, kind)
+    return f"{escape(detail)} <small>({escape(tag)})</small>"
 
 
 def baselines_html(baselines: dict[str, Any]) -> str:
@@ -105,7 +125,7 @@ def probe_html(probe: dict[str, Any]) -> str:
     for reason in reasons:
         kind, detail = str(reason.get("kind", "")), str(reason.get("detail", ""))
         style = f"color:{_RED.name()}" if kind in FLAG_KINDS or kind == "flag" else "color:gray"
-        items.append(f"<li style='{style}'>{escape(detail)} <small>({escape(kind)})</small></li>")
+        items.append(f"<li style='{style}'>{reason_html(kind, detail)}</li>")
     return f"<p>{head}</p>" + (f"<ul style='margin:0'>{''.join(items)}</ul>" if items else "")
 
 
@@ -154,19 +174,33 @@ class MetricPanel(QWidget):
         self.extra_label.setWordWrap(True)
         self.extra_label.setTextFormat(Qt.TextFormat.RichText)
 
+        row_height = self.tree.fontMetrics().height() + 4
+        self.tree.setMinimumHeight(TREE_MIN_ROWS * row_height + 6)
         shown = QWidget()
         shown_layout = QVBoxLayout(shown)
         shown_layout.setContentsMargins(0, 0, 0, 0)
+        shown_layout.setSpacing(3)
         shown_layout.addWidget(self.clue_label)
-        for key, label in SUB_SCORES:
+        bars = QGridLayout()  # two by two: half the height of a column of four
+        bars.setSpacing(2)
+        for index, (key, label) in enumerate(SUB_SCORES):
             bar = QProgressBar()
             bar.setRange(0, 1000)
             bar.setFormat(f"{label}: %v")
             bar.setTextVisible(True)
+            bar.setMaximumHeight(row_height + 2)
             self.bars[key] = bar
-            shown_layout.addWidget(bar)
+            bars.addWidget(bar, index // 2, index % 2)
+        shown_layout.addLayout(bars)
         shown_layout.addWidget(self.extra_label)
         shown_layout.addWidget(self.tree, 1)
+        # A short panel (1366×768) scrolls down as a whole instead of clipping the probe or
+        # squeezing the list.
+        self.shown_scroll = QScrollArea()
+        self.shown_scroll.setWidget(shown)
+        self.shown_scroll.setWidgetResizable(True)
+        self.shown_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.shown_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
 
         self.hidden_label = QLabel("Metrics are hidden until you save your rating "
                                    "(blind grading).")
@@ -176,7 +210,7 @@ class MetricPanel(QWidget):
         self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty_label.setWordWrap(True)
         self.stack = QStackedWidget()
-        for page in (shown, self.hidden_label, self.empty_label):
+        for page in (self.shown_scroll, self.hidden_label, self.empty_label):
             self.stack.addWidget(page)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -231,7 +265,7 @@ class MetricPanel(QWidget):
             return
         clue = as_number(self._data.get("clue"))
         self.clue_label.setText(
-            f"<span style='font-size:20pt'><b>CLUE {value_text(clue)}</b></span>")
+            f"<span style='font-size:17pt'><b>CLUE {value_text(clue)}</b></span>")
         for key, bar in self.bars.items():
             value = as_number(self._data.get(key))
             bar.setValue(0 if value is None else round(1000 * max(0.0, min(1.0, value))))

@@ -31,6 +31,10 @@ KEYWORDS = (
     "skinparam", "hide", "show", "extends", "implements", "as", "of", "left", "right", "top",
     "bottom", "over", "title", "legend", "header", "footer", "together", "set",
 )
+# Keywords only where a statement starts: elsewhere (``- title : String`` in a class body,
+# ``note left of X``'s ``of``) the same words are names.
+STATEMENT_KEYWORDS = ("title", "legend", "header", "footer", "skinparam", "hide", "show",
+                      "set", "together", "note", "end")
 
 # Arrow bodies with optional heads/tails, lengths and direction words (-up->, ..|>, *--, o--).
 ARROW = (r"(?:<\|?|\*|o|#|x|\+|\^)?(?:-+|\.+)(?:(?:up|down|left|right|u|d|l|r)(?:-+|\.+))?"
@@ -65,16 +69,25 @@ def _format(color: str, bold: bool = False, italic: bool = False) -> QTextCharFo
 class PlantUMLHighlighter(QSyntaxHighlighter):
     """Colours keywords, arrows, strings, stereotypes and comments (incl. ``/' … '/`` blocks)."""
 
-    _IN_BLOCK_COMMENT = 1
+    _IN_BLOCK_COMMENT = 1  # block state bits
+    _IN_CLASS_BODY = 2
 
     def __init__(self, document, colors: dict[str, str]) -> None:
         super().__init__(document)
         self.set_colors(colors)
 
     def set_colors(self, colors: dict[str, str]) -> None:
-        words = "|".join(KEYWORDS)
+        words = "|".join(w for w in KEYWORDS if w not in STATEMENT_KEYWORDS)
+        keyword = _format(colors["keyword"], bold=True)
+        # Outside class bodies only (inside, members are names, whatever they are called).
+        self._keyword_rules = [
+            (QRegularExpression(rf"\b(?:{words})\b"), keyword),
+            (QRegularExpression(rf"^\s*(?:{'|'.join(STATEMENT_KEYWORDS)})\b"), keyword),
+        ]
+        self._body_start = QRegularExpression(
+            r"^\s*(?:abstract\s+)?(?:class|interface|enum|abstract)\b[^{]*\{\s*$")
+        self._body_end = QRegularExpression(r"^\s*\}")
         self._rules = [
-            (QRegularExpression(rf"\b(?:{words})\b"), _format(colors["keyword"], bold=True)),
             (QRegularExpression(r"^\s*(?:@startuml|@enduml|!\w+)"),
              _format(colors["directive"], bold=True)),
             (QRegularExpression(r"(?<=[\s\w\"])" + ARROW + r"(?=[\s\w\"])"),
@@ -90,7 +103,13 @@ class PlantUMLHighlighter(QSyntaxHighlighter):
         self.rehighlight()
 
     def highlightBlock(self, text: str) -> None:
-        for pattern, fmt in self._rules:
+        in_body = bool(max(0, self.previousBlockState()) & self._IN_CLASS_BODY)
+        rules = self._rules if in_body else self._keyword_rules + self._rules
+        if in_body and self._body_end.match(text).hasMatch():
+            in_body = False
+        elif not in_body and self._body_start.match(text).hasMatch():
+            in_body = True
+        for pattern, fmt in rules:
             matches = pattern.globalMatch(text)
             while matches.hasNext():
                 match = matches.next()
@@ -98,11 +117,11 @@ class PlantUMLHighlighter(QSyntaxHighlighter):
         line_comment = self._line_comment.match(text)
         if line_comment.hasMatch():
             self.setFormat(0, len(text), self._comment)
-        self._block_comments(text)
+        self._block_comments(text, self._IN_CLASS_BODY if in_body else 0)
 
-    def _block_comments(self, text: str) -> None:
-        self.setCurrentBlockState(0)
-        if self.previousBlockState() == self._IN_BLOCK_COMMENT:
+    def _block_comments(self, text: str, state: int) -> None:
+        self.setCurrentBlockState(state)
+        if max(0, self.previousBlockState()) & self._IN_BLOCK_COMMENT:
             start, search_from = 0, 0
         else:
             start = text.find("/'")
@@ -110,7 +129,7 @@ class PlantUMLHighlighter(QSyntaxHighlighter):
         while start >= 0:
             end = text.find("'/", search_from)
             if end < 0:
-                self.setCurrentBlockState(self._IN_BLOCK_COMMENT)
+                self.setCurrentBlockState(state | self._IN_BLOCK_COMMENT)
                 self.setFormat(start, len(text) - start, self._comment)
                 return
             self.setFormat(start, end + 2 - start, self._comment)

@@ -17,16 +17,17 @@ from cluestudio.gui.qt import (
     QElapsedTimer,
     QFrame,
     QGridLayout,
-    QHBoxLayout,
     QKeyEvent,
     QLabel,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     Qt,
     QVBoxLayout,
     QWidget,
     Signal,
 )
+from cluestudio.gui.widgets.flow_layout import FlowLayout
 
 
 def scale_values(item: RubricItem) -> list[float]:
@@ -59,8 +60,9 @@ class _ItemRow(QFrame):
         self.setToolTip(tip)
         self.buttons = QButtonGroup(self)
         self.buttons.setExclusive(True)
-        button_row = QHBoxLayout()
-        button_row.setSpacing(2)
+        # The buttons wrap onto a second row in a narrow column (0..4 by 0.5 is 9 buttons).
+        buttons = QWidget(self)
+        button_row = FlowLayout(buttons, spacing=2)
         for value in scale_values(item):
             button = QPushButton(_fmt(value))
             button.setCheckable(True)
@@ -72,12 +74,11 @@ class _ItemRow(QFrame):
             button.clicked.connect(lambda _=False, v=value: on_pick(item.id, v))
             self.buttons.addButton(button)
             button_row.addWidget(button)
-        button_row.addStretch(1)
         layout = QGridLayout(self)
         layout.setContentsMargins(6, 3, 6, 3)
         layout.addWidget(self.key_label, 0, 0)
         layout.addWidget(self.title, 0, 1)
-        layout.addLayout(button_row, 1, 0, 1, 2)
+        layout.addWidget(buttons, 1, 0, 1, 2)
         layout.setColumnStretch(1, 1)
 
     def show_value(self, value: float | None) -> None:
@@ -144,19 +145,33 @@ class RubricPanel(QWidget):
         self.hint.setObjectName("hint")
         self.hint.setWordWrap(True)
 
+        # The items and the comment scroll; the total and the save buttons stay in sight
+        # below them however short the column is (1366×768).
+        body = QWidget()
+        body_layout = QVBoxLayout(body)
+        body_layout.setContentsMargins(0, 0, 0, 0)
+        body_layout.addLayout(self._items)
+        body_layout.addWidget(QLabel("Comment"))
+        body_layout.addWidget(self.comment)
+        body_layout.addStretch(1)
+        self.scroll = QScrollArea()
+        self.scroll.setWidget(body)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # keys belong to the panel
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        buttons = QWidget()
+        button_row = FlowLayout(buttons, spacing=4)
+        button_row.addWidget(self.full_marks)
+        button_row.addWidget(self.save_next)
+
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
-        layout.addLayout(self._items)
-        layout.addWidget(QLabel("Comment"))
-        layout.addWidget(self.comment)
+        layout.addWidget(self.scroll, 1)
         layout.addWidget(self.total_label)
         layout.addWidget(self.draft_label)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.full_marks)
-        buttons.addWidget(self.save_next)
-        layout.addLayout(buttons)
+        layout.addWidget(buttons)
         layout.addWidget(self.hint)
-        layout.addStretch(1)
         self.set_rubric(rubric)
 
     def set_rubric(self, rubric: Rubric) -> None:
@@ -296,6 +311,8 @@ class RubricPanel(QWidget):
         for index, row in enumerate(self._rows):
             row.show_value(self._scores.get(row.item.id))
             row.set_selected(index == self._selected)
+        if self._rows:
+            self.scroll.ensureWidgetVisible(self._rows[self._selected], 0, 4)
         total = self.total()
         scored = sum(1 for i in self.rubric.items if i.id in self._scores)
         if total is None:

@@ -19,11 +19,13 @@ from cluestudio.gui.qt import (
     QLabel,
     QRadioButton,
     QScrollArea,
+    QSizePolicy,
     Qt,
     QVBoxLayout,
     QWidget,
     Signal,
 )
+from cluestudio.gui.widgets.flow_layout import FlowLayout
 
 VERDICTS = (("accept", "Accept", "1"), ("needs_fix", "Needs fix", "2"),
             ("unusable", "Unusable", "3"))
@@ -32,6 +34,28 @@ VERDICTS = (("accept", "Accept", "1"), ("needs_fix", "Needs fix", "2"),
 def tag_keys(tag_set: TagSet = CLASS_TAG_SET) -> dict[str, str]:
     """key -> tag: letters a, b, c, … in taxonomy order (categories first, then their types)."""
     return dict(zip(string.ascii_lowercase, tag_set.ordered(), strict=False))
+
+
+class _ElidedCheckBox(QCheckBox):
+    """A check box whose text ends in "…" when the panel is narrower than it (the whole text
+    is in the tooltip): long tag names never push the panel wider than its column."""
+
+    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(text, parent)
+        self.full_text = text
+        policy = self.sizePolicy()
+        policy.setHorizontalPolicy(QSizePolicy.Policy.Ignored)
+        self.setSizePolicy(policy)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        # What the box and its spacing take besides the text.
+        indicator = self.sizeHint().width() - self.fontMetrics().horizontalAdvance(self.text())
+        room = max(0, self.width() - indicator)
+        elided = self.fontMetrics().elidedText(self.full_text, Qt.TextElideMode.ElideRight,
+                                               room)
+        if elided != self.text():
+            self.setText(elided)
 
 
 class VerdictPanel(QWidget):
@@ -47,17 +71,19 @@ class VerdictPanel(QWidget):
         self.verdict_buttons: dict[str, QRadioButton] = {}
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("<b>Verdict</b> (1/2/3)"))
-        row = QGridLayout()
-        row.setHorizontalSpacing(4)
-        for column, (verdict, text, key) in enumerate(VERDICTS):
+        # The verdicts wrap onto more rows when the column is narrow (1366×768).
+        verdicts = QWidget()
+        row = FlowLayout(verdicts, spacing=6)
+        for verdict, text, key in VERDICTS:
             button = QRadioButton(f"[{key}] {text}")
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             button.toggled.connect(lambda on: self.changed.emit() if on else None)
             self.verdict_group.addButton(button)
             self.verdict_buttons[verdict] = button
-            row.addWidget(button, 0, column)
-        layout.addLayout(row)
+            row.addWidget(button)
+        layout.addWidget(verdicts)
         self.tags_title = QLabel()
+        self.tags_title.setWordWrap(True)
         layout.addWidget(self.tags_title)
         self.keys: dict[str, str] = {}
         self.tag_boxes: dict[str, QCheckBox] = {}
@@ -67,6 +93,7 @@ class VerdictPanel(QWidget):
         self._scroll.setWidgetResizable(True)
         self._scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         self._scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self._scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         layout.addWidget(self._scroll, 1)
         self.set_tag_set(CLASS_TAG_SET)
 
@@ -83,9 +110,9 @@ class VerdictPanel(QWidget):
         grid.setVerticalSpacing(0)
         self.tag_boxes = {}
         for index, (key, tag) in enumerate(self.keys.items()):
-            box = QCheckBox(f"[{key}] {label(tag)}")
+            box = _ElidedCheckBox(f"[{key}] {label(tag)}")
             box.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-            box.setToolTip(f"{tag_set.tags[tag].replace('_', ' ')}: {tag}")
+            box.setToolTip(f"[{key}] {label(tag)}\n{tag_set.tags[tag].replace('_', ' ')}: {tag}")
             if tag in tag_set.categories:
                 font = box.font()
                 font.setBold(True)
