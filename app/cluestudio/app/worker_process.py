@@ -22,6 +22,7 @@ import inspect
 import itertools
 import logging
 import multiprocessing
+import os
 import queue
 import threading
 import time
@@ -38,6 +39,8 @@ log = logging.getLogger(__name__)
 
 OnMessage = Callable[[int, str, Any], None]  # job id, kind, payload
 PROGRESS_INTERVAL_S = 0.05
+# How much lower than the window the worker process (and its JVM) runs, on POSIX.
+WORKER_NICENESS = 10
 _ids = itertools.count(1)
 
 
@@ -153,8 +156,21 @@ class WorkerProcess:
 # --- the worker process's side ---------------------------------------------------------------
 
 
+def _yield_to_the_window() -> None:
+    """Run below the window's priority: on a machine with few cores, a batch (and the JVM it
+    starts, which inherits this) would otherwise take CPU time the UI thread needs to answer
+    within a frame or two."""
+    nice = getattr(os, "nice", None)  # POSIX; Windows keeps the normal priority
+    if nice is not None:
+        try:
+            nice(WORKER_NICENESS)
+        except OSError:
+            pass
+
+
 def _main(commands: Connection, answers: Connection) -> None:
     """Entry point of the worker process."""
+    _yield_to_the_window()
     jobs: queue.Queue[tuple[int, str, tuple[Any, ...], dict[str, Any]] | None] = queue.Queue()
     tokens: dict[int, CancelToken] = {}
     lock = threading.Lock()
