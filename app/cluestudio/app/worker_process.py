@@ -17,6 +17,7 @@ fresh process. Models and the PlantUML JVM load once per process and stay warm b
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
 import itertools
@@ -162,10 +163,8 @@ def _yield_to_the_window() -> None:
     within a frame or two."""
     nice = getattr(os, "nice", None)  # POSIX; Windows keeps the normal priority
     if nice is not None:
-        try:
+        with contextlib.suppress(OSError):  # not allowed here: stay at the normal priority
             nice(WORKER_NICENESS)
-        except OSError:
-            pass
 
 
 def _main(commands: Connection, answers: Connection) -> None:
