@@ -108,6 +108,9 @@ def test_analysis_tab_opens_a_queued_submission_in_grading_mode(qtbot, tmp_path)
         assert view.metric_queue.topLevelItemCount() == 6
         assert view.grader_queue.topLevelItemCount() >= 1
         assert view.figures.findChild(type(view.note), "figure-scatter") is not None
+        title = view.figures.findChild(type(view.note), "figure-title-scatter")
+        assert title is not None and "against the human total" in title.text()  # not an id
+        assert "may leave the rubric's range" in view.metric_queue.headerItem().toolTip(4)
         top = view.metric_queue.topLevelItem(0)
         view.metric_queue.itemDoubleClicked.emit(top, 1)
         assert window.modes.currentIndex() == 1

@@ -41,6 +41,20 @@ _BLIND_NOTE = ("Blind grading is on: correlations and figures pool the metric va
                "every submission, so they stay hidden until blind grading is turned off "
                "(View → Blind grading).")
 _METRIC_COLUMNS = ["#", "Submission", "Value", "Human", "Predicted", "Residual", "z"]
+_METRIC_TIPS = {
+    "Value": "the metric's value on the submission's current PlantUML",
+    "Human": "the mean of the graders' totals",
+    "Predicted": "the human total the metric's linear fit predicts (a straight line: it may "
+                 "leave the rubric's range)",
+    "Residual": "human − predicted: where the metric and the humans disagree",
+    "z": "the residual in standard deviations of all residuals",
+}
+# The report's figure names, as a reader would title them.
+FIGURE_TITLES = {
+    "scatter": "Each metric against the human total, with its linear fit",
+    "residuals": "What each fit misses (human − predicted), per submission",
+    "tasks": "Correlation with the human total, per task",
+}
 _GRADER_COLUMNS = ["#", "Submission", "Graders", "Mean", "SD", "Range", "Ratings"]
 _SCOPE_COLUMNS = ["Score", "Shared submissions", "Graders", "Ratings", "α (interval)",
                   "α (ordinal)", "ICC(2,k)", "ICC(2,1)", "mean κw"]
@@ -100,6 +114,9 @@ class AnalysisView(QWidget):
         self.metric_box = QComboBox()
         self.metric_box.currentTextChanged.connect(self._fill_metric_queue)
         self.metric_queue = _queue_tree(_METRIC_COLUMNS)
+        for column, name in enumerate(_METRIC_COLUMNS):
+            if name in _METRIC_TIPS:
+                self.metric_queue.headerItem().setToolTip(column, _METRIC_TIPS[name])
         self.grader_queue = _queue_tree(_GRADER_COLUMNS)
         self.correlations = QPlainTextEdit()
         self.correlations.setReadOnly(True)
@@ -361,7 +378,9 @@ class AnalysisView(QWidget):
             pixmap = QPixmap()
             pixmap.loadFromData(png, "PNG")
             picture.setPixmap(pixmap)
-            self.figures_layout.addWidget(QLabel(f"<b>{name}</b>"))
+            title = QLabel(f"<b>{FIGURE_TITLES.get(name, name)}</b>")
+            title.setObjectName(f"figure-title-{name}")
+            self.figures_layout.addWidget(title)
             self.figures_layout.addWidget(picture)
         if not figures:
             self.figures_layout.addWidget(QLabel(empty or "No figures: too few rated, "
