@@ -179,7 +179,7 @@ class ReviewMode(QWidget):
         below.addWidget(_titled("PlantUML (Ctrl+S saves a revision)", self.editor))
         below.addWidget(self.tabs)
         below.addWidget(verdict_scroll)
-        below.setSizes([460, 360, 260])
+        below.setSizes([400, 420, 240])  # the tabs pane keeps its six tab names whole at 1366
         for pane in (self.editor, self.tabs, self.image_a, self.image_b):
             pane.setMinimumSize(120, 80)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
