@@ -19,6 +19,12 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from cluestudio.app.plugin_explanations import (
+    as_number,
+    explanation_groups,
+    metrics_html,
+    value_text,
+)
 from cluestudio.gui.qt import (
     QBrush,
     QColor,
@@ -33,12 +39,6 @@ from cluestudio.gui.qt import (
     QVBoxLayout,
     QWidget,
     Signal,
-)
-from cluestudio.gui.widgets.plugin_explanations import (
-    as_number,
-    explanation_groups,
-    metrics_html,
-    value_text,
 )
 
 # The explanation list keeps at least this many rows on screen (header included): a short
