@@ -279,3 +279,20 @@ def test_the_worker_process_runs_below_the_windows_priority(qtbot, processes) ->
     qtbot.waitUntil(lambda: handle.done and processes.pid is not None, timeout=30_000)
     mine = os.getpriority(os.PRIO_PROCESS, 0)
     assert os.getpriority(os.PRIO_PROCESS, processes.pid) == min(19, mine + WORKER_NICENESS)
+
+
+def test_latest_job_delivers_only_the_newest_jobs_answer(qtbot) -> None:
+    from cluestudio.gui.worker import JobHandle, LatestJob
+
+    latest, got = LatestJob(), []
+    old, new = JobHandle("old"), JobHandle("new")
+    latest.start(old, lambda v: got.append(("result", v)), lambda m: got.append(("error", m)))
+    latest.start(new, lambda v: got.append(("result", v)), lambda m: got.append(("error", m)))
+    assert old.cancelled and not new.cancelled and latest.busy()
+    old.result.emit("stale picture")  # a slow answer for the older request
+    old.error.emit("stale failure")
+    assert got == [] and latest.busy()
+    new.result.emit("picture")
+    assert got == [("result", "picture")] and not latest.busy()
+    new.error.emit("late")  # nothing more once it was delivered
+    assert got == [("result", "picture")]

@@ -35,7 +35,7 @@ from cluestudio.gui.qt import (
     QWidget,
     Signal,
 )
-from cluestudio.gui.worker import JobHandle
+from cluestudio.gui.worker import JobHandle, LatestJob
 
 _BLIND_NOTE = ("Blind grading is on: correlations and figures pool the metric values of "
                "every submission, so they stay hidden until blind grading is turned off "
@@ -105,7 +105,7 @@ class AnalysisView(QWidget):
         super().__init__(parent)
         self.bench = bench
         self.data: analysis_data.AnalysisData | None = None
-        self._job: JobHandle | None = None
+        self._job = LatestJob()
         self.blind = False
         self.refresh_button = QPushButton("Refresh")
         self.refresh_button.clicked.connect(self.refresh)
@@ -201,9 +201,7 @@ class AnalysisView(QWidget):
 
     def clear(self) -> None:
         """Forget the last workspace's analysis (another one was opened)."""
-        if self._job is not None:
-            self._job.cancel()
-            self._job = None
+        self._job.cancel()
         self.data = None
         self.metric_box.clear()
         for tree in (self.metric_queue, self.grader_queue, self.agreement_overview,
@@ -224,33 +222,24 @@ class AnalysisView(QWidget):
         """Gather the analysis again in the background (cancels a refresh still running)."""
         if self.bench.ws is None:
             return None
-        if self._job is not None:
-            self._job.cancel()
+        self._job.cancel()
         ws, rubric = self.bench.ws, self.bench.default_rubric
         self.note.setText("Computing…")
         # In the worker process, on a read-only view of the file: scipy and matplotlib would
         # hold this process's GIL for seconds.
         job = self.bench.processes.submit("cluestudio.app.analysis:gather_job",
                                           (str(ws.path), rubric.id), label="analysis")
-        job.result.connect(lambda value, h=job: self._on_result(h, value))
-        job.error.connect(lambda message, h=job: self._on_error(h, message))
-        self._job = job
-        return job
+        return self._job.start(job, self._on_result, self._on_error)
 
     def busy(self) -> bool:
-        return self._job is not None
+        return self._job.busy()
 
-    def _on_result(self, job: JobHandle, value: object) -> None:
-        if job is not self._job:
-            return
-        self._job = None
+    def _on_result(self, value: object) -> None:
         if isinstance(value, analysis_data.AnalysisData):
             self.show_data(value)
 
-    def _on_error(self, job: JobHandle, message: str) -> None:
-        if job is self._job:
-            self._job = None
-            self.note.setText(f"Analysis failed: {message}")
+    def _on_error(self, message: str) -> None:
+        self.note.setText(f"Analysis failed: {message}")
 
     def show_data(self, data: analysis_data.AnalysisData) -> None:
         self.data = data

@@ -24,7 +24,7 @@ from cluestudio.core.jobs import CancelToken
 from cluestudio.core.workspace import kinds
 from cluestudio.gui.qt import QLabel, QObject, QToolButton, Signal
 from cluestudio.gui.widgets.image_views import DiagramImageView
-from cluestudio.gui.worker import INTERACTIVE, JobHandle, JobRunner
+from cluestudio.gui.worker import INTERACTIVE, JobHandle, JobRunner, LatestJob
 
 if TYPE_CHECKING:
     from cluestudio.gui.operations import Workbench
@@ -120,45 +120,30 @@ class ElementDiffView(QObject):
     def __init__(self, runner: JobRunner, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._runner = runner
-        self._current: JobHandle | None = None
-        self._wanted: tuple[int, str] | None = None  # (submission id, candidate text)
+        self._job = LatestJob()
         self.requests = 0  # for tests: how many jobs were submitted
 
     def request(self, submission_id: int, reference_text: str, candidate_text: str,
                 stored: tuple[dict[str, Any], str] | None = None) -> JobHandle:
         self.cancel()
-        self._wanted = (submission_id, candidate_text)
         self.requests += 1
         handle = self._runner.submit(
             lambda cancel: diff_picture(submission_id, reference_text, candidate_text,
                                         stored, cancel),
             f"element diff of submission {submission_id}", lane=INTERACTIVE)
-        handle.result.connect(lambda value, h=handle: self._on_result(h, value))
-        handle.error.connect(lambda message, h=handle: self._on_error(h, message))
-        self._current = handle
-        return handle
+        return self._job.start(handle, self._on_result,
+                               lambda message: self.failed.emit(submission_id, message))
 
     def cancel(self) -> None:
         """Drop the job in flight, if any: its result will not be shown."""
-        if self._current is not None:
-            self._current.cancel()
-        self._current = None
-        self._wanted = None
+        self._job.cancel()
 
     def busy(self) -> bool:
-        return self._current is not None
+        return self._job.busy()
 
-    def _on_result(self, handle: JobHandle, value: object) -> None:
-        if handle is not self._current or not isinstance(value, DiffPicture):
-            return
-        self._current = None
-        if (value.submission_id, value.candidate_text) == self._wanted:
+    def _on_result(self, value: object) -> None:
+        if isinstance(value, DiffPicture):
             self.ready.emit(value)
-
-    def _on_error(self, handle: JobHandle, message: str) -> None:
-        if handle is self._current and self._wanted is not None:
-            self._current = None
-            self.failed.emit(self._wanted[0], message)
 
 
 class DiffOnB(QObject):

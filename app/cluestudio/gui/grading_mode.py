@@ -30,7 +30,7 @@ from cluestudio.gui.widgets.image_views import DiagramImageView, ZoomBar, ZoomSy
 from cluestudio.gui.widgets.metric_panel import MetricPanel
 from cluestudio.gui.widgets.plantuml_editor import PlantUMLEditor
 from cluestudio.gui.widgets.rubric_panel import RubricPanel
-from cluestudio.gui.worker import INTERACTIVE, JobHandle
+from cluestudio.gui.worker import INTERACTIVE, LatestJob
 
 
 def _read_only_editor() -> PlantUMLEditor:
@@ -59,7 +59,7 @@ class GradingMode(QWidget):
         super().__init__(parent)
         self.bench = bench
         self.view: SubmissionView | None = None
-        self._render_job: JobHandle | None = None
+        self._render_job = LatestJob()
         self.requirement = QTextBrowser()
         self.reference_image = DiagramImageView("Rendering the reference…")
         self.reference_text = _read_only_editor()
@@ -178,27 +178,21 @@ class GradingMode(QWidget):
     def _render(self, view: SubmissionView, texts: list[str]) -> None:
         """Render ``texts`` of ``view`` on the worker (one task per view: the old
         submission's render is cancelled); ``images_shown`` when they are on screen."""
-        if self._render_job is not None:
-            self._render_job.cancel()
-            self._render_job = None
+        self._render_job.cancel()
         if not texts:
             self.images_shown.emit(view.submission.id)
             return
         job = self.bench.runner.submit(
             lambda cancel: [preview.try_render(t) for t in texts],
             f"render submission {view.submission.id}", lane=INTERACTIVE)
-        job.result.connect(lambda value, h=job: self._on_render_result(h, value))
-        job.error.connect(lambda message, h=job: self._on_render_error(h, message))
-        self._render_job = job
+        self._render_job.start(job, self._on_render_result, self._on_render_error)
 
     def release(self) -> None:
         """Let go of the submission while another mode is on screen (its picture stays for
         when it comes back): no rating can be saved onto it meanwhile."""
         self.view = None
         self.b_diff.stop(plain=False)  # B keeps its picture for when the mode comes back
-        if self._render_job is not None:
-            self._render_job.cancel()
-            self._render_job = None
+        self._render_job.cancel()
 
     def clear(self, message: str) -> None:
         """Nothing on screen (no workspace, no submission): nothing a save could write to."""
@@ -333,10 +327,9 @@ class GradingMode(QWidget):
         self.status.emit(f"{pair.get('reference', '')} ↔ {pair.get('candidate', '')}: "
                          f"similarity {pair.get('similarity', float('nan')):.3f}")
 
-    def _on_render_result(self, job: JobHandle, value: object) -> None:
-        if job is not self._render_job or self.view is None:
+    def _on_render_result(self, value: object) -> None:
+        if self.view is None:
             return
-        self._render_job = None
         for text, png, error in value:  # type: ignore[attr-defined]
             for source, target in ((self.view.task.reference_puml, self.reference_image),
                                    (self.view.head_puml, self.image_b)):
@@ -346,14 +339,12 @@ class GradingMode(QWidget):
                     target.set_image(png, f"PlantUML could not render this:\n{error}")
         self.images_shown.emit(self.view.submission.id)
 
-    def _on_render_error(self, job: JobHandle, message: str) -> None:
-        if job is self._render_job:
-            self._render_job = None
-            for target in (self.reference_image, self.image_b):
-                if target.image is None and not (target is self.image_b and self.b_diff.coloured):
-                    target.show_message(f"Could not render:\n{message}")
-            if self.view is not None:
-                self.images_shown.emit(self.view.submission.id)
+    def _on_render_error(self, message: str) -> None:
+        for target in (self.reference_image, self.image_b):
+            if target.image is None and not (target is self.image_b and self.b_diff.coloured):
+                target.show_message(f"Could not render:\n{message}")
+        if self.view is not None:
+            self.images_shown.emit(self.view.submission.id)
 
     # --- the element diff on image B ----------------------------------------------------
 

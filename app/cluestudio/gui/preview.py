@@ -16,7 +16,7 @@ from typing import Any
 from cluestudio.app import preview as previews
 from cluestudio.core.jobs import CancelToken
 from cluestudio.gui.qt import QElapsedTimer, QObject, Signal
-from cluestudio.gui.worker import INTERACTIVE, JobHandle, JobRunner
+from cluestudio.gui.worker import INTERACTIVE, JobHandle, JobRunner, LatestJob
 
 PreviewFunction = Callable[..., Any]  # (text, cancel[, kind]) -> PreviewResult
 
@@ -32,15 +32,14 @@ class LivePreview(QObject):
         super().__init__(parent)
         self._runner = runner
         self._preview = preview
-        self._current: JobHandle | None = None
+        self._job = LatestJob()
         self.kind = "class"  # the diagram kind of the text being edited
         self.requests = 0  # for tests and the benchmark: how many jobs were submitted
         self.last_latency_ms = -1.0
         self._clock = QElapsedTimer()
 
     def request(self, text: str) -> JobHandle:
-        if self._current is not None:
-            self._current.cancel()
+        self._job.cancel()
         preview, kind = self._preview, self.kind
         self.requests += 1
         self._clock.restart()
@@ -48,28 +47,15 @@ class LivePreview(QObject):
         def job(cancel: CancelToken) -> Any:
             return preview(text, cancel) if kind == "class" else preview(text, cancel, kind)
 
-        handle = self._runner.submit(job, "preview", lane=INTERACTIVE)
-        handle.result.connect(lambda value, h=handle: self._on_result(h, value))
-        handle.error.connect(lambda message, h=handle: self._on_error(h, message))
-        self._current = handle
-        return handle
+        return self._job.start(self._runner.submit(job, "preview", lane=INTERACTIVE),
+                               self._on_result, self.failed.emit)
 
     def cancel(self) -> None:
-        if self._current is not None:
-            self._current.cancel()
-            self._current = None
+        self._job.cancel()
 
     def busy(self) -> bool:
-        return self._current is not None
+        return self._job.busy()
 
-    def _on_result(self, handle: JobHandle, value: object) -> None:
-        if handle is not self._current:
-            return  # stale: a newer request superseded this one
-        self._current = None
+    def _on_result(self, value: object) -> None:
         self.last_latency_ms = float(self._clock.elapsed())
         self.ready.emit(value)
-
-    def _on_error(self, handle: JobHandle, message: str) -> None:
-        if handle is self._current:
-            self._current = None
-            self.failed.emit(message)

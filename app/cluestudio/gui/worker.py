@@ -95,6 +95,36 @@ class JobHandle(QObject):
         self.failure = message
 
 
+class LatestJob:
+    """The one job a view has in flight (STYLE practice 7): starting another cancels it,
+    and only the newest job's result or error reaches the view, so a slow answer for an
+    older request never overwrites a newer one."""
+
+    def __init__(self) -> None:
+        self.handle: JobHandle | None = None
+
+    def start(self, handle: JobHandle, on_result: Callable[[object], None],
+              on_error: Callable[[str], None]) -> JobHandle:
+        self.cancel()
+        self.handle = handle
+        handle.result.connect(lambda value, h=handle: self._deliver(h, on_result, value))
+        handle.error.connect(lambda message, h=handle: self._deliver(h, on_error, message))
+        return handle
+
+    def _deliver(self, handle: JobHandle, to: Callable[[Any], None], value: Any) -> None:
+        if handle is self.handle:  # anything else is stale: a newer job superseded it
+            self.handle = None
+            to(value)
+
+    def cancel(self) -> None:
+        if self.handle is not None:
+            self.handle.cancel()
+            self.handle = None
+
+    def busy(self) -> bool:
+        return self.handle is not None
+
+
 @dataclass
 class _Task:
     handle: JobHandle
