@@ -19,7 +19,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from cluestudio.core.errors import ClueStudioError
 
@@ -40,6 +40,29 @@ class Progress:
 
 
 Job = Generator[Progress, None, R]
+
+
+@dataclass(frozen=True)
+class SubmissionOutcome:
+    """What a workspace batch job (convert, probe, check) did with one submission; each job's
+    outcome adds what it measured and extends :meth:`to_dict`."""
+
+    submission_id: int
+    task_id: str
+    source_id: str
+    status: str
+    reason: str = ""
+
+    @property
+    def label(self) -> str:
+        return f"#{self.submission_id} {self.task_id}/{self.source_id}"
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"submission_id": self.submission_id, "task_id": self.task_id,
+                               "source_id": self.source_id, "status": self.status}
+        if self.reason:
+            out["reason"] = self.reason
+        return out
 
 
 class Cancelled(ClueStudioError):

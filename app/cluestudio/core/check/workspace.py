@@ -21,7 +21,7 @@ from typing import Any
 from cluestudio.core.check.check import CHECK_VERSION, check_conversion
 from cluestudio.core.check.report import CheckReport
 from cluestudio.core.errors import ClueStudioError
-from cluestudio.core.jobs import CancelToken, Job, Progress
+from cluestudio.core.jobs import CancelToken, Job, Progress, SubmissionOutcome
 from cluestudio.core.ocr.cache import OcrCache
 from cluestudio.core.ocr.engine import OcrEngine, OcrUnavailable, installed_engine_id
 
@@ -29,12 +29,7 @@ CHECKED, FAILED, SKIPPED = "checked", "failed", "skipped"
 
 
 @dataclass(frozen=True)
-class CheckOutcome:
-    submission_id: int
-    task_id: str
-    source_id: str
-    status: str  # checked | failed | skipped
-    reason: str = ""
+class CheckOutcome(SubmissionOutcome):  # status: checked | failed | skipped
     revision_id: int | None = None
     triage: float | None = None
     flagged: bool = False
@@ -42,15 +37,8 @@ class CheckOutcome:
     invented: int = 0
     stored: bool = False  # skipped because an earlier run checked this revision already
 
-    @property
-    def label(self) -> str:
-        return f"#{self.submission_id} {self.task_id}/{self.source_id}"
-
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"submission_id": self.submission_id, "task_id": self.task_id,
-                               "source_id": self.source_id, "status": self.status}
-        if self.reason:
-            out["reason"] = self.reason
+        out = super().to_dict()
         if self.revision_id is not None:
             out["revision_id"] = self.revision_id
         if self.triage is not None:

@@ -30,7 +30,14 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from cluestudio.core.errors import ClueStudioError
-from cluestudio.core.jobs import Cancelled, CancelToken, Job, Progress, run_job
+from cluestudio.core.jobs import (
+    Cancelled,
+    CancelToken,
+    Job,
+    Progress,
+    SubmissionOutcome,
+    run_job,
+)
 from cluestudio.core.vlm.backend import ImageInput, VLMBackend
 from cluestudio.core.vlm.prompts import (
     ConvertPrompts,
@@ -60,14 +67,9 @@ class BatchItem:
 
 
 @dataclass(frozen=True)
-class ItemOutcome:
+class ItemOutcome(SubmissionOutcome):
     """What happened to one submission; ``status`` is converted | probed | failed | skipped."""
 
-    submission_id: int
-    task_id: str
-    source_id: str
-    status: str
-    reason: str = ""
     attempts: int = 0
     revision_ids: tuple[int, ...] = ()
     tokens: int = 0
@@ -77,15 +79,8 @@ class ItemOutcome:
     reasons: tuple[dict[str, str], ...] = ()  # probe disagreements, as the reviewer sees them
     stored: bool = False  # probe: the flag comes from an earlier run's stored result
 
-    @property
-    def label(self) -> str:
-        return f"#{self.submission_id} {self.task_id}/{self.source_id}"
-
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"submission_id": self.submission_id, "task_id": self.task_id,
-                               "source_id": self.source_id, "status": self.status}
-        if self.reason:
-            out["reason"] = self.reason
+        out = super().to_dict()
         if self.attempts:
             out["attempts"] = self.attempts
         if self.revision_ids:
