@@ -12,6 +12,7 @@ multiplicities near an end belong to that end.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -90,10 +91,7 @@ def trace_relations(pixels: np.ndarray, ocr: OcrResult, boxes: list[Rect]
     relations: list[DraftRelation] = []
     used_labels: set[int] = set()
     loose = np.zeros(shape, dtype=bool)  # pieces that reach fewer than two boxes
-    for index, found in enumerate(ndimage.find_objects(labels), start=1):
-        if found is None:
-            continue
-        component = labels[found] == index
+    for found, component in _components(labels):
         relation = _relation(component, found, rings, (bare, marks), outside, used_labels,
                              False)
         if relation is not None:
@@ -103,10 +101,7 @@ def trace_relations(pixels: np.ndarray, ocr: OcrResult, boxes: list[Rect]
     # Dashed lines (dependencies, realizations) fall apart into dashes: join what is left
     # over with a wider reach, and those runs are dashed.
     labels, _count = ndimage.label(ndimage.binary_dilation(loose, iterations=6))
-    for index, found in enumerate(ndimage.find_objects(labels), start=1):
-        if found is None:
-            continue
-        component = labels[found] == index
+    for found, component in _components(labels):
         relation = _relation(component, found, rings, (bare, marks), outside, used_labels,
                              True)
         if relation is not None:
@@ -115,6 +110,15 @@ def trace_relations(pixels: np.ndarray, ocr: OcrResult, boxes: list[Rect]
 
 
 Ring = tuple[tuple[int, int, int, int], tuple[int, int, int, int]]
+
+
+def _components(labels: np.ndarray) -> Iterator[tuple[tuple[slice, slice], np.ndarray]]:
+    """(bounding slices, mask inside them) of each connected piece of a label image."""
+    from scipy import ndimage
+
+    for index, found in enumerate(ndimage.find_objects(labels), start=1):
+        if found is not None:
+            yield found, labels[found] == index
 
 
 def _touches(component: np.ndarray, found: tuple[slice, slice], rings: list[Ring]
