@@ -79,6 +79,7 @@ __all__ = [
     "ParseWarning",
     "parse_file",
     "parse_plantuml",
+    "size_over_limit",
 ]
 
 #: Largest text :func:`parse_plantuml` and :func:`parse_file` read (UTF-8 bytes), by default.
@@ -137,14 +138,18 @@ def parse_file(path: str | os.PathLike[str], *, max_bytes: int = MAX_PARSE_BYTES
     return parse_plantuml(text, source=source, max_bytes=max_bytes, preprocessor=preprocessor)
 
 
-def _check_size(text: str, max_bytes: int, source: str | None) -> None:
+def size_over_limit(text: str, max_bytes: int = MAX_PARSE_BYTES) -> int | None:
+    """The UTF-8 size of ``text`` if it is over ``max_bytes``, else None."""
     # A character is 1 to 4 bytes in UTF-8: count the bytes only when it could matter.
-    if len(text) > max_bytes:
-        raise _too_large(len(text.encode("utf-8", "surrogatepass")), max_bytes, source)
-    if len(text) * 4 > max_bytes:
-        size = len(text.encode("utf-8", "surrogatepass"))
-        if size > max_bytes:
-            raise _too_large(size, max_bytes, source)
+    if len(text) * 4 <= max_bytes:
+        return None
+    size = len(text.encode("utf-8", "surrogatepass"))
+    return size if size > max_bytes else None
+
+
+def _check_size(text: str, max_bytes: int, source: str | None) -> None:
+    if (size := size_over_limit(text, max_bytes)) is not None:
+        raise _too_large(size, max_bytes, source)
 
 
 def _too_large(size: int, max_bytes: int, source: str | None) -> ParseTooLarge:

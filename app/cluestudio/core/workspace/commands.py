@@ -208,10 +208,10 @@ class SaveRevision:
                  author_kind: str = "human", parent_id: int | None = None) -> None:
         if author_kind not in AUTHOR_KINDS:
             raise CommandError(f"author kind must be one of {AUTHOR_KINDS}, not {author_kind!r}")
-        from cluestudio.core.plantuml.parser import MAX_PARSE_BYTES
+        from cluestudio.core.plantuml.parser import MAX_PARSE_BYTES, size_over_limit
 
-        size = len(puml.encode("utf-8", "surrogatepass"))
-        if size > MAX_PARSE_BYTES:  # no parse, score or render would take it: refuse, not store
+        # no parse, score or render would take it: refuse, not store
+        if (size := size_over_limit(puml)) is not None:
             raise CommandError(f"the PlantUML text is {size:,} bytes; a revision may have at "
                                f"most {MAX_PARSE_BYTES:,} (nothing was saved)")
         self.submission_id, self.puml, self.author = submission_id, puml, author
