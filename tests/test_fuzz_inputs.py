@@ -8,9 +8,11 @@ runs a longer, random campaign locally.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
+import sqlite3
 import zipfile
 from pathlib import Path
 
@@ -213,3 +215,83 @@ def test_pack_merge_never_raises_anything_but_a_named_failure(
         except ImportFailed as failed:
             assert all(p.source == str(path) for p in failed.report.errors)
             assert ws.tasks() == []
+
+
+_WORKSPACE: bytes | None = None
+
+
+def _good_workspace(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    global _WORKSPACE
+    if _WORKSPACE is None:
+        from cluestudio.core.workspace import import_path, open_workspace
+
+        folder = tmp_path_factory.mktemp("wssource")
+        for name, content in _good_files().items():
+            (folder / "course" / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / "course" / name).write_bytes(content)
+        with open_workspace(folder / "w.sqlite") as ws:
+            run_job(import_path(ws, folder / "course"))
+        conn = sqlite3.connect(folder / "w.sqlite")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        conn.execute("PRAGMA journal_mode = DELETE")  # one file holds everything
+        conn.close()
+        _WORKSPACE = (folder / "w.sqlite").read_bytes()
+    return _WORKSPACE
+
+
+# What a shared workspace could carry: schema objects of every kind, changed definitions,
+# odd versions and ids (issue 25).
+PLANTS = [
+    "CREATE TRIGGER t AFTER INSERT ON scores BEGIN UPDATE scores SET value = 0; END",
+    "CREATE TRIGGER t2 BEFORE DELETE ON ratings BEGIN SELECT RAISE(ABORT, 'no'); END",
+    "CREATE VIEW v AS WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) "
+    "SELECT x FROM r",
+    "CREATE TABLE extra (x)", "CREATE INDEX i ON ratings(total)",
+    "DROP INDEX ratings_by_submission",
+    "DROP TABLE audit_log", "PRAGMA user_version = 3", "PRAGMA user_version = 99",
+    "PRAGMA user_version = -1", "PRAGMA application_id = 7",
+    "PRAGMA writable_schema = ON",
+    "UPDATE sqlite_master SET sql = replace(sql, 'value REAL', 'value REAL DEFAULT 1') "
+    "WHERE name = 'scores'",
+    "UPDATE sqlite_master SET sql = 'CREATE VIEW tasks AS SELECT 1' WHERE name = 'tasks'",
+    "UPDATE sqlite_master SET name = 'x' WHERE name = 'meta'",
+]
+
+
+@FUZZ
+@given(plants=st.lists(st.sampled_from(PLANTS), max_size=4),
+       raw=st.lists(mutation, max_size=2))
+def test_workspace_open_refuses_or_opens_never_anything_else(
+        tmp_path_factory: pytest.TempPathFactory, plants: list[str],
+        raw: list[tuple[int, int, bytes]]) -> None:
+    from cluestudio.core.errors import describe_failure
+    from cluestudio.core.workspace import open_workspace
+    from cluestudio.core.workspace.foreign import foreign_objects
+
+    path = tmp_path_factory.mktemp("open") / "w.sqlite"
+    path.write_bytes(_good_workspace(tmp_path_factory))
+    conn = sqlite3.connect(path, isolation_level=None)
+    for statement in plants:
+        with contextlib.suppress(sqlite3.DatabaseError):  # a plant the file's state refuses
+            conn.execute(statement)
+    conn.close()
+    data = path.read_bytes()
+    for how, where, junk in raw:
+        data = _mutate(data, how, where, junk)
+    path.write_bytes(data)
+    for readonly in (True, False):
+        try:
+            with open_workspace(path, readonly=readonly) as ws:
+                ws.tasks()
+                # Whatever opened carries exactly our schema: no trigger, view or extra.
+                assert foreign_objects(ws._reader(), schema_version(ws)) == []
+        except ClueStudioError as error:
+            assert str(path) in str(error) and "\n" not in str(error)
+        except sqlite3.DatabaseError as error:  # damaged pages found while reading
+            assert describe_failure(error, path) is not None
+
+
+def schema_version(ws: object) -> int:
+    from cluestudio.core.workspace import schema
+
+    return schema.user_version(ws._reader())  # type: ignore[attr-defined]

@@ -61,7 +61,9 @@ def describe_failure(error: BaseException, workspace: object = None) -> str | No
                     "(free some space and try again)")
         if "locked" in text or "busy" in text:
             return f"{where}the workspace is busy (another program is writing it); try again"
-        if isinstance(error, sqlite3.OperationalError) and "I/O" not in text:
+        # Text that is not UTF-8 where only our code writes text: damaged or hand-edited.
+        if (isinstance(error, sqlite3.OperationalError) and "I/O" not in text
+                and "Could not decode" not in text):
             return None  # a bad query is a bug, not a damaged file
         return (f"{where}the workspace file is damaged or unreadable ({text}); nothing was "
                 "changed. `sqlite3 FILE .recover | sqlite3 RESCUED.sqlite` can often save "

@@ -18,7 +18,7 @@ from typing import TypeVar
 import sqlite_utils
 
 from cluestudio.core.errors import ClueStudioError, describe_failure
-from cluestudio.core.workspace import schema
+from cluestudio.core.workspace import foreign, schema
 from cluestudio.core.workspace.commands import Changes, Command, UndoStack
 from cluestudio.core.workspace.lock import WorkspaceLock
 from cluestudio.core.workspace.queries import WorkspaceQueries
@@ -48,23 +48,26 @@ def _peek(path: Path, readonly: bool = False) -> None:
         return  # an empty file: treated as a new workspace
     conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     try:
+        foreign.harden(conn)
         app_id = conn.execute("PRAGMA application_id").fetchone()[0]
         version = schema.user_version(conn)
         tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        if app_id not in (0, schema.APPLICATION_ID) or (app_id == 0 and tables):
+            raise WorkspaceError(f"{path}: an SQLite file, but not a ClueStudio workspace")
+        schema.check_version(version, str(path))
+        foreign.check_schema(conn, path)
     except sqlite3.DatabaseError as error:
         raise WorkspaceError(describe_failure(error, path)
                              or f"{path}: unreadable workspace: {error}") from error
     finally:
         conn.close()
-    if app_id not in (0, schema.APPLICATION_ID) or (app_id == 0 and tables):
-        raise WorkspaceError(f"{path}: an SQLite file, but not a ClueStudio workspace")
-    schema.check_version(version, str(path))
 
 
 def _connect(path: Path) -> sqlite3.Connection:
     # isolation_level=None: no implicit BEGINs; transactions are explicit (Database.atomic).
     conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False,
                            timeout=10.0)
+    foreign.harden(conn)
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute("PRAGMA busy_timeout = 10000")
     return conn
@@ -169,6 +172,7 @@ class Workspace(WorkspaceQueries):
             if self.readonly:
                 conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
                                        isolation_level=None, check_same_thread=False)
+                foreign.harden(conn)
             else:
                 conn = _connect(self.path)
             conn.execute("PRAGMA query_only = ON")
