@@ -195,3 +195,35 @@ def test_zip_bombs_are_refused_in_bounded_memory(good_pack: Path, tmp_path: Path
     assert outcome["errors"], "the bomb was accepted"
     baseline_mb = 120  # Python, Pillow and the pack's own small members
     assert outcome["peak_mb"] < baseline_mb + 200, outcome
+
+
+def test_a_graders_pack_cannot_rate_under_another_name(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Issue 25 item 1: bob's pack with every rating rewritten to ann's name.
+    source = tmp_path / "bob.sqlite"
+    with open_workspace(source) as ws:
+        run_job(import_path(ws, ROOT / "annotations" / "sample"))
+        # The sample's ratings are the oracle's: make them bob's.
+        ws.write(lambda conn: conn.execute("UPDATE ratings SET grader = 'bob'"))
+        export_pack(ws, tmp_path / "bob.zip", grader="bob")
+    content = members(tmp_path / "bob.zip")
+    data = json.loads(content["data.json"])
+    assert data["ratings"] and json.loads(content["manifest.json"])["grader"] == "bob"
+    for rating in data["ratings"]:
+        rating["grader"] = "ann"
+    content["data.json"] = json.dumps(data).encode()
+    forged = write_pack(tmp_path / "forged.zip", content)
+    err = refused(tmp_path, forged, capsys)
+    assert "ratings[0]: grader 'ann' is not the pack's grader 'bob'" in err
+    with open_workspace(tmp_path / "target.sqlite", readonly=True) as ws:
+        assert ws._reader().execute("SELECT count(*) FROM ratings").fetchone() == (0,)
+
+
+def test_the_merge_report_names_whose_ratings_it_adds(
+        good_pack: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "target.sqlite"
+    assert main(["pack", "merge", str(target), str(good_pack)]) == 0
+    out = capsys.readouterr().out
+    assert "ratings added by oracle 66" in out
+    assert main(["pack", "merge", "--json", str(target), str(good_pack)]) == 0
+    assert "added_by" not in json.loads(capsys.readouterr().out)  # nothing new the second time

@@ -35,6 +35,8 @@ def print_report(report_dict: dict[str, object], as_json: bool) -> None:
             print(f"{where}: {p['severity']}: {p['message']}", file=sys.stderr)
     for c in report_dict.get("conflicts", []):  # type: ignore[attr-defined]
         print(f"conflict: {c}", file=sys.stderr)
+    for kind, names in report_dict.get("added_by", {}).items():  # type: ignore[attr-defined]
+        print(f"{kind} added by " + ", ".join(f"{name} {n}" for name, n in names.items()))
     counts = report_dict["counts"]
     print(", ".join(f"{k} {v}" for k, v in counts.items()) or "nothing to do")  # type: ignore[attr-defined]
 

@@ -225,7 +225,29 @@ def read_pack(path: Path, report: Report) -> tuple[dict[str, Any], dict[str, Pac
         report.error(source, f"not a supported pack ({str(shown)[:120]})")
         return {}, {}
     _check_kinds(data, source, report)
+    _check_grader(manifest, data, source, report)
     return data, images
+
+
+def _check_grader(manifest: dict[str, Any], data: Any, source: str, report: Report) -> None:
+    """A grader's pack (the manifest names its grader) carries that grader's ratings and
+    reviews only: anything under another name would be merged as that person's work."""
+    grader = manifest.get("grader")
+    if grader is None:
+        return  # a whole-workspace pack: every grader's work, named in the merge report
+    if not isinstance(grader, str) or not grader.strip():
+        report.error(source, f"manifest: bad grader {str(grader)[:80]!r}")
+        return
+    if not isinstance(data, dict):
+        return  # check_pack_data says what is wrong with it
+    for section, field in (("ratings", "grader"), ("reviews", "reviewer")):
+        records = data.get(section)
+        for index, record in enumerate(records if isinstance(records, list) else []):
+            name = record.get(field) if isinstance(record, dict) else None
+            if name is not None and name != grader:
+                report.error(source, f"{section}[{index}]: {field} {str(name)[:80]!r} is not "
+                                     f"the pack's grader {grader!r} (refused: a grader's "
+                                     "pack carries only their own work)")
 
 
 def _check_names(zf: zipfile.ZipFile, source: str, report: Report) -> bool:
@@ -376,6 +398,7 @@ def _merge_rating(conn: sqlite3.Connection, source: str, r: dict[str, Any], sub:
             values["uid"] = ops.text_hash(f"{values['uid']}/{source}")[:32]
         ops.put_rating(conn, values)
         report.counts["ratings_added"] += 1
+        report.added_by["ratings"][r["grader"]] += 1
     elif (old["scores"], old["total"], old["comment"]) == (values["scores"], values["total"],
                                                           values["comment"]):
         report.counts["ratings_same"] += 1
@@ -397,6 +420,7 @@ def _merge_review(conn: sqlite3.Connection, source: str, v: dict[str, Any], sub:
     if old is None:
         ops.put_review(conn, values)
         report.counts["reviews_added"] += 1
+        report.added_by["reviews"][v["reviewer"]] += 1
     elif (old["verdict"], old["tags"]) == (values["verdict"], values["tags"]):
         report.counts["reviews_same"] += 1
     else:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +26,10 @@ class Report:
     problems: list[Problem] = field(default_factory=list)
     counts: Counter[str] = field(default_factory=Counter)
     conflicts: list[dict[str, Any]] = field(default_factory=list)
+    # Whose work a merge added (ratings/reviews → name → count): a pack says who rated, so
+    # the report says it back (issue 25).
+    added_by: defaultdict[str, Counter[str]] = field(
+        default_factory=lambda: defaultdict(Counter))
 
     def error(self, source: str, message: str, line: int | None = None) -> None:
         self.problems.append(Problem(source, message, line, "error"))
@@ -48,7 +52,9 @@ class Report:
             "errors": [vars(p) for p in self.errors],
             "warnings": [vars(p) for p in self.warnings],
             "conflicts": self.conflicts,
-        }
+        } | ({"added_by": {kind: dict(sorted(names.items()))
+                           for kind, names in sorted(self.added_by.items())}}
+             if self.added_by else {})
 
 
 class ImportFailed(ClueStudioError):
