@@ -227,3 +227,71 @@ def test_the_merge_report_names_whose_ratings_it_adds(
     assert "ratings added by oracle 66" in out
     assert main(["pack", "merge", "--json", str(target), str(good_pack)]) == 0
     assert "added_by" not in json.loads(capsys.readouterr().out)  # nothing new the second time
+
+
+def _png(index: int) -> bytes:
+    import io
+
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (4, 4), (index % 256, index // 256 % 256, 7)).save(buffer, "PNG")
+    return buffer.getvalue()
+
+
+def _pack_with_images(good_pack: Path, path: Path, count: int, referenced: bool) -> Path:
+    import hashlib
+
+    content = members(good_pack)
+    data = json.loads(content["data.json"])
+    task = data["tasks"][0]["id"]
+    for index in range(count):
+        png = _png(index)
+        digest = hashlib.sha256(png).hexdigest()
+        content[f"images/{digest}.png"] = png
+        if referenced:
+            data["submissions"].append({"task_id": task, "source_id": f"extra{index}",
+                                        "origin": "student", "image_hash": digest,
+                                        "meta": {}})
+    content["data.json"] = json.dumps(data).encode()
+    return write_pack(path, content)
+
+
+def test_images_no_submission_refers_to_are_not_stored(good_pack: Path, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    padded = _pack_with_images(good_pack, tmp_path / "padded.zip", 30, referenced=False)
+    with open_workspace(tmp_path / "plain.sqlite") as ws:
+        merge_packs(ws, [good_pack])
+        plain = ws._reader().execute("SELECT count(*), sum(size) FROM blobs").fetchone()
+    target = tmp_path / "target.sqlite"
+    assert main(["pack", "merge", str(target), str(padded)]) == 0
+    err = capsys.readouterr().err
+    assert "30 image(s) that no submission or task of the pack refers to: not stored" in err
+    with open_workspace(target, readonly=True) as ws:
+        assert ws._reader().execute("SELECT count(*), sum(size) FROM blobs").fetchone() == plain
+
+
+def test_merge_work_grows_linearly_with_the_image_count(good_pack: Path, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Work counted as zip directory entries read (every ZipInfo made): reopening the zip
+    # for each image reads the whole directory each time, which grows with the square.
+    made = [0]
+    original = zipfile.ZipInfo.__init__
+
+    def counting(self: zipfile.ZipInfo, *args: object, **kwargs: object) -> None:
+        made[0] += 1
+        original(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    work = {}
+    for count in (40, 120, 200):
+        pack = _pack_with_images(good_pack, tmp_path / f"p{count}.zip", count, referenced=True)
+        monkeypatch.setattr(zipfile.ZipInfo, "__init__", counting)
+        made[0] = 0
+        with open_workspace(tmp_path / f"w{count}.sqlite") as ws:
+            report = merge_packs(ws, [pack])
+        monkeypatch.setattr(zipfile.ZipInfo, "__init__", original)
+        assert report.counts["submissions_added"] >= count
+        work[count] = made[0]
+    # Each 80 more images cost the same more work (linear), not more each time (square).
+    assert (work[200] - work[120]) / (work[120] - work[40]) < 1.2, work

@@ -55,7 +55,10 @@ def describe_failure(error: BaseException, workspace: object = None) -> str | No
     ``workspace`` names the workspace file for database errors, when known."""
     where = f"{workspace}: " if workspace else ""
     if isinstance(error, sqlite3.DatabaseError):
-        text = str(error)
+        # One line, and short: SQLite quotes what it could not read, which may be a whole
+        # (damaged) table definition.
+        text = " ".join(str(error).split())
+        text = text if len(text) <= 200 else text[:200] + "…"
         if "full" in text or ("I/O" in text and _disk_full(workspace)):
             return (f"{where}the disk is full; nothing of this operation was saved "
                     "(free some space and try again)")

@@ -154,9 +154,13 @@ class PackImage:
     member: str
     hash: str
 
-    def load(self) -> CheckedImage:
-        with zipfile.ZipFile(self.path) as zf:
-            data = _read_member(zf, zf.getinfo(self.member), MAX_MEMBER_BYTES)
+    def load(self, zf: zipfile.ZipFile | None = None) -> CheckedImage:
+        """The image, checked again; from ``zf`` (this pack, already open) when given:
+        opening a zip reads its whole directory, once per image would be quadratic."""
+        if zf is None:
+            with zipfile.ZipFile(self.path) as own:
+                return self.load(own)
+        data = _read_member(zf, zf.getinfo(self.member), MAX_MEMBER_BYTES)
         image = check_image(data, f"{self.path}!{self.member}")
         if image.hash != self.hash:  # the file changed since it was checked
             raise ImageError(f"{self.member}: content does not match its hash",
@@ -329,8 +333,7 @@ def merge_packs(ws: Workspace, paths: list[Path]) -> Report:
 def _merge(conn: sqlite3.Connection, source: str, data: dict[str, Any],
            images: dict[str, PackImage], report: Report) -> None:
     counts = report.counts
-    for image in images.values():
-        ops.put_blob(conn, image.load())
+    _merge_images(conn, source, data, images, report)
     for t in data.get("tasks", []):
         status = ops.upsert_task(conn, Task(**t)) if ops.row(
             conn, "SELECT id FROM tasks WHERE id=?", (t["id"],)) is None else "kept"
@@ -352,6 +355,28 @@ def _merge(conn: sqlite3.Connection, source: str, data: dict[str, Any],
         _merge_rating(conn, source, r, sid[(r["task_id"], r["source_id"])], report)
     for v in data.get("reviews", []):
         _merge_review(conn, source, v, sid[(v["task_id"], v["source_id"])], local_id, report)
+
+
+def _merge_images(conn: sqlite3.Connection, source: str, data: dict[str, Any],
+                  images: dict[str, PackImage], report: Report) -> None:
+    """Store the pack's images that its submissions or tasks refer to and the workspace
+    lacks; the rest are said, not stored (a pack must not fill the workspace with images
+    nothing shows)."""
+    used = {s["image_hash"] for s in data.get("submissions", []) if s["image_hash"]}
+    used |= {t["reference_image"] for t in data.get("tasks", []) if t.get("reference_image")}
+    unused = len(images.keys() - used)
+    if unused:
+        report.warning(source, f"{unused} image(s) that no submission or task of the pack "
+                               "refers to: not stored")
+        report.counts["images_unused"] += unused
+    wanted = [images[h] for h in sorted(used & images.keys())
+              if ops.row(conn, "SELECT 1 FROM blobs WHERE hash=?", (h,)) is None]
+    if not wanted:
+        return
+    with zipfile.ZipFile(wanted[0].path) as zf:
+        for image in wanted:
+            ops.put_blob(conn, image.load(zf))
+            report.counts["images_added"] += 1
 
 
 def _merge_revision(conn: sqlite3.Connection, source: str, c: dict[str, Any], sub: int,

@@ -59,6 +59,9 @@ def _peek(path: Path, readonly: bool = False) -> None:
     except sqlite3.DatabaseError as error:
         raise WorkspaceError(describe_failure(error, path)
                              or f"{path}: unreadable workspace: {error}") from error
+    except UnicodeDecodeError as error:  # SQLite's own message quotes damaged bytes
+        raise WorkspaceError(f"{path}: the workspace file is damaged or unreadable (its "
+                             "schema is not valid text); nothing was changed") from error
     finally:
         conn.close()
 
