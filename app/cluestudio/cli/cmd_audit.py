@@ -67,6 +67,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from cluestudio.cli.output import print_json
     from cluestudio.core.errors import ClueStudioError
+    from cluestudio.core.safe_output import write_text
     from cluestudio.core.vlm.audit import AuditConfig, stored_audit
     from cluestudio.core.vlm.cache import AnswerStore, ResultCache
     from cluestudio.core.vlm.chains import load_vocabulary
@@ -117,10 +118,9 @@ def run(args: argparse.Namespace) -> int:
     meta = {"model": result.model, "prompt_version": result.prompt_version,
             "config": config.to_dict(), "records": len(result.records),
             "asked": result.asked, "failures": list(result.failures)}
-    (args.out / "summary.csv").write_text(to_csv(cells), encoding="utf-8")
-    (args.out / "summary.json").write_text(to_json(cells, meta), encoding="utf-8")
-    (args.out / "relacc.svg").write_text(to_svg(cells, title=f"{result.model}: RelAcc (%)"),
-                                         encoding="utf-8")
+    write_text(args.out / "summary.csv", to_csv(cells))
+    write_text(args.out / "summary.json", to_json(cells, meta))
+    write_text(args.out / "relacc.svg", to_svg(cells, title=f"{result.model}: RelAcc (%)"))
     if args.json:
         print_json({"meta": meta, "cells": [c.to_dict() for c in cells]})
     else:

@@ -40,17 +40,18 @@ def run(args: argparse.Namespace) -> int:
     from cluestudio.app.diagram_diff import Status, diff_texts
     from cluestudio.app.diff_annotation import annotate
     from cluestudio.cli.output import print_json
+    from cluestudio.core.safe_output import write_bytes, write_text
 
     candidate = _read(args.candidate)
     diff = diff_texts(_read(args.reference), candidate, embedder=args.embedder)
     annotation = annotate(candidate, diff)
     if args.output:
-        args.output.write_text(annotation.text, encoding="utf-8")
+        write_text(args.output, annotation.text)
     if args.png:
         from cluestudio.core.plantuml.renderer import get_renderer
 
-        args.png.write_bytes(get_renderer().render(annotation.text, "png",
-                                                   source=str(args.candidate)))
+        write_bytes(args.png, get_renderer().render(annotation.text, "png",
+                                                    source=str(args.candidate)))
     if args.json:
         print_json({**diff.to_dict(),
                     "not_coloured": [e.to_dict() for e in annotation.not_coloured],

@@ -51,6 +51,7 @@ def _import_plugin() -> Any:
 def run(args: argparse.Namespace) -> int:
     from cluestudio.cli.output import print_json
     from cluestudio.core.model import diagram_to_dict
+    from cluestudio.core.safe_output import write_text
 
     importer = _import_plugin()
     if importer.is_corpus(args.path):
@@ -60,8 +61,7 @@ def run(args: argparse.Namespace) -> int:
             args.output.mkdir(parents=True, exist_ok=True)
             for design in corpus.designs:
                 safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in design.name)
-                (args.output / f"{safe}.puml").write_text(_write_plantuml(design.diagram),
-                                                          encoding="utf-8")
+                write_text(args.output / f"{safe}.puml", _write_plantuml(design.diagram))
         for line in corpus.skipped:
             print(f"warning: skipped {line}", file=sys.stderr)
         if args.json:
@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     text = _write_plantuml(design.diagram)
     if args.output:
         args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(text, encoding="utf-8")
+        write_text(args.output, text)
     if args.json:
         print_json({"output": str(args.output) if args.output else None,
                     "classes": list(design.diagram.class_names), "origins": design.origins,

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import os
-import secrets
 import sys
 from pathlib import Path
 
 from cluestudio.core.errors import ClueStudioError
+from cluestudio.core.safe_output import write_bytes
 
 NAME = "render"
 HELP = "Render a PlantUML file to PNG or SVG (format from the output's extension)."
@@ -31,17 +30,6 @@ def _read(name: str) -> str:
         return Path(name).read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:
         raise ClueStudioError(f"{name}: cannot read: {error}") from None
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    # A failed or interrupted render never leaves a half-written image behind.
-    temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    try:
-        temp.write_bytes(data)  # plain open, so the user's umask applies as for any file
-        os.replace(temp, path)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
 
 
 def run(args: argparse.Namespace) -> int:
@@ -67,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         renderer.timeout = args.timeout
     image = renderer.render(text, fmt, source=source)
     try:
-        _write_atomically(output, image)
+        write_bytes(output, image)  # never half an image, never through a symlink
     except OSError as error:
         raise ClueStudioError(f"{output}: cannot write: {error}") from None
     if args.json:

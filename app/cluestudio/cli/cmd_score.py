@@ -209,15 +209,12 @@ def _run_batch(scorer: Any, args: argparse.Namespace) -> int:
     """Score a pairs list a chunk at a time, writing each chunk's rows as soon as it is
     scored: memory stays flat however long the list (each chunk's matrices and
     explanations are dropped once written)."""
+    import contextlib
     from collections import OrderedDict
 
-    from cluestudio.app.scoring import DEFAULT_CHUNK, chunked
-    from cluestudio.cli.output import ProgressBar
-    from cluestudio.core.clue.batch import METRIC_NAMES
-    from cluestudio.core.jobs import Progress, run_job, within
+    from cluestudio.core.safe_output import atomic_open
 
     rows = read_pairs(args.pairs)
-    bar = ProgressBar()
     references: OrderedDict[Path, Any] = OrderedDict()  # shared references: parsed once
 
     def diagram(path: Path) -> Any:
@@ -229,9 +226,25 @@ def _run_batch(scorer: Any, args: argparse.Namespace) -> int:
             references.popitem(last=False)
         return found
 
-    out = args.output.open("w", encoding="utf-8", newline="") if args.output else sys.stdout
+    with contextlib.ExitStack() as stack:
+        out = stack.enter_context(atomic_open(args.output)) if args.output else sys.stdout
+        _write_batch(scorer, args, rows, out, diagram)
+    if args.output is not None:
+        print(f"{len(rows)} pairs scored -> {args.output}", file=sys.stderr)
+    return 0
+
+
+def _write_batch(scorer: Any, args: argparse.Namespace, rows: list[dict[str, Any]],
+                 out: Any, diagram: Any) -> None:
+    from cluestudio.app.scoring import DEFAULT_CHUNK, chunked
+    from cluestudio.cli.output import ProgressBar
+    from cluestudio.core.clue.batch import METRIC_NAMES
+    from cluestudio.core.jobs import Progress, run_job, within
+    from cluestudio.core.safe_output import csv_writer
+
+    bar = ProgressBar()
     as_json = args.json and args.output is None
-    writer = csv.writer(out)
+    writer = csv_writer(out)
     done = 0
     try:
         out.write("[") if as_json else writer.writerow(["id", "reference", "candidate",
@@ -256,40 +269,62 @@ def _run_batch(scorer: Any, args: argparse.Namespace) -> int:
             out.write("\n]\n")
     finally:
         bar.close()
-        if out is not sys.stdout:
-            out.close()
-    if args.output is not None:
-        print(f"{len(rows)} pairs scored -> {args.output}", file=sys.stderr)
-    return 0
 
 
 def read_pairs(path: Path) -> list[dict[str, Any]]:
-    """Rows with ``id``, ``reference`` and ``candidate`` (paths resolved beside the list)."""
+    """Rows with ``id``, ``reference`` and ``candidate`` (paths resolved beside the list).
+
+    CSV, a JSON list or JSONL (one pair per line), told by the extension (``.csv``,
+    ``.json``, ``.jsonl``/``.ndjson``) or else by the content; no pairs at all is an error.
+    """
     from cluestudio.core.errors import ClueStudioError
 
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as error:
         raise ClueStudioError(f"cannot read pairs list {path}: {error}") from error
-    if path.suffix.lower() == ".json":
+    entries = [(number, entry) for number, entry in _pair_entries(path, text)]
+    if not entries:
+        raise ClueStudioError(f"{path}: no pairs in the list (0 rows); nothing was scored")
+    rows = []
+    for number, entry in entries:
+        if isinstance(entry, list | tuple) and len(entry) == 2:
+            entry = {"reference": entry[0], "candidate": entry[1]}
+        if (not isinstance(entry, dict) or not isinstance(entry.get("reference"), str)
+                or not isinstance(entry.get("candidate"), str)
+                or not entry["reference"] or not entry["candidate"]):
+            raise ClueStudioError(f"{path}: pair {number} needs 'reference' and 'candidate'")
+        rows.append({"id": str(entry.get("id") or number),
+                     "reference": path.parent / entry["reference"],
+                     "candidate": path.parent / entry["candidate"]})
+    return rows
+
+
+def _pair_entries(path: Path, text: str) -> list[tuple[int, Any]]:
+    """(line or position, raw entry) of every pair in a CSV, JSON or JSONL list."""
+    from cluestudio.core.errors import ClueStudioError
+
+    suffix = path.suffix.lower()
+    head = text.lstrip()[:1]
+    if suffix in (".jsonl", ".ndjson") or (suffix not in (".json", ".csv") and head == "{"):
+        entries = []
+        for number, line in enumerate(text.splitlines(), 1):
+            if line.strip():
+                try:
+                    entries.append((number, json.loads(line)))
+                except json.JSONDecodeError as error:
+                    raise ClueStudioError(f"{path}:{number}: not valid JSON: {error}"
+                                          ) from error
+        return entries
+    if suffix == ".json" or (suffix != ".csv" and head == "["):
         try:
             raw = json.loads(text)
         except json.JSONDecodeError as error:
             raise ClueStudioError(f"{path}: not valid JSON: {error}") from error
         if not isinstance(raw, list):
             raise ClueStudioError(f"{path}: expected a JSON list of pairs")
-        entries = [e if isinstance(e, dict) else {"reference": e[0], "candidate": e[1]}
-                   for e in raw]
-    else:
-        entries = list(csv.DictReader(io.StringIO(text)))
-    rows = []
-    for number, entry in enumerate(entries, 1):
-        if not entry.get("reference") or not entry.get("candidate"):
-            raise ClueStudioError(f"{path}: pair {number} needs 'reference' and 'candidate'")
-        rows.append({"id": entry.get("id") or str(number),
-                     "reference": path.parent / entry["reference"],
-                     "candidate": path.parent / entry["candidate"]})
-    return rows
+        return list(enumerate(raw, 1))
+    return list(enumerate(csv.DictReader(io.StringIO(text)), 1))
 
 
 def format_explanation(data: dict[str, Any]) -> str:

@@ -11,7 +11,6 @@ Outputs: CSV, JSON and a dependency-free SVG bar chart.
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from collections import defaultdict
@@ -19,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from cluestudio.core.safe_output import csv_dict_writer
 from cluestudio.core.vlm.conditions import CONDITIONS, CONFLICT_CONDITIONS, PRIOR_CONFORM
 
 ALL = "all"
@@ -106,7 +106,7 @@ def to_csv(cells: Sequence[Cell]) -> str:
     out = io.StringIO()
     fields = ["model", "condition", "relation", "scale", "n", "em", "rel_acc", "delta",
               "pairs"]
-    writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
+    writer = csv_dict_writer(out, fields, lineterminator="\n")
     writer.writeheader()
     for cell in cells:
         writer.writerow({k: ("" if v is None else v) for k, v in cell.to_dict().items()})

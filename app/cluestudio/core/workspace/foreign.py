@@ -118,29 +118,29 @@ def copy_to_clean(source: Path, target: Path) -> dict[str, int]:
     """Copy the rows of our tables from ``source`` into a new workspace ``target`` made by
     our own schema code (then migrated to the current version); foreign triggers, views
     and indexes stay behind. Returns rows copied per table."""
-    from cluestudio.core.workspace.store import WorkspaceError, open_workspace
+    from cluestudio.core.workspace.store import WorkspaceError, open_workspace, readonly_uri
 
     source, target = Path(source), Path(target)
     if target.exists() and target.stat().st_size:
         raise WorkspaceError(f"{target}: already exists; choose a new file for the clean copy")
     if source.resolve() == target.resolve():
         raise WorkspaceError(f"{target}: the clean copy must be a different file")
-    conn = sqlite3.connect(":memory:", isolation_level=None)
+    conn = sqlite3.connect("file::memory:", uri=True, isolation_level=None)
     harden(conn)
     conn.set_progress_handler(_step_budget(), _PROGRESS_STEPS)
     counts: dict[str, int] = {}
     try:
-        conn.execute("ATTACH DATABASE ? AS src", (f"{source.resolve().as_uri()}?mode=ro",))
+        conn.execute("ATTACH DATABASE ? AS src", (readonly_uri(source),))
         version = int(conn.execute("PRAGMA src.user_version").fetchone()[0])
         schema.check_version(version, str(source))
         conn.execute("DETACH DATABASE src")
         conn.close()
-        conn = sqlite3.connect(str(target), isolation_level=None)
+        conn = sqlite3.connect(target.resolve().as_uri(), uri=True, isolation_level=None)
         harden(conn)
         conn.set_progress_handler(_step_budget(), _PROGRESS_STEPS)
         schema.migrate(conn, target=version, source=str(target))
         conn.execute("PRAGMA foreign_keys = OFF")
-        conn.execute("ATTACH DATABASE ? AS src", (f"{source.resolve().as_uri()}?mode=ro",))
+        conn.execute("ATTACH DATABASE ? AS src", (readonly_uri(source),))
         conn.execute("BEGIN")
         for kind, table in sorted(expected_objects(version)):
             if kind != "table":

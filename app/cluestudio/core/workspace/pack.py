@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import re
 import sqlite3
-import tempfile
 import zipfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cluestudio.core.safe_output import atomic_open
 from cluestudio.core.workspace import kinds, ops
 from cluestudio.core.workspace.images import MAX_IMAGE_BYTES, CheckedImage, ImageError, check_image
 from cluestudio.core.workspace.pack_check import check_pack_data
@@ -82,21 +81,15 @@ def export_pack(ws: Workspace, path: Path, *, grader: str | None = None) -> dict
     manifest = {"format": FORMAT, "version": PACK_VERSION, "schema": SCHEMA_VERSION,
                 "created_at": now_iso(), "grader": grader}
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    os.close(fd)
-    try:
-        with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
-            zf.writestr("manifest.json", json.dumps(manifest, indent=1))
-            zf.writestr("data.json", json.dumps(data, indent=1, ensure_ascii=False))
-            for h in sorted(hashes):
-                mime = ops.row(ws._reader(), "SELECT mime FROM blobs WHERE hash=?", (h,))
-                ext = {"image/jpeg": "jpg"}.get(mime["mime"] if mime else "", "png")
-                # Images are already compressed; deflating them again only costs time.
-                zf.writestr(f"images/{h}.{ext}", ws.image(h) or b"", zipfile.ZIP_STORED)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_open(path, "wb") as handle, \
+            zipfile.ZipFile(handle, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("manifest.json", json.dumps(manifest, indent=1))
+        zf.writestr("data.json", json.dumps(data, indent=1, ensure_ascii=False))
+        for h in sorted(hashes):
+            mime = ops.row(ws._reader(), "SELECT mime FROM blobs WHERE hash=?", (h,))
+            ext = {"image/jpeg": "jpg"}.get(mime["mime"] if mime else "", "png")
+            # Images are already compressed; deflating them again only costs time.
+            zf.writestr(f"images/{h}.{ext}", ws.image(h) or b"", zipfile.ZIP_STORED)
     return {k: len(v) for k, v in data.items()} | {"images": len(hashes)}
 
 

@@ -8,6 +8,7 @@ the writer writes.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -31,6 +32,16 @@ class WorkspaceError(ClueStudioError):
     """The file is missing, not a workspace, or the workspace is closed."""
 
 
+def readonly_uri(path: Path) -> str:
+    """The URI that opens ``path`` for reading only. On a read-only folder (a read-only
+    mount, a write-protected share) SQLite cannot make the WAL index beside the file, so
+    the file is opened as immutable there: nobody can change it while we read."""
+    path = path.resolve()
+    if not os.access(path.parent, os.W_OK):
+        return f"{path.as_uri()}?immutable=1"
+    return f"{path.as_uri()}?mode=ro"
+
+
 def _peek(path: Path, readonly: bool = False) -> None:
     """Refuse files that are not ours or too new, before anything is written to them."""
     if path.is_dir():
@@ -46,7 +57,7 @@ def _peek(path: Path, readonly: bool = False) -> None:
         if readonly:  # nothing to read, and a read-only open must not make it a workspace
             raise WorkspaceError(f"{path}: an empty file, not a workspace")
         return  # an empty file: treated as a new workspace
-    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    conn = sqlite3.connect(readonly_uri(path), uri=True)
     try:
         foreign.harden(conn)
         app_id = conn.execute("PRAGMA application_id").fetchone()[0]
@@ -173,7 +184,7 @@ class Workspace(WorkspaceQueries):
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
             if self.readonly:
-                conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
+                conn = sqlite3.connect(readonly_uri(self.path), uri=True,
                                        isolation_level=None, check_same_thread=False)
                 foreign.harden(conn)
             else:
