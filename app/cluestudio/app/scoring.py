@@ -206,7 +206,10 @@ class ScoringPlan:
             for sid, label, digest in page:
                 text = texts.get(sid)
                 if text is None or text_hash(text) != digest:
-                    continue  # edited since the plan was made: the next run scores it
+                    # Edited (or undone) since the plan was made: said, not silently left.
+                    self.summary.failed[sid] = ("its PlantUML changed while the job ran; "
+                                                "score again to score the new text")
+                    continue
                 task = self.tasks[self._task_of[sid]]
                 yield ScoreItem(sid, label, task.diagram_kind, task.reference_puml, text,
                                 digest)

@@ -18,6 +18,7 @@ from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.rubric import Rubric, get_rubric, rubric_id_for_kind
 from cluestudio.core.workspace import ops
 from cluestudio.core.workspace.records import AUTHOR_KINDS, VERDICTS, now_iso
+from cluestudio.core.workspace.source_files import MAX_NAME_BYTES, MAX_TEXT_BYTES, field_problems
 from cluestudio.core.workspace.taxonomy import check_tags
 
 
@@ -51,6 +52,12 @@ class Command(Protocol):
     def undo(self, conn: sqlite3.Connection) -> Changes: ...
 
 
+def _refuse_oversized(**fields: tuple[str, int]) -> None:
+    """The same field limits as imports and packs (source_files): refused, not stored."""
+    if problems := field_problems(**fields):
+        raise CommandError("; ".join(problems) + " (nothing was saved)")
+
+
 def _require_submission(conn: sqlite3.Connection, submission_id: int) -> None:
     if ops.row(conn, "SELECT id FROM submissions WHERE id = ?", (submission_id,)) is None:
         raise CommandError(f"no submission with id {submission_id}")
@@ -69,6 +76,7 @@ class SaveRating:
     def __init__(self, submission_id: int, grader: str, scores: Mapping[str, float], *,
                  rubric: Rubric | None = None, comment: str = "", seconds: float | None = None,
                  synthetic: bool = False) -> None:
+        _refuse_oversized(comment=(comment, MAX_TEXT_BYTES), grader=(grader, MAX_NAME_BYTES))
         self.rubric = rubric or get_rubric()
         # Validate before touching the db: an out-of-range score is the caller's error.
         self.scores = self.rubric.validate(scores)
@@ -258,6 +266,8 @@ class SetReviewVerdict:
                  conversion_id: int | None = None, diagram_kind: str | None = None) -> None:
         if verdict not in VERDICTS:
             raise CommandError(f"verdict must be one of {', '.join(VERDICTS)}, not {verdict!r}")
+        _refuse_oversized(comment=(comment, MAX_TEXT_BYTES),
+                          reviewer=(reviewer, MAX_NAME_BYTES))
         self.tags = check_tags(tags, diagram_kind)
         self.values: dict[str, Any] = {
             "submission_id": submission_id, "conversion_id": conversion_id,

@@ -36,10 +36,12 @@ from cluestudio.core.workspace.ratings_csv import rating_from_fields
 from cluestudio.core.workspace.records import ORIGINS, Task
 from cluestudio.core.workspace.report import Report
 from cluestudio.core.workspace.source_files import (
+    MAX_NAME_BYTES,
     MAX_RECORD_BYTES,
     SourceFolder,
     check_text_size,
     decode_text,
+    field_problems,
 )
 
 
@@ -127,6 +129,11 @@ def plan_jsonl(path: Path, cancel: CancelToken | None = None, *,
             continue
         if not isinstance(record, dict) or not record.get("task_id"):
             report.error(source, "record is not an object with a task_id", number)
+            continue
+        if oversized := field_problems(**{
+                name: (str(record[name]), MAX_NAME_BYTES)
+                for name in ("task_id", "source_id", "student") if name in record}):
+            report.error(source, "; ".join(oversized), number)
             continue
         _task_from(record, source, number, plan, tasks)
         _submission_from(record, path, number, plan, seen, tasks, folder)

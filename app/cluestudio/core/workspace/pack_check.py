@@ -16,7 +16,7 @@ from cluestudio.core.rubric import RubricError, get_rubric
 from cluestudio.core.workspace import kinds
 from cluestudio.core.workspace.records import ORIGINS
 from cluestudio.core.workspace.report import Report
-from cluestudio.core.workspace.source_files import MAX_TEXT_BYTES
+from cluestudio.core.workspace.source_files import MAX_NAME_BYTES, MAX_TEXT_BYTES
 
 Check = Callable[[Any], bool]
 
@@ -33,7 +33,7 @@ def _one_of(choices: Collection[str]) -> Check:
     return lambda v: isinstance(v, str) and v in choices
 
 
-_NAME = _text(1024)
+_NAME = _text(MAX_NAME_BYTES)
 _HASH = _optional(lambda v: isinstance(v, str) and len(v) == 64
                   and all(c in "0123456789abcdef" for c in v))
 _FINITE = lambda v: (isinstance(v, int | float) and not isinstance(v, bool)  # noqa: E731

@@ -20,6 +20,12 @@ from typing import Any
 from cluestudio.core.rubric import RubricError, get_rubric, rubric_id_for_kind
 from cluestudio.core.workspace.records import now_iso
 from cluestudio.core.workspace.report import Report
+from cluestudio.core.workspace.source_files import (
+    MAX_NAME_BYTES,
+    MAX_TABLE_BYTES,
+    MAX_TEXT_BYTES,
+    field_problems,
+)
 
 REQUIRED = ("task_id", "source_id", "grader")
 
@@ -87,6 +93,13 @@ def rating_from_fields(fields: dict[str, object], source: str, line: int | None,
         report.error(source, f"not a number: {error}", line)
         return None
     synthetic = str(fields.get("synthetic", "")).strip().lower() in ("1", "true", "yes")
+    oversized = field_problems(
+        comment=(str(fields.get("comment") or ""), MAX_TEXT_BYTES),
+        **{name: (str(fields[name]), MAX_NAME_BYTES)
+           for name in ("task_id", "source_id", "grader")})
+    if oversized:
+        report.error(source, "; ".join(oversized), line)
+        return None
     return PlannedRating(str(fields["task_id"]), str(fields["source_id"]),
                          str(fields["grader"]), rubric.id, total, source, line, scores,
                          str(fields.get("comment") or ""), seconds, synthetic,
@@ -109,7 +122,20 @@ def read_ratings_csv(path: Path, report: Report, data: bytes | None = None,
         line = data[: error.start].count(b"\n") + 1
         report.error(str(path), f"not UTF-8 (byte {error.start}); save the CSV as UTF-8", line)
         return []
+    # csv's own cap on a field (128 KB) is below the comment limit every way in shares;
+    # a larger field is read (the file is capped) and refused by that limit, by its line.
+    if csv.field_size_limit() < MAX_TABLE_BYTES:
+        csv.field_size_limit(MAX_TABLE_BYTES)
     reader = csv.DictReader(io.StringIO(text, newline=""))
+    try:
+        return _ratings_of(reader, path, report, task_kinds)
+    except csv.Error as error:
+        report.error(str(path), f"not a readable CSV: {error}", reader.line_num)
+        return []
+
+
+def _ratings_of(reader: csv.DictReader[str], path: Path, report: Report,
+                task_kinds: Mapping[str, str] | None) -> list[PlannedRating]:
     missing = [c for c in REQUIRED if c not in (reader.fieldnames or [])]
     if missing:
         report.error(str(path), f"missing column(s) {', '.join(missing)}", 1)

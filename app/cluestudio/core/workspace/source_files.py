@@ -25,6 +25,9 @@ from cluestudio.core.workspace.report import Report
 # A class diagram, a requirement or a small TOML/JSON file. Issue 15 sets the parser's own
 # default input limit to the same 1 MiB.
 MAX_TEXT_BYTES = 1 << 20
+# An id or a person's name (task, submission, grader, reviewer, author). Both limits hold
+# for every way in: imports, packs and the editor (issue 25).
+MAX_NAME_BYTES = 1024
 # ratings.csv of a large course: ~100 bytes a row, so ~300,000 ratings.
 MAX_TABLE_BYTES = 32 << 20
 # One JSONL record: a requirement, a reference and a candidate.
@@ -121,6 +124,23 @@ def decode_text(data: bytes, source: str, report: Report, first_line: int = 1) -
         line = first_line + data[: error.start].count(b"\n")
         report.error(source, f"not UTF-8 text (byte {error.start}); save it as UTF-8", line)
         return None
+
+
+def size_over(text: str, limit: int = MAX_TEXT_BYTES) -> int | None:
+    """The size of ``text`` in UTF-8 bytes when it is over ``limit``, else None (encoded
+    only when it could be over: a character is at most 4 bytes)."""
+    if len(text) * 4 <= limit:
+        return None
+    size = len(text.encode("utf-8", "replace"))
+    return size if size > limit else None
+
+
+def field_problems(**fields: tuple[str, int]) -> list[str]:
+    """"comment is 3,000,000 bytes, over the 1,048,576-byte limit" for each field
+    (``name=(text, limit)``) over its limit."""
+    return [f"{name} is {size:,} bytes, over the {limit:,}-byte limit"
+            for name, (text, limit) in fields.items()
+            if (size := size_over(text, limit)) is not None]
 
 
 def check_text_size(text: str, source: str, report: Report, line: int | None = None,
