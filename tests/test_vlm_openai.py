@@ -397,3 +397,46 @@ def test_cli_convert_and_probe(stub, tmp_path, capsys) -> None:
                  "--fail-on-flag"])
     text = capsys.readouterr().out
     assert code == 1 and "FLAGGED" in text and "relation-mismatch" in text
+
+
+# --- a hostile endpoint (issue 25 item 6) ------------------------------------------------------
+
+
+def test_a_redirect_to_another_host_is_refused_and_nothing_is_sent_there(stub) -> None:
+    with OpenAIStub() as elsewhere:
+        other = elsewhere.url.replace("127.0.0.1", "localhost")
+        stub.script(Reply(status=307,
+                          headers={"location": f"{other}/chat/completions"}))
+        with pytest.raises(BackendError, match=r"redirected to another host \(localhost\); "
+                                               r"refused"):
+            _backend(stub).complete(VLMRequest("x", images=(_png(),)))
+        assert len(stub.requests) == 1 and elsewhere.requests == []  # and no retry
+        stub.script(Reply(status=307, headers={"location": f"{other}/chat/completions"}))
+        reply = _backend(stub, allow_cross_host_redirects=True).complete(VLMRequest("y"))
+        assert reply.text == "Unknown" and len(elsewhere.requests) == 1  # when allowed
+
+
+def test_an_answer_over_the_size_cap_is_refused_without_a_retry(stub) -> None:
+    stub.script(Reply("x" * 200_000, completion_tokens=10))
+    with pytest.raises(BackendError, match=r"over the 65,536-byte cap"):
+        _backend(stub, max_answer_bytes=65_536).complete(VLMRequest("x"))
+    assert len(stub.requests) == 1
+
+
+@pytest.mark.parametrize(("text", "tokens"), [("x" * 20, 500), ("x" * 2_000, 5)])
+def test_an_answer_longer_than_max_tokens_is_refused(stub, text: str, tokens: int) -> None:
+    stub.script(Reply(text, completion_tokens=tokens))
+    with pytest.raises(BackendError, match=r"longer than the 100 tokens asked for"):
+        _backend(stub, max_tokens=100).complete(VLMRequest("x"))
+
+
+def test_the_caps_come_from_the_settings() -> None:
+    from cluestudio.core.settings import settings_from_dict
+    from cluestudio.core.vlm.factory import BackendOptions, endpoint_limits, make_backend
+
+    settings, warnings = settings_from_dict({"llm": {"max_answer_kb": 8,
+                                                     "allow_cross_host_redirects": True}})
+    assert warnings == []
+    backend = make_backend(BackendOptions(model="m", base_url="http://127.0.0.1:9/v1",
+                                          **endpoint_limits(settings.llm)))
+    assert (backend.max_answer_bytes, backend.allow_cross_host_redirects) == (8192, True)

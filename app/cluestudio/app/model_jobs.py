@@ -31,7 +31,7 @@ class ModelOutcome:
 
 def make_backend(settings: Settings) -> Any:
     """The VLM backend of the ``[llm]`` settings; ClueStudioError if none is configured."""
-    from cluestudio.core.vlm.factory import BackendOptions
+    from cluestudio.core.vlm.factory import BackendOptions, endpoint_limits
     from cluestudio.core.vlm.factory import make_backend as build
 
     llm = settings.llm
@@ -40,7 +40,7 @@ def make_backend(settings: Settings) -> Any:
     # Fewer retries than the CLI: someone is watching, and Cancel is a click away.
     return build(BackendOptions(backend="openai", model=llm.model.strip(),
                                 base_url=llm.base_url.strip(), api_key=settings.api_key(),
-                                timeout_s=120.0, retries=2))
+                                timeout_s=120.0, retries=2, **endpoint_limits(llm)))
 
 
 def convert(ws: Workspace, submission_id: int, backend: Any, cancel: CancelToken, *,

@@ -48,7 +48,7 @@ def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
 
 def backend_options_from_args(args: argparse.Namespace) -> Any:
     from cluestudio.core.settings import load_settings
-    from cluestudio.core.vlm.factory import BackendOptions
+    from cluestudio.core.vlm.factory import BackendOptions, endpoint_limits
 
     settings, _ = load_settings()
     base_url = args.base_url or (settings.llm.base_url if args.backend == "openai" else None)
@@ -56,7 +56,8 @@ def backend_options_from_args(args: argparse.Namespace) -> Any:
         backend=args.backend, model=args.model or settings.llm.model, base_url=base_url,
         api_key=settings.api_key(), temperature=args.temperature, max_tokens=args.max_tokens,
         timeout_s=args.timeout, retries=args.retries, concurrency=args.concurrency,
-        seed=args.seed, device=args.device, dtype=args.dtype, batch_size=args.batch_size)
+        seed=args.seed, device=args.device, dtype=args.dtype, batch_size=args.batch_size,
+        **endpoint_limits(settings.llm))
 
 
 def backend_from_args(args: argparse.Namespace) -> Any:

@@ -75,11 +75,12 @@ def configured_backend(settings: Any) -> Any | None:
     llm = settings.llm
     if not llm.base_url.strip() or not llm.model.strip():
         return None
-    from cluestudio.core.vlm.factory import BackendOptions, make_backend
+    from cluestudio.core.vlm.factory import BackendOptions, endpoint_limits, make_backend
 
     return make_backend(BackendOptions(backend="openai", model=llm.model.strip(),
                                        base_url=llm.base_url.strip(), api_key=settings.api_key(),
-                                       timeout_s=120.0, retries=2))
+                                       timeout_s=120.0, retries=2,
+                                       **endpoint_limits(llm)))
 
 
 class MetricRunner:

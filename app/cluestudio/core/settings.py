@@ -34,6 +34,8 @@ _HEADER = """\
 # [llm]      an OpenAI-compatible endpoint (vLLM, Ollama, ...). The key is never stored here:
 #            it is read from the environment variable named by api_key_env, or from the
 #            system keyring (service "cluestudio", user = base_url) when use_keyring = true.
+#            max_answer_kb: answers past this size are refused; allow_cross_host_redirects:
+#            follow a redirect to another host (off: such a redirect is an error).
 # [ui]       theme: light | dark;  blind_grading hides metrics until a rating is saved.
 # [workspace] last: the workspace opened last (empty: the bundled sample course).
 # [renderer] timeout_s: seconds one diagram may take;  max_memory_mb: the PlantUML JVM's
@@ -74,6 +76,8 @@ class LLMSettings:
     model: str = ""
     api_key_env: str = "OPENAI_API_KEY"
     use_keyring: bool = False
+    max_answer_kb: int = 1024  # a longer answer is refused, never sent back in a repair
+    allow_cross_host_redirects: bool = False  # a redirect elsewhere would get the image
 
 
 @dataclass(frozen=True)
@@ -151,6 +155,7 @@ _CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
 _MINIMUM: dict[tuple[str, str], int] = {
     ("renderer", "timeout_s"): 1,
     ("renderer", "max_memory_mb"): 64,
+    ("llm", "max_answer_kb"): 1,
 }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.vlm.backend import VLMBackend
@@ -25,6 +26,14 @@ class BackendOptions:
     device: str = "auto"
     dtype: str = "auto"
     batch_size: int = 4
+    max_answer_bytes: int = 1 << 20
+    allow_cross_host_redirects: bool = False
+
+
+def endpoint_limits(llm: Any) -> dict[str, Any]:
+    """The ``[llm]`` settings that bound what an endpoint may send back, as options."""
+    return {"max_answer_bytes": llm.max_answer_kb * 1024,
+            "allow_cross_host_redirects": llm.allow_cross_host_redirects}
 
 
 def make_backend(options: BackendOptions) -> VLMBackend:
@@ -41,7 +50,9 @@ def make_backend(options: BackendOptions) -> VLMBackend:
             options.model, base_url=options.base_url, api_key=options.api_key,
             temperature=options.temperature, max_tokens=options.max_tokens,
             timeout_s=options.timeout_s, max_retries=options.retries,
-            concurrency=options.concurrency, seed=options.seed)
+            concurrency=options.concurrency, seed=options.seed,
+            max_answer_bytes=options.max_answer_bytes,
+            allow_cross_host_redirects=options.allow_cross_host_redirects)
     if options.backend == "local":
         from cluestudio.core.vlm.local_backend import TransformersBackend
 

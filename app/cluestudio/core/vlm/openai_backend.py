@@ -80,6 +80,8 @@ class OpenAICompatibleBackend:
         concurrency: int = 4,
         seed: int | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        max_answer_bytes: int = 1 << 20,
+        allow_cross_host_redirects: bool = False,
     ) -> None:
         self.model = model
         self.base_url = base_url
@@ -91,6 +93,8 @@ class OpenAICompatibleBackend:
         self.backoff_s = backoff_s
         self.backoff_max_s = backoff_max_s
         self.seed = seed
+        self.max_answer_bytes = max_answer_bytes
+        self.allow_cross_host_redirects = allow_cross_host_redirects
         self._concurrency = max(1, concurrency)
         self._slots = threading.BoundedSemaphore(self._concurrency)
         self._sleep = sleep
@@ -129,14 +133,22 @@ class OpenAICompatibleBackend:
                         "no API key: set CLUESTUDIO_API_KEY or OPENAI_API_KEY, or store one "
                         "with `keyring set cluestudio openai`"
                     )
+                from cluestudio.core.vlm.endpoint_guard import guarded_http_client
+
                 self._client = openai.OpenAI(
                     base_url=self.base_url, api_key=key or PLACEHOLDER_KEY,
                     timeout=self.timeout_s, max_retries=0,
+                    http_client=guarded_http_client(
+                        self.base_url, timeout_s=self.timeout_s,
+                        max_answer_bytes=self.max_answer_bytes,
+                        allow_cross_host_redirects=self.allow_cross_host_redirects),
                 )
             return self._client
 
     def complete(self, request: VLMRequest) -> VLMResponse:
         import openai
+
+        from cluestudio.core.vlm.endpoint_guard import EndpointRefused
 
         client = self._get_client()
         kwargs: dict[str, Any] = {
@@ -156,6 +168,8 @@ class OpenAICompatibleBackend:
                 with self._slots:
                     reply = client.chat.completions.create(**kwargs)
                 break
+            except EndpointRefused as error:  # the endpoint's doing: asking again won't help
+                raise BackendError(f"{self.model}: {_short(error)}") from error
             except (openai.APITimeoutError, openai.APIConnectionError,
                     openai.RateLimitError, openai.InternalServerError,
                     openai.APIResponseValidationError, ValueError) as error:
@@ -184,6 +198,7 @@ class OpenAICompatibleBackend:
             self._usage = self._usage + usage
         log.info("%s: %d prompt + %d completion tokens, %.2fs, %d attempt(s)", self.model,
                  usage.prompt_tokens, usage.completion_tokens, seconds, attempt)
+        _check_answer_tokens(self.model, text, usage, kwargs["max_tokens"])
         return VLMResponse(text=text, model=getattr(reply, "model", None) or self.model,
                            usage=usage, seconds=seconds, attempts=attempt)
 
@@ -199,6 +214,20 @@ class OpenAICompatibleBackend:
         base = self.backoff_s * (2 ** (attempt - 1))
         # Jitter keeps a team's clients from retrying in lock-step against a shared server.
         return min(self.backoff_max_s, base * (1.0 + 0.25 * self._jitter.random()))
+
+
+# No tokenizer writes more than this many characters a token: a longer answer came from an
+# endpoint that ignored max_tokens, and would cost as much again in a repair request.
+_MAX_CHARS_PER_TOKEN = 16
+
+
+def _check_answer_tokens(model: str, text: str, usage: Usage, max_tokens: int) -> None:
+    """Refuse an answer longer than the ``max_tokens`` we asked for, by the endpoint's own
+    count or by its length."""
+    if usage.completion_tokens > max_tokens or len(text) > max_tokens * _MAX_CHARS_PER_TOKEN:
+        raise BackendError(
+            f"{model}: the answer ({usage.completion_tokens:,} tokens, {len(text):,} "
+            f"characters) is longer than the {max_tokens:,} tokens asked for; refused")
 
 
 def _retry_after(error: Exception) -> float | None:
