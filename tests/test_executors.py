@@ -78,6 +78,15 @@ def test_dask_local_cluster_gives_the_local_scores(tmp_path: Path,
         assert _rows(ws) == local_rows
 
 
+def test_a_local_dask_cluster_listens_on_loopback_only() -> None:
+    # Scheduler and workers run whatever pickle they are sent: nothing off this machine
+    # may reach them (issue 25, docs/security.md).
+    pytest.importorskip("distributed")
+    with open_executor(ExecutorOptions("dask", workers=1)) as executor:
+        addresses = [executor.address, *executor.client.scheduler_info()["workers"]]
+        assert addresses and all(a.startswith("tcp://127.0.0.1:") for a in addresses)
+
+
 def test_a_dask_worker_killed_mid_job_loses_nothing_and_stores_nothing_twice(
         tmp_path: Path, local_rows: list[tuple[Any, ...]]) -> None:
     pytest.importorskip("distributed")

@@ -168,8 +168,10 @@ class DaskExecutor(Executor):
             if scheduler:
                 self.client = Client(scheduler, timeout=f"{connect_timeout}s")
             else:
+                # Loopback only: a scheduler runs whatever pickle it is sent (docs/security.md).
                 self._cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
-                                             processes=True, dashboard_address=None)
+                                             processes=True, dashboard_address=None,
+                                             host="127.0.0.1")
                 self.client = Client(self._cluster)
         except (OSError, TimeoutError) as error:
             raise ExecutorError(f"cannot reach the Dask scheduler {scheduler or '(local)'}: "
