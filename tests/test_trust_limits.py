@@ -262,3 +262,26 @@ def test_a_read_only_workspace_can_be_analysed_and_exported(sample_ws: Path,
 
 def sys_path() -> str:
     return ":".join(p for p in sys.path if p)
+
+
+def test_analysis_does_not_read_comments_into_memory(sample_ws: Path, tmp_path: Path) -> None:
+    from cluestudio.app.analysis import gather
+    from cluestudio.core.jobs import CancelToken
+    from cluestudio.core.rubric import DEFAULT_RUBRIC_ID
+
+    path = tmp_path / "w.sqlite"
+    shutil.copy(sample_ws, path)
+    with open_workspace(path) as ws:  # 20 MiB comments, as a file edited elsewhere could hold
+        ws.write(lambda conn: conn.execute(
+            "UPDATE ratings SET comment = replace(hex(zeroblob(?)), '0', 'x')",
+            (10 * MAX_TEXT_BYTES,)))
+    with open_workspace(path, readonly=True) as ws:
+        tracemalloc.start()
+        try:
+            data = run_job(gather(ws, DEFAULT_RUBRIC_ID, CancelToken(), figures=False,
+                                  resamples=20))
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert data.grader_queue is not None
+    assert peak < 10 * MAX_TEXT_BYTES  # 66 comments of 20 MiB were never read

@@ -106,6 +106,28 @@ def _rubric(rubric_id: str) -> Rubric | None:
         return None  # ratings under an unknown rubric: agreement on their totals only
 
 
+def _rated_totals(ws: Workspace, rubric_id: str) -> list[Rating]:
+    """The ratings under ``rubric_id`` with a total, read a batch at a time and without
+    their comments: analysis never shows a comment, and a huge one (a workspace from
+    elsewhere) must not be brought into memory for it."""
+    import json
+
+    cursor = ws._reader().execute(
+        "SELECT submission_id, grader, rubric_id, scores, total FROM ratings"
+        " WHERE rubric_id = ? AND total IS NOT NULL ORDER BY submission_id, grader",
+        (rubric_id,))
+    out = []
+    while batch := cursor.fetchmany(1000):
+        for sid, grader, rubric, scores, total in batch:
+            try:
+                items = json.loads(scores)
+            except ValueError:
+                items = {}
+            out.append(Rating(int(sid), grader, rubric, items if isinstance(items, dict)
+                              else {}, total))
+    return out
+
+
 def gather(ws: Workspace, rubric_id: str, cancel: CancelToken, *, top: int = 50,
            resamples: int = 500, figures: bool = True,
            rubric: Rubric | None = None) -> Job[AnalysisData]:
@@ -122,7 +144,7 @@ def gather(ws: Workspace, rubric_id: str, cancel: CancelToken, *, top: int = 50,
     summaries = ws.list_submissions()
     labels = {s.id: f"{s.task_id} · {s.source_id}" for s in summaries}
     tasks_of = {s.id: s.task_id for s in summaries}
-    ratings = [r for r in ws.ratings() if r.rubric_id == rubric_id and r.total is not None]
+    ratings = _rated_totals(ws, rubric_id)
     by_submission: dict[int, list[float]] = {}
     for rating in ratings:
         by_submission.setdefault(rating.submission_id, []).append(float(rating.total or 0.0))
