@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         instances = config.instances()
         for instance in instances:
             name = f"{instance.condition}_{instance.relation}_{instance.id}.puml"
-            (folder / name).write_text(instance.plantuml(), encoding="utf-8")
+            write_text(folder / name, instance.plantuml())
         print(f"{len(instances)} diagrams × {len(config.scales)} scales written to {folder}")
         return 0
     with contextlib.ExitStack() as stack:

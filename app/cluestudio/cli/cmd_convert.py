@@ -206,6 +206,7 @@ def run_workspace(args: argparse.Namespace) -> int:
 def run_files(args: argparse.Namespace) -> int:
     from cluestudio.cli.output import print_json, stderr_progress
     from cluestudio.core.jobs import CancelToken, run_job
+    from cluestudio.core.safe_output import write_bytes, write_text
     from cluestudio.core.vlm.backend import ImageInput
     from cluestudio.core.vlm.conversion import (
         convert_images,
@@ -229,11 +230,11 @@ def run_files(args: argparse.Namespace) -> int:
     for path, result in zip(args.images, results, strict=True):
         stem = out / path.stem
         if result.puml is not None:
-            stem.with_suffix(".puml").write_text(result.puml + "\n", encoding="utf-8")
+            write_text(stem.with_suffix(".puml"), result.puml + "\n")
         if result.image_b is not None:
-            stem.with_suffix(".b.png").write_bytes(result.image_b)
-        stem.with_suffix(".attempts.json").write_text(
-            json.dumps(result.to_dict(), indent=2, ensure_ascii=False), encoding="utf-8")
+            write_bytes(stem.with_suffix(".b.png"), result.image_b)
+        write_text(stem.with_suffix(".attempts.json"),
+                   json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
         summary.append({"image": str(path), "ok": result.ok, "attempts": len(result.attempts),
                         "puml": str(stem.with_suffix(".puml")) if result.puml else None,
                         "error": result.attempts[-1].error if result.attempts else None,

@@ -24,6 +24,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from cluestudio.cli.output import print_json
     from cluestudio.core.errors import ClueStudioError
+    from cluestudio.core.safe_output import write_bytes, write_text
     from cluestudio.core.synth import generate, render_png_batch, shrink_png, styled
 
     try:
@@ -43,11 +44,10 @@ def run(args: argparse.Namespace) -> int:
     out = []
     for i, (candidate, puml) in enumerate(zip(candidates, texts, strict=True)):
         stem = args.out_dir / candidate.source_id
-        stem.with_suffix(".puml").write_text(puml, encoding="utf-8")
-        stem.with_suffix(".json").write_text(json.dumps(candidate.ground_truth(), indent=1),
-                                             encoding="utf-8")
+        write_text(stem.with_suffix(".puml"), puml)
+        write_text(stem.with_suffix(".json"), json.dumps(candidate.ground_truth(), indent=1))
         if pngs:
-            stem.with_suffix(".png").write_bytes(shrink_png(pngs[i], args.max_kb * 1024))
+            write_bytes(stem.with_suffix(".png"), shrink_png(pngs[i], args.max_kb * 1024))
         out.append({"id": candidate.source_id, **candidate.ground_truth()})
     if args.json:
         print_json({"candidates": out})

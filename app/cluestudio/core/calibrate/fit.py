@@ -172,9 +172,9 @@ class CalibrationResult:
         path = Path(path)
         text = ("# CLUE weight profile written by `cluestudio calibrate` (ADR 0008).\n"
                 + tomli_w.dumps(self.profile_dict(name=name, description=description)))
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
+        from cluestudio.core.safe_output import write_text
+
+        write_text(path, text)
         return path
 
 

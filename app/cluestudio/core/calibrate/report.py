@@ -18,6 +18,7 @@ from cluestudio.core.calibrate.fit import CalibrationResult
 from cluestudio.core.calibrate.queue import metric_disagreements
 from cluestudio.core.calibrate.split import Split
 from cluestudio.core.calibrate.stats import CorrelationReport, correlation_report
+from cluestudio.core.safe_output import write_text
 
 
 def split_subsets(split: Split | None, n: int) -> dict[str, np.ndarray]:
@@ -61,7 +62,7 @@ def write_report(folder: str | Path, metrics: Mapping[str, Sequence[float] | np.
                             "test_ids": [str(ids[i]) for i in split.test]}
     if calibration is not None:
         summary["calibration"] = calibration.to_dict()
-    (folder / "correlations.txt").write_text(table.to_text() + "\n", encoding="utf-8")
+    write_text(folder / "correlations.txt", table.to_text() + "\n")
     _write_json(folder / "report.json", summary)
     files = ["correlations.txt", "report.json"]
     if plots:
@@ -75,9 +76,7 @@ def write_report(folder: str | Path, metrics: Mapping[str, Sequence[float] | np.
 
 
 def _write_json(path: Path, data: Any) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, default=_jsonable) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    write_text(path, json.dumps(data, indent=2, default=_jsonable) + "\n")
 
 
 def _jsonable(value: Any) -> Any:

@@ -20,6 +20,7 @@ from typing import Any, cast
 
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.jobs import CancelToken, Job, Progress
+from cluestudio.core.safe_output import write_text
 from cluestudio.core.vlm.answers import first_json
 from cluestudio.core.vlm.backend import VLMBackend, VLMRequest
 from cluestudio.core.vlm.conditions import Chain, Vocabulary
@@ -242,10 +243,8 @@ def save_vocabulary(path: Path, vocabulary: Vocabulary, meta: Mapping[str, Any] 
     written atomically so an interrupted run never leaves half a file."""
     data = {"version": FILE_VERSION, "meta": dict(meta or {}),
             "relations": {r: [list(c) for c in chains] for r, chains in vocabulary.items()}}
-    tmp = path.with_name(path.name + ".tmp")
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    write_text(path, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
 
 
 def load_vocabulary(path: Path) -> dict[str, tuple[Chain, ...]]:
