@@ -136,3 +136,20 @@ def test_workspaces_of_every_older_format_still_open_and_migrate(tmp_path: Path,
 def test_connections_do_not_trust_the_files_schema(sample_ws: Path) -> None:
     with open_workspace(sample_ws, readonly=True) as ws:
         assert ws._reader().execute("PRAGMA trusted_schema").fetchone() == (0,)
+
+
+def test_clean_copy_says_which_rows_it_left_out(sample_ws: Path, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    # A reviews table without its CHECK let a verdict in that ours refuses.
+    path = planted(sample_ws, tmp_path, "PRAGMA writable_schema = ON",
+                   "UPDATE sqlite_master SET sql = replace(sql, \"CHECK (verdict IN "
+                   "('accept', 'needs_fix', 'unusable'))\", '') WHERE name = 'reviews'")
+    conn = sqlite3.connect(path)
+    conn.execute("INSERT INTO reviews (submission_id, reviewer, verdict, created_at)"
+                 " SELECT min(id), 'eve', 'bogus', '2026-01-01' FROM submissions")
+    conn.commit()
+    conn.close()
+    assert main(["clean-copy", str(path), str(tmp_path / "clean.sqlite")]) == 0
+    captured = capsys.readouterr()
+    assert "ratings 66" in captured.out
+    assert "warning: reviews: 1 row(s) left out" in captured.err

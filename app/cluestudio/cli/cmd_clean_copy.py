@@ -4,6 +4,7 @@ objects (triggers, views, tables or indexes ClueStudio did not make), in a new, 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 NAME = "clean-copy"
@@ -22,7 +23,14 @@ def run(args: argparse.Namespace) -> int:
 
     counts = copy_to_clean(args.workspace, args.clean)
     if args.json:
-        print_json({"clean": str(args.clean), "rows": counts})
+        print_json({"clean": str(args.clean),
+                    "rows": {table: copied for table, (copied, _) in counts.items()},
+                    "left_out": {table: left for table, (_, left) in counts.items() if left}})
     else:
-        print(f"{args.clean}: " + ", ".join(f"{k} {v}" for k, v in counts.items() if v))
+        print(f"{args.clean}: " + ", ".join(f"{table} {copied}" for table, (copied, _)
+                                            in counts.items() if copied))
+        for table, (_, left) in counts.items():
+            if left:
+                print(f"warning: {table}: {left} row(s) left out (they break the schema's "
+                      "constraints)", file=sys.stderr)
     return 0

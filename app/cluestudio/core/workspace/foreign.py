@@ -114,10 +114,11 @@ def check_schema(conn: sqlite3.Connection, path: Path) -> None:
         raise ForeignSchema(path, problems)
 
 
-def copy_to_clean(source: Path, target: Path) -> dict[str, int]:
+def copy_to_clean(source: Path, target: Path) -> dict[str, tuple[int, int]]:
     """Copy the rows of our tables from ``source`` into a new workspace ``target`` made by
     our own schema code (then migrated to the current version); foreign triggers, views
-    and indexes stay behind. Returns rows copied per table."""
+    and indexes stay behind. Returns (rows copied, rows left out) per table: a row that
+    breaks our schema's constraints (a changed definition let it in) is left out."""
     from cluestudio.core.workspace.store import WorkspaceError, open_workspace, readonly_uri
 
     source, target = Path(source), Path(target)
@@ -128,7 +129,7 @@ def copy_to_clean(source: Path, target: Path) -> dict[str, int]:
     conn = sqlite3.connect("file::memory:", uri=True, isolation_level=None)
     harden(conn)
     conn.set_progress_handler(_step_budget(), _PROGRESS_STEPS)
-    counts: dict[str, int] = {}
+    counts: dict[str, tuple[int, int]] = {}
     try:
         conn.execute("ATTACH DATABASE ? AS src", (readonly_uri(source),))
         version = int(conn.execute("PRAGMA src.user_version").fetchone()[0])
@@ -152,7 +153,8 @@ def copy_to_clean(source: Path, target: Path) -> dict[str, int]:
                 continue
             cursor = conn.execute(f'INSERT OR IGNORE INTO main."{table}" ({columns}) '
                                   f'SELECT {columns} FROM src."{table}"')
-            counts[table] = cursor.rowcount
+            total = conn.execute(f'SELECT count(*) FROM src."{table}"').fetchone()[0]
+            counts[table] = (cursor.rowcount, int(total) - cursor.rowcount)
         conn.execute("COMMIT")
         conn.execute("DETACH DATABASE src")
     except sqlite3.DatabaseError as error:
