@@ -25,13 +25,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_FORMULA_START = frozenset("=+-@\t\r")
 _NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 
 
 def neutralise(value: Any) -> Any:
     """``value`` as a CSV cell a spreadsheet shows as text, never runs as a formula."""
-    if isinstance(value, str) and value.startswith(_FORMULA_START) and not _NUMBER.match(value):
+    # A set lookup first: an export calls this for every cell of every row.
+    if (isinstance(value, str) and value and value[0] in _FORMULA_START
+            and not _NUMBER.match(value)):
         return "'" + value
     return value
 

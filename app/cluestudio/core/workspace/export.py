@@ -33,6 +33,7 @@ FIELDS = {
                 "reviewed_at", "tag"),
 }
 _BATCH = 500
+_JSON = json.JSONEncoder(ensure_ascii=False)  # one encoder for every row, not one per row
 
 
 def _text(column: str) -> str:
@@ -137,8 +138,7 @@ def _write_table(ws: Workspace, outputs: OutputSet, table: str, paths: dict[str,
             if writer:
                 writer.writerow(row)
             if as_json:
-                as_json.write(("\n" if first else ",\n")
-                              + json.dumps(row, ensure_ascii=False))
+                as_json.write(("\n" if first else ",\n") + _JSON.encode(row))
             first = False
         if as_json:
             as_json.write("\n]\n")
