@@ -180,3 +180,11 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary_file(tmp_path: Path
         raise RuntimeError("stopped")
     assert target.read_text(encoding="utf-8") == "old\n"
     assert [p.name for p in tmp_path.iterdir()] == ["out.csv"]
+
+
+def test_importing_an_empty_jsonl_is_an_error_not_nothing_to_do(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    empty = tmp_path / "export.jsonl"
+    empty.write_text("\n\n", encoding="utf-8")
+    assert main(["import", str(tmp_path / "w.sqlite"), str(empty)]) == 2
+    assert f"{empty}: error: no records (the file is empty)" in capsys.readouterr().err

@@ -114,11 +114,13 @@ def plan_jsonl(path: Path, cancel: CancelToken | None = None, *,
     seen: set[tuple[str, str]] = set()
     read = 0
     source = str(path)
+    records = 0
     for number, raw in _records(path, report):
         cancel.raise_if_cancelled()
         read += len(raw)
         if not raw.strip():
             continue
+        records += 1
         try:
             record = json.loads(raw)
         except json.JSONDecodeError as error:
@@ -139,6 +141,8 @@ def plan_jsonl(path: Path, cancel: CancelToken | None = None, *,
         _submission_from(record, path, number, plan, seen, tasks, folder)
         if number % 100 == 0:
             yield Progress(min(read, size), size, f"line {number}")
+    if records == 0 and not report.errors:  # an empty file is a mistake, not "nothing to do"
+        report.error(source, "no records (the file is empty); nothing was imported")
     yield Progress(size, size, "checked")
     return plan
 
