@@ -10,26 +10,35 @@ client the OpenAI backend uses gets two hooks here:
 - an answer is read at most ``max_answer_bytes`` (``[llm] max_answer_kb``) and asked for
   uncompressed, so a small compressed body cannot inflate past the cap.
 
-Imported only when the backend makes its client (it imports ``openai``).
+``openai`` is imported on first use, as by the backend itself.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from functools import cache
 from typing import Any
-
-import openai
 
 DEFAULT_MAX_ANSWER_BYTES = 1 << 20  # a PlantUML answer is at most the parser's 1 MiB
 
 
-class EndpointRefused(openai.OpenAIError):
-    """The endpoint redirected elsewhere or answered past the cap; nothing is retried."""
+@cache
+def endpoint_refused() -> type[Exception]:
+    """The error the guards raise: an ``openai.OpenAIError``, so the client passes it on
+    as it is (neither wrapped nor retried)."""
+    import openai
+
+    class EndpointRefused(openai.OpenAIError):
+        """The endpoint redirected elsewhere or answered past the cap."""
+
+    return EndpointRefused
 
 
 def _httpx() -> Any:
     # The HTTP package the installed openai client is built on (httpx, or its fork).
+    import openai
+
     base = openai.DefaultHttpxClient.__mro__[1]
     return sys.modules[base.__module__.split(".")[0]]
 
@@ -43,7 +52,7 @@ def _capped_stream(httpx: Any, stream: Any, limit: int, url: str) -> Any:
             for chunk in stream:
                 read += len(chunk)
                 if read > limit:
-                    raise EndpointRefused(f"{url}: the answer is over the {limit:,}-byte cap "
+                    raise endpoint_refused()(f"{url}: the answer is over the {limit:,}-byte cap "
                                           "([llm] max_answer_kb); refused")
                 yield chunk
 
@@ -62,7 +71,7 @@ def guarded_http_client(base_url: str | None, *, timeout_s: float,
 
     def check_request(request: Any) -> None:
         if request.url.host != home and not allow_cross_host_redirects:
-            raise EndpointRefused(
+            raise endpoint_refused()(
                 f"the endpoint {home} redirected to another host ({request.url.host}); "
                 "refused, nothing was sent there (set [llm] allow_cross_host_redirects = "
                 "true to allow it)")
@@ -72,14 +81,16 @@ def guarded_http_client(base_url: str | None, *, timeout_s: float,
         url = f"{response.request.url.scheme}://{response.request.url.host}"
         encoding = response.headers.get("content-encoding", "identity").lower()
         if encoding not in ("identity", ""):
-            raise EndpointRefused(f"{url}: a compressed answer ({encoding}) though none was "
+            raise endpoint_refused()(f"{url}: a compressed answer ({encoding}) though none was "
                                   "asked for; refused")
         length = response.headers.get("content-length", "")
         if length.isdigit() and int(length) > max_answer_bytes:
-            raise EndpointRefused(f"{url}: the answer is {int(length):,} bytes, over the "
+            raise endpoint_refused()(f"{url}: the answer is {int(length):,} bytes, over the "
                                   f"{max_answer_bytes:,}-byte cap ([llm] max_answer_kb); "
                                   "refused")
         response.stream = _capped_stream(httpx, response.stream, max_answer_bytes, url)
+
+    import openai
 
     return openai.DefaultHttpxClient(
         timeout=timeout_s,

@@ -148,8 +148,9 @@ class OpenAICompatibleBackend:
     def complete(self, request: VLMRequest) -> VLMResponse:
         import openai
 
-        from cluestudio.core.vlm.endpoint_guard import EndpointRefused
+        from cluestudio.core.vlm.endpoint_guard import endpoint_refused
 
+        refused = endpoint_refused()
         client = self._get_client()
         kwargs: dict[str, Any] = {
             "model": self.model,
@@ -168,7 +169,7 @@ class OpenAICompatibleBackend:
                 with self._slots:
                     reply = client.chat.completions.create(**kwargs)
                 break
-            except EndpointRefused as error:  # the endpoint's doing: asking again won't help
+            except refused as error:  # the endpoint's doing: asking again won't help
                 raise BackendError(f"{self.model}: {_short(error)}") from error
             except (openai.APITimeoutError, openai.APIConnectionError,
                     openai.RateLimitError, openai.InternalServerError,
