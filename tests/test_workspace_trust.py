@@ -153,3 +153,17 @@ def test_clean_copy_says_which_rows_it_left_out(sample_ws: Path, tmp_path: Path,
     captured = capsys.readouterr()
     assert "ratings 66" in captured.out
     assert "warning: reviews: 1 row(s) left out" in captured.err
+
+
+def test_a_definition_differing_only_in_quotes_and_spacing_is_ours(sample_ws: Path,
+                                                                   tmp_path: Path) -> None:
+    # How ALTER TABLE writes a definition back varies (quotes, spaces); what it defines
+    # does not, and a legitimate file migrated elsewhere must still open.
+    path = planted(sample_ws, tmp_path, "PRAGMA writable_schema = ON",
+                   "UPDATE sqlite_master SET sql = replace(replace(sql, 'CREATE TABLE tasks (',"
+                   " 'CREATE TABLE \"tasks\"  (\n  '), ', title', ' ,title') WHERE name = 'tasks'")
+    with sqlite3.connect(path) as conn:
+        assert '"tasks"' in conn.execute("SELECT sql FROM sqlite_master WHERE name = 'tasks'"
+                                         ).fetchone()[0]
+    with open_workspace(path, readonly=True) as ws:
+        assert len(ws.tasks()) == 3

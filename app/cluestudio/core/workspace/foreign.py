@@ -47,7 +47,11 @@ class ForeignSchema(ClueStudioError):
 
 
 def _normal(sql: str | None) -> str:
-    return re.sub(r"\s+", " ", sql or "").strip()
+    """SQL as a definition, not as typed: identifier quotes and spacing vary with how (and
+    by which SQLite version) ALTER TABLE rewrote it; what it defines does not."""
+    text = re.sub(r'["`\[\]]', "", sql or "")
+    text = re.sub(r"\s*([(),])\s*", r"\1", text)
+    return re.sub(r"\s+", " ", text).strip()
 
 
 def schema_objects(conn: sqlite3.Connection, database: str = "main"
