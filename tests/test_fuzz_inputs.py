@@ -266,7 +266,7 @@ def test_workspace_open_refuses_or_opens_never_anything_else(
         raw: list[tuple[int, int, bytes]]) -> None:
     from cluestudio.core.errors import describe_failure
     from cluestudio.core.workspace import open_workspace
-    from cluestudio.core.workspace.foreign import foreign_objects
+    from cluestudio.core.workspace.foreign import ForeignSchema, foreign_objects
 
     path = tmp_path_factory.mktemp("open") / "w.sqlite"
     path.write_bytes(_good_workspace(tmp_path_factory))
@@ -285,10 +285,36 @@ def test_workspace_open_refuses_or_opens_never_anything_else(
                 ws.tasks()
                 # Whatever opened carries exactly our schema: no trigger, view or extra.
                 assert foreign_objects(ws._reader(), schema_version(ws)) == []
+        except ForeignSchema as error:
+            assert str(path) in str(error) and "\n" not in str(error)
+            _clean_copy_opens_or_refuses(path)
         except ClueStudioError as error:
             assert str(path) in str(error) and "\n" not in str(error)
         except sqlite3.DatabaseError as error:  # damaged pages found while reading
             assert describe_failure(error, path) is not None
+
+
+def _clean_copy_opens_or_refuses(path: Path) -> None:
+    """The data of a refused file, copied on request: a workspace of our schema, or a
+    named error (a damaged file), never anything else."""
+    from cluestudio.core.workspace import open_workspace
+    from cluestudio.core.workspace.foreign import copy_to_clean, foreign_objects
+
+    clean = path.with_name("clean.sqlite")
+    clean.unlink(missing_ok=True)
+    try:
+        copy_to_clean(path, clean)
+    except ClueStudioError as error:
+        assert "\n" not in str(error)
+        return
+    with open_workspace(clean, readonly=True) as ws:
+        assert foreign_objects(ws._reader(), schema_version(ws)) == []
+        try:
+            ws.tasks()
+        except sqlite3.DatabaseError as error:  # damaged text comes along as it was
+            from cluestudio.core.errors import describe_failure
+
+            assert describe_failure(error, clean) is not None
 
 
 def schema_version(ws: object) -> int:
