@@ -288,3 +288,34 @@ def test_analysis_does_not_read_comments_into_memory(sample_ws: Path, tmp_path: 
             tracemalloc.stop()
     assert data.agreement  # type: ignore[attr-defined]
     assert peak < 4 * MAX_TEXT_BYTES  # not even one of the 132 comments of 4 MiB was read
+
+
+def test_pack_export_memory_does_not_grow_with_the_number_of_ratings(sample_ws: Path,
+                                                                      tmp_path: Path) -> None:
+    from cluestudio.core.workspace.pack import export_pack
+
+    peaks = {}
+    for graders in (10, 80):  # both past one batch of rows
+        path = with_graders(sample_ws, tmp_path / f"w{graders}.sqlite", graders)
+        with open_workspace(path, readonly=True) as ws:
+            export_pack(ws, tmp_path / "warm.zip")  # imports and caches outside the measure
+            tracemalloc.start()
+            try:
+                counts = export_pack(ws, tmp_path / f"p{graders}.zip")
+                peaks[graders] = tracemalloc.get_traced_memory()[1]
+            finally:
+                tracemalloc.stop()
+        assert counts["ratings"] == 66 * (graders + 1)
+    assert peaks[80] / peaks[10] < 1.5, peaks  # 7× the ratings, not 7× the memory
+
+
+def test_a_pack_too_large_to_merge_is_not_written(sample_ws: Path, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from cluestudio.core.workspace import pack
+
+    monkeypatch.setattr(pack, "MAX_DATA_BYTES", 20_000)
+    with open_workspace(sample_ws, readonly=True) as ws, \
+            pytest.raises(pack.PackTooLarge, match=r"over the .* a merge accepts; export one "
+                                                   r"grader's work at a time"):
+        pack.export_pack(ws, tmp_path / "big.zip")
+    assert list(tmp_path.iterdir()) == []

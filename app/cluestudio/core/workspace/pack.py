@@ -14,10 +14,12 @@ import re
 import sqlite3
 import zipfile
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
+from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.safe_output import atomic_open
 from cluestudio.core.workspace import kinds, ops
 from cluestudio.core.workspace.images import MAX_IMAGE_BYTES, CheckedImage, ImageError, check_image
@@ -41,56 +43,105 @@ MAX_JSON_VALUES = 4_000_000
 _IMAGE_NAME = re.compile(r"^images/([0-9a-f]{64})\.(png|jpg|gif|webp|bmp)$")
 
 
-def _pack_data(ws: Workspace, grader: str | None) -> dict[str, Any]:
+def _stream(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...] = ()
+            ) -> Iterator[dict[str, Any]]:
+    cursor = conn.execute(sql, params)
+    names = [c[0] for c in cursor.description]
+    while batch := cursor.fetchmany(500):
+        for values in batch:
+            yield dict(zip(names, values, strict=True))
+
+
+def _pack_sections(ws: Workspace, grader: str | None
+                   ) -> Iterator[tuple[str, Iterator[dict[str, Any]]]]:
+    """data.json's sections, each a stream of records read a batch at a time: a pack of a
+    large course is written without holding its ratings in memory."""
     conn = ws._reader()
-    subs = ops.rows(conn, "SELECT id, task_id, source_id, origin, image_hash, meta FROM "
-                          "submissions ORDER BY id")
-    key = {s["id"]: (s["task_id"], s["source_id"]) for s in subs}
-    uid_of = {r["id"]: r["uid"] for r in ops.rows(conn, "SELECT id, uid FROM conversions")}
-    conversions = [
+    key = {int(sid): (task, source) for sid, task, source in conn.execute(
+        "SELECT id, task_id, source_id FROM submissions")}
+    uid_of = {int(cid): uid for cid, uid in conn.execute("SELECT id, uid FROM conversions")}
+    who = (grader,) if grader else ()
+    yield "tasks", (vars(t) for t in ws.tasks())
+    yield "submissions", (
+        {"task_id": s["task_id"], "source_id": s["source_id"], "origin": s["origin"],
+         "image_hash": s["image_hash"], "meta": json.loads(s["meta"])}
+        for s in _stream(conn, "SELECT task_id, source_id, origin, image_hash, meta FROM "
+                               "submissions ORDER BY id"))
+    yield "conversions", (
         {"uid": c["uid"], "task_id": key[c["submission_id"]][0],
          "source_id": key[c["submission_id"]][1], "parent_uid": uid_of.get(c["parent_id"]),
          "puml": c["puml"], "author": c["author"], "author_kind": c["author_kind"],
          "created_at": c["created_at"]}
-        for c in ops.rows(conn, "SELECT * FROM conversions ORDER BY id")]
-    who = " WHERE grader = ?" if grader else ""
-    ratings = [{**{k: r[k] for k in ops.RATING_COLUMNS if k != "submission_id"},
-                "scores": json.loads(r["scores"]), "task_id": key[r["submission_id"]][0],
-                "source_id": key[r["submission_id"]][1]}
-               for r in ops.rows(conn, f"SELECT * FROM ratings{who} ORDER BY id",
-                                 (grader,) if grader else ())]
-    reviews = [{"task_id": key[r["submission_id"]][0], "source_id": key[r["submission_id"]][1],
-                "reviewer": r["reviewer"], "verdict": r["verdict"],
-                "tags": json.loads(r["tags"]), "comment": r["comment"],
-                "conversion_uid": uid_of.get(r["conversion_id"]), "created_at": r["created_at"]}
-               for r in ops.rows(conn, "SELECT * FROM reviews" + who.replace("grader", "reviewer")
-                                 + " ORDER BY id", (grader,) if grader else ())]
-    return {
-        "tasks": [vars(t) for t in ws.tasks()],
-        "submissions": [{**{k: s[k] for k in ("task_id", "source_id", "origin", "image_hash")},
-                         "meta": json.loads(s["meta"])} for s in subs],
-        "conversions": conversions, "ratings": ratings, "reviews": reviews,
-    }
+        for c in _stream(conn, "SELECT * FROM conversions ORDER BY id"))
+    yield "ratings", (
+        {**{k: r[k] for k in ops.RATING_COLUMNS if k != "submission_id"},
+         "scores": json.loads(r["scores"]), "task_id": key[r["submission_id"]][0],
+         "source_id": key[r["submission_id"]][1]}
+        for r in _stream(conn, "SELECT * FROM ratings" + (" WHERE grader = ?" if grader
+                                                          else "") + " ORDER BY id", who))
+    yield "reviews", (
+        {"task_id": key[r["submission_id"]][0], "source_id": key[r["submission_id"]][1],
+         "reviewer": r["reviewer"], "verdict": r["verdict"], "tags": json.loads(r["tags"]),
+         "comment": r["comment"], "conversion_uid": uid_of.get(r["conversion_id"]),
+         "created_at": r["created_at"]}
+        for r in _stream(conn, "SELECT * FROM reviews" + (" WHERE reviewer = ?" if grader
+                                                          else "") + " ORDER BY id", who))
+
+
+class PackTooLarge(ClueStudioError):
+    """The pack's data would be larger than a merge accepts; nothing was written."""
+
+
+def _write_data(member: IO[bytes], sections: Iterator[tuple[str, Iterator[dict[str, Any]]]],
+                path: Path, images: set[str]) -> dict[str, int]:
+    """data.json, record by record, counted; the image hashes it refers to go to ``images``.
+    Refused past what :func:`read_pack` accepts: a pack no one can merge is no use."""
+    encoder = json.JSONEncoder(ensure_ascii=False)
+    counts: dict[str, int] = {}
+    written = 0
+
+    def put(text: str) -> None:
+        nonlocal written
+        data = text.encode("utf-8")
+        written += len(data)
+        if written > MAX_DATA_BYTES:
+            raise PackTooLarge(
+                f"{path}: the pack's data is over the {MAX_DATA_BYTES >> 20} MB a merge "
+                "accepts; export one grader's work at a time (--grader); nothing was written")
+        member.write(data)
+
+    put("{")
+    for number, (section, records) in enumerate(sections):
+        put(("" if number == 0 else ",") + f"\n{encoder.encode(section)}: [")
+        counts[section] = 0
+        for record in records:
+            put(("\n" if counts[section] == 0 else ",\n") + encoder.encode(record))
+            counts[section] += 1
+            for field in ("image_hash", "reference_image"):
+                if record.get(field) and section in ("tasks", "submissions"):
+                    images.add(record[field])
+        put("]")
+    put("\n}\n")
+    return counts
 
 
 def export_pack(ws: Workspace, path: Path, *, grader: str | None = None) -> dict[str, int]:
     """Write a pack of the whole workspace (ratings/reviews of one ``grader`` if given)."""
-    data = _pack_data(ws, grader)
-    hashes = {s["image_hash"] for s in data["submissions"] if s["image_hash"]}
-    hashes |= {t["reference_image"] for t in data["tasks"] if t["reference_image"]}
     manifest = {"format": FORMAT, "version": PACK_VERSION, "schema": SCHEMA_VERSION,
                 "created_at": now_iso(), "grader": grader}
     path.parent.mkdir(parents=True, exist_ok=True)
+    hashes: set[str] = set()
     with atomic_open(path, "wb") as handle, \
             zipfile.ZipFile(handle, "w", zipfile.ZIP_DEFLATED) as zf:
         zf.writestr("manifest.json", json.dumps(manifest, indent=1))
-        zf.writestr("data.json", json.dumps(data, indent=1, ensure_ascii=False))
+        with zf.open("data.json", "w", force_zip64=True) as member:
+            counts = _write_data(member, _pack_sections(ws, grader), path, hashes)
         for h in sorted(hashes):
             mime = ops.row(ws._reader(), "SELECT mime FROM blobs WHERE hash=?", (h,))
             ext = {"image/jpeg": "jpg"}.get(mime["mime"] if mime else "", "png")
             # Images are already compressed; deflating them again only costs time.
             zf.writestr(f"images/{h}.{ext}", ws.image(h) or b"", zipfile.ZIP_STORED)
-    return {k: len(v) for k, v in data.items()} | {"images": len(hashes)}
+    return counts | {"images": len(hashes)}
 
 
 def _unsafe_name(name: str) -> bool:
