@@ -188,3 +188,25 @@ def test_importing_an_empty_jsonl_is_an_error_not_nothing_to_do(
     empty.write_text("\n\n", encoding="utf-8")
     assert main(["import", str(tmp_path / "w.sqlite"), str(empty)]) == 2
     assert f"{empty}: error: no records (the file is empty)" in capsys.readouterr().err
+
+
+def test_a_stream_output_is_written_into_not_replaced(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    with atomic_open(Path(os.devnull)) as handle:  # -o /dev/null
+        handle.write("discarded")
+    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    # Nobody reads: an error at once, not a hang.
+    with pytest.raises(OSError, match=str(fifo)), atomic_open(fifo) as handle:
+        handle.write("x")
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader, as a shell's pipe has
+    try:
+        with atomic_open(fifo) as handle:
+            handle.write("through the pipe")
+        assert os.read(reader, 100) == b"through the pipe"
+    finally:
+        os.close(reader)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)

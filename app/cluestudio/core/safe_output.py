@@ -20,6 +20,7 @@ import csv
 import os
 import re
 import secrets
+import stat
 from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -82,6 +83,13 @@ class OutputSet:
     def open(self, path: Path, mode: str = "w", *, encoding: str | None = "utf-8",
              newline: str | None = "") -> Iterator[IO[Any]]:
         path = Path(path)
+        if "b" in mode:
+            encoding = newline = None
+        stream = _stream_fd(path)
+        if stream is not None:  # -o /dev/stdout, a pipe: a stream, not a file to replace
+            with open(stream, mode, encoding=encoding, newline=newline) as handle:
+                yield handle
+            return
         temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
         # O_EXCL|O_NOFOLLOW: a name planted in the folder is never written through; 0o666
         # lets the user's umask decide the permissions, as for any file they write.
@@ -91,8 +99,6 @@ class OutputSet:
         except OSError as error:
             raise OutputError(error.errno, error.strerror, str(path)) from error
         self._staged.append((temp, path))
-        if "b" in mode:
-            encoding = newline = None
         try:
             with open(fd, mode, encoding=encoding, newline=newline) as handle:
                 yield handle
@@ -113,6 +119,25 @@ class OutputSet:
         finally:
             for temp, _ in self._staged:
                 temp.unlink(missing_ok=True)
+
+
+def _stream_fd(path: Path) -> int | None:
+    """A descriptor open for writing when ``path`` is a terminal, ``/dev/null`` or a pipe
+    (``-o /dev/stdout``): those are written into, not replaced. A pipe nobody reads is an
+    error at once (opened without blocking), not a hang."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    if not (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
+        return None
+    try:
+        fd = os.open(path, os.O_WRONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as error:
+        raise OutputError(error.errno, error.strerror, str(path)) from error
+    if hasattr(os, "set_blocking"):
+        os.set_blocking(fd, True)
+    return fd
 
 
 @contextmanager
