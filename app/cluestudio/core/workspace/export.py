@@ -16,7 +16,7 @@ from typing import Any
 from cluestudio.core.workspace.ops import rows
 from cluestudio.core.workspace.store import Workspace
 
-TABLES = ("ratings", "scores", "reviews")
+TABLES = ("ratings", "scores", "reviews", "final")
 
 
 def rating_rows(ws: Workspace) -> list[dict[str, Any]]:
@@ -61,7 +61,15 @@ def review_rows(ws: Workspace) -> list[dict[str, Any]]:
     return out
 
 
-_ROWS = {"ratings": rating_rows, "scores": score_rows, "reviews": review_rows}
+def final_rows(ws: Workspace) -> list[dict[str, Any]]:
+    """One row per submission: its final grade and what it rests on (core/final_grade.py)."""
+    from cluestudio.core.workspace.finals import final_rows as rows_of_finals
+
+    return rows_of_finals(ws)
+
+
+_ROWS = {"ratings": rating_rows, "scores": score_rows, "reviews": review_rows,
+         "final": final_rows}
 
 
 def _atomic_write(path: Path, write: Any) -> None:
