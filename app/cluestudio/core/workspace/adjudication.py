@@ -57,13 +57,14 @@ def adjudication_queue(ws: Workspace, *, threshold: float | None = None) -> list
 
 
 class Adjudicate:
-    """Record the lead grader's final rating of a submission (item scores, or a total)."""
+    """Record the lead grader's final rating of a submission: item scores, a total, or both
+    (a grader's rating taken as it is: its items, and its total with bank adjustments)."""
 
     def __init__(self, submission_id: int, lead: str, *,
                  scores: Mapping[str, float] | None = None, total: float | None = None,
                  comment: str = "", rubric_id: str | None = None) -> None:
-        if (scores is None) == (total is None):
-            raise CommandError("an adjudication gives either item scores or a total")
+        if scores is None and total is None:
+            raise CommandError("an adjudication gives item scores, a total, or both")
         self.submission_id, self.lead, self.comment = submission_id, lead, comment
         self.raw_scores, self.raw_total, self.rubric_id = scores, total, rubric_id
         self.label = f"Adjudicate submission {submission_id}"
@@ -76,11 +77,9 @@ class Adjudicate:
         if found is None:
             raise CommandError(f"no submission with id {self.submission_id}")
         rubric = get_rubric(self.rubric_id or rubric_id_for_kind(found["diagram_kind"]))
-        if self.raw_scores is not None:
-            scores = rubric.validate(self.raw_scores)
-            total = rubric.total(scores)
-        else:
-            scores, total = {}, rubric.validate_total(float(self.raw_total or 0.0))
+        scores = {} if self.raw_scores is None else rubric.validate(self.raw_scores)
+        total = (rubric.total(scores) if self.raw_total is None
+                 else rubric.validate_total(float(self.raw_total)))
         return {"submission_id": self.submission_id, "rubric_id": rubric.id,
                 "lead": self.lead, "scores": json.dumps(scores, sort_keys=True),
                 "total": total, "comment": self.comment, "created_at": now_iso()}

@@ -16,6 +16,7 @@ import sqlite3
 import tempfile
 import zipfile
 import zlib
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,10 +43,14 @@ MAX_JSON_VALUES = 4_000_000
 _IMAGE_NAME = re.compile(r"^images/([0-9a-f]{64})\.(png|jpg|gif|webp|bmp)$")
 
 
-def _pack_data(ws: Workspace, grader: str | None) -> dict[str, Any]:
+def _pack_data(ws: Workspace, grader: str | None, only: Collection[int] | None = None
+               ) -> dict[str, Any]:
+    from cluestudio.core.workspace.feedback_pack import pack_feedback
+
     conn = ws._reader()
-    subs = ops.rows(conn, "SELECT id, task_id, source_id, origin, image_hash, meta FROM "
-                          "submissions ORDER BY id")
+    subs = [s for s in ops.rows(conn, "SELECT id, task_id, source_id, origin, image_hash, meta"
+                                      " FROM submissions ORDER BY id")
+            if only is None or s["id"] in only]
     key = {s["id"]: (s["task_id"], s["source_id"]) for s in subs}
     uid_of = {r["id"]: r["uid"] for r in ops.rows(conn, "SELECT id, uid FROM conversions")}
     conversions = [
@@ -53,30 +58,35 @@ def _pack_data(ws: Workspace, grader: str | None) -> dict[str, Any]:
          "source_id": key[c["submission_id"]][1], "parent_uid": uid_of.get(c["parent_id"]),
          "puml": c["puml"], "author": c["author"], "author_kind": c["author_kind"],
          "created_at": c["created_at"]}
-        for c in ops.rows(conn, "SELECT * FROM conversions ORDER BY id")]
+        for c in ops.rows(conn, "SELECT * FROM conversions ORDER BY id")
+        if c["submission_id"] in key]
     who = " WHERE grader = ?" if grader else ""
     ratings = [{**{k: r[k] for k in ops.RATING_COLUMNS if k != "submission_id"},
                 "scores": json.loads(r["scores"]), "task_id": key[r["submission_id"]][0],
                 "source_id": key[r["submission_id"]][1]}
                for r in ops.rows(conn, f"SELECT * FROM ratings{who} ORDER BY id",
-                                 (grader,) if grader else ())]
+                                 (grader,) if grader else ()) if r["submission_id"] in key]
     reviews = [{"task_id": key[r["submission_id"]][0], "source_id": key[r["submission_id"]][1],
                 "reviewer": r["reviewer"], "verdict": r["verdict"],
                 "tags": json.loads(r["tags"]), "comment": r["comment"],
                 "conversion_uid": uid_of.get(r["conversion_id"]), "created_at": r["created_at"]}
                for r in ops.rows(conn, "SELECT * FROM reviews" + who.replace("grader", "reviewer")
-                                 + " ORDER BY id", (grader,) if grader else ())]
+                                 + " ORDER BY id", (grader,) if grader else ())
+               if r["submission_id"] in key]
     return {
         "tasks": [vars(t) for t in ws.tasks()],
         "submissions": [{**{k: s[k] for k in ("task_id", "source_id", "origin", "image_hash")},
                          "meta": json.loads(s["meta"])} for s in subs],
         "conversions": conversions, "ratings": ratings, "reviews": reviews,
+        **pack_feedback(conn, key, grader),
     }
 
 
-def export_pack(ws: Workspace, path: Path, *, grader: str | None = None) -> dict[str, int]:
-    """Write a pack of the whole workspace (ratings/reviews of one ``grader`` if given)."""
-    data = _pack_data(ws, grader)
+def export_pack(ws: Workspace, path: Path, *, grader: str | None = None,
+                submissions: Collection[int] | None = None) -> dict[str, int]:
+    """Write a pack of the whole workspace (ratings/reviews of one ``grader`` if given; only
+    the ``submissions`` with these ids if given, e.g. one grader's share of a course)."""
+    data = _pack_data(ws, grader, submissions)
     hashes = {s["image_hash"] for s in data["submissions"] if s["image_hash"]}
     hashes |= {t["reference_image"] for t in data["tasks"] if t["reference_image"]}
     manifest = {"format": FORMAT, "version": PACK_VERSION, "schema": SCHEMA_VERSION,
@@ -288,8 +298,13 @@ def merge_packs(ws: Workspace, paths: list[Path]) -> Report:
             tasks.update(t.get("id") for t in data.get("tasks", []) if isinstance(t, dict))
             submissions.update((s.get("task_id"), s.get("source_id"))
                                for s in data.get("submissions", []) if isinstance(s, dict))
+    from cluestudio.core.workspace.feedback_pack import check_feedback
+
+    for src, data, _images in loaded:
+        check_feedback(data, src, report)
     if report.errors:
         raise ImportFailed(report)
+
     def merge_all(conn: sqlite3.Connection) -> None:
         for src, data, images in loaded:
             try:
@@ -330,6 +345,9 @@ def _merge(conn: sqlite3.Connection, source: str, data: dict[str, Any],
         _merge_rating(conn, source, r, sid[(r["task_id"], r["source_id"])], report)
     for v in data.get("reviews", []):
         _merge_review(conn, source, v, sid[(v["task_id"], v["source_id"])], local_id, report)
+    from cluestudio.core.workspace.feedback_pack import merge_feedback
+
+    merge_feedback(conn, data, report)
 
 
 def _merge_revision(conn: sqlite3.Connection, source: str, c: dict[str, Any], sub: int,
