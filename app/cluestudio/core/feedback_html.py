@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import html
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -81,24 +82,35 @@ def data_uri(data: bytes, mime: str) -> str:
     return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
 
 
-def _requirement(text: str) -> str:
-    """The requirement's Markdown as plain paragraphs (escaped; headings in bold)."""
+def _inline(text: str) -> str:
+    """Escaped text with Markdown's **bold** and *emphasis* as tags (nothing else)."""
+    escaped = html.escape(text)
+    escaped = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", escaped)
+    return re.sub(r"(?<![*\w])\*([^*\s][^*]*?)\*(?![*\w])", r"<em>\1</em>", escaped)
+
+
+def _requirement(text: str, title: str = "") -> str:
+    """The requirement's Markdown as paragraphs (escaped; headings in bold, the one that
+    repeats the task's title left out)."""
     parts: list[str] = []
     para: list[str] = []
+
+    def close() -> None:
+        if para:
+            parts.append(f"<p>{_inline(' '.join(para))}</p>")
+            para.clear()
+
     for line in text.splitlines():
         if not line.strip():
-            if para:
-                parts.append(f"<p>{html.escape(' '.join(para))}</p>")
-                para = []
+            close()
         elif line.startswith("#"):
-            if para:
-                parts.append(f"<p>{html.escape(' '.join(para))}</p>")
-                para = []
-            parts.append(f"<p><strong>{html.escape(line.lstrip('#').strip())}</strong></p>")
+            close()
+            heading = line.lstrip("#").strip()
+            if heading != title.strip():
+                parts.append(f"<p><strong>{_inline(heading)}</strong></p>")
         else:
             para.append(line.strip())
-    if para:
-        parts.append(f"<p>{html.escape(' '.join(para))}</p>")
+    close()
     return "".join(parts)
 
 
@@ -131,7 +143,7 @@ def _task(task: TaskFeedback) -> str:
         out.append(f'<h3>Overall comment</h3><div class="overall">{html.escape(task.overall)}'
                    "</div>")
     out.append(f'<h3>The requirement</h3><div class="requirement">'
-               f"{_requirement(task.requirement)}</div>")
+               f"{_requirement(task.requirement, task.title)}</div>")
     if task.image is not None:
         out.append(f'<h3>Your diagram</h3><figure><img alt="Your submitted diagram" '
                    f'src="{data_uri(*task.image)}"></figure>')
