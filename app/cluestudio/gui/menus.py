@@ -36,6 +36,8 @@ MENUS: tuple[tuple[str, tuple[Entry, ...]], ...] = (
         SEPARATOR,
         Entry("&Export tables (CSV, JSON)…", "export_tables", "Ctrl+E"),
         Entry("Export &pack…", "export_pack"),
+        Entry("Export &feedback (a page per student)…", "export_feedback"),
+        Entry("Export &gradebook (Moodle, Canvas, …)…", "export_gradebook"),
         SEPARATOR,
         Entry("&Settings…", "settings", "Ctrl+,"),
         Entry("&Quit", "quit", "Ctrl+Q"),
@@ -64,6 +66,8 @@ MENUS: tuple[tuple[str, tuple[Entry, ...]], ...] = (
         Entry("&Find groups of near-identical submissions (this task)", "find_groups",
               "Ctrl+G"),
         Entry("&Apply my rating to the group…", "apply_group_rating", "Ctrl+Shift+G"),
+        Entry("&Comments and feedback…", "comments", "Ctrl+M"),
+        Entry("A&djudication queue…", "adjudication"),
     )),
     ("&View", (
         Entry("&Fit images", "fit_images", "Ctrl+0"),
