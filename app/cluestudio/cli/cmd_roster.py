@@ -14,7 +14,7 @@ from pathlib import Path
 
 NAME = "roster"
 HELP = "import a course roster (student id, name, email, section) or list who owns what"
-
+_LISTED = 20
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("workspace", type=Path)
@@ -51,6 +51,9 @@ def run(args: argparse.Namespace) -> int:
     for student in people:
         if student.student_id not in owned:
             print(f"  no submission: {student.student_id} {student.name}")
-    for owner in unmatched:
+    for owner in unmatched[:_LISTED]:
         print(f"  nobody's: {owner.task_id}/{owner.source_id} ({owner.how})")
+    if len(unmatched) > _LISTED:
+        print(f"  … and {len(unmatched) - _LISTED} more submissions of nobody (--json lists "
+              "them all)")
     return 0

@@ -5,9 +5,11 @@ never appear here, only task and submission ids."""
 
 from __future__ import annotations
 
+from html import escape
 from typing import TYPE_CHECKING, Any
 
 from cluestudio.core.errors import ClueStudioError
+from cluestudio.core.rubric import get_rubric
 from cluestudio.core.workspace.adjudication import Adjudicate, adjudication_queue
 from cluestudio.gui.qt import (
     QDialog,
@@ -39,12 +41,13 @@ class AdjudicationDialog(QDialog):
         self.status = QLabel("")
         total = QPushButton("Enter a &total…")
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel("Submissions whose graders disagree (&Return on a rating "
-                                "below takes it as final):"))
+        layout.addWidget(QLabel("Submissions whose graders disagree, widest first; Return on "
+                                "a rating below takes it as the final one:"))
         row = QHBoxLayout()
         row.addWidget(self.queue, 1)
         row.addWidget(self.detail, 2)
-        layout.addLayout(row)
+        layout.addLayout(row, 1)
+        self.ratings.setMaximumHeight(90)
         layout.addWidget(self.ratings)
         layout.addWidget(total)
         layout.addWidget(self.status)
@@ -75,17 +78,20 @@ class AdjudicationDialog(QDialog):
         if entry is None:
             self.detail.clear()
             return
-        items = sorted({k for r in entry.ratings for k in r.scores})
-        head = "".join(f"<th>{r.grader}</th>" for r in entry.ratings)
+        try:
+            items = [(i.id, i.label) for i in get_rubric(entry.rubric_id).items]
+        except ClueStudioError:
+            items = [(k, k) for k in sorted({k for r in entry.ratings for k in r.scores})]
+        head = "".join(f"<th>{escape(r.grader)}</th>" for r in entry.ratings)
         rows = "".join(
-            f"<tr><td>{item}</td>" + "".join(
+            f"<tr><td>{escape(label)}</td>" + "".join(
                 f"<td>{r.scores.get(item, '–')}</td>" for r in entry.ratings) + "</tr>"
-            for item in items)
+            for item, label in items)
         rows += "<tr><td><b>total</b></td>" + "".join(
             f"<td><b>{r.adjusted:g}</b></td>" for r in entry.ratings) + "</tr>"
         notes = "".join(
-            f"<p><b>{r.grader}</b>: {r.comment or '(no overall comment)'}<br>" + "<br>".join(
-                f"{item}: {'; '.join(texts)}"
+            f"<p><b>{escape(r.grader)}</b>: {escape(r.comment or '(no overall comment)')}<br>"
+            + "<br>".join(f"{escape(item)}: {escape('; '.join(texts))}"
                 for item, texts in entry.item_comments.get(r.grader, {}).items()) + "</p>"
             for r in entry.ratings)
         self.detail.setHtml(f"<table border=1 cellpadding=4><tr><th></th>{head}</tr>{rows}"
