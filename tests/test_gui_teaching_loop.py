@@ -76,6 +76,32 @@ def test_story27_a_ta_comments_by_keyboard_and_inserts_from_the_bank(session, qt
 
 
 @pytest.mark.gui
+def test_story27_blind_grading_keeps_the_students_name_off_the_screen(
+        session, qtbot, tmp_path: Path) -> None:
+    from cluestudio.core.roster import read_roster
+    from cluestudio.core.workspace import Report
+    from cluestudio.core.workspace.students import replace_roster
+
+    K = _keys()
+    window = session.open(_course_workspace(tmp_path))
+    session.press(K.Key_F3)
+    ws = window.bench.require()
+    source = window.grading.view.submission.source_id
+    roster = tmp_path / "roster.csv"
+    roster.write_text(f"student_id,name,email\n{source},Ada Lovelace,ada@uni.example\n",
+                      encoding="utf-8")
+    replace_roster(ws, read_roster(roster, Report()))
+    titles: list[str] = []
+    for blind in (False, True):
+        if window.blind_action.isChecked() != blind:
+            window.blind_action.trigger()
+        failures = _in_dialog(qtbot, lambda dialog: titles.append(dialog.windowTitle()))
+        window.commands.comments()
+        assert not failures
+    assert "Ada Lovelace" in titles[0] and "Ada Lovelace" not in titles[1]
+
+
+@pytest.mark.gui
 def test_story27_a_lead_takes_one_rating_in_the_adjudication_queue_and_exports(
         session, qtbot, tmp_path: Path) -> None:
     import csv

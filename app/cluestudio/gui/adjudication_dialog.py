@@ -39,8 +39,10 @@ class AdjudicationDialog(QDialog):
         self.detail = QTextBrowser()
         self.ratings = QListWidget()
         self.status = QLabel("")
+        self.agreement = QLabel("")
         total = QPushButton("Enter a &total…")
         layout = QVBoxLayout(self)
+        layout.addWidget(self.agreement)
         layout.addWidget(QLabel("Submissions whose graders disagree, widest first; Return on "
                                 "a rating below takes it as the final one:"))
         row = QHBoxLayout()
@@ -58,8 +60,16 @@ class AdjudicationDialog(QDialog):
         self.resize(900, 600)
 
     def reload(self) -> None:
+        from cluestudio.core.workspace.team import overlap_agreement
+
+        ws = self.window_.bench.require()
+        report = overlap_agreement(ws)
+        self.agreement.setText(
+            "No submission was rated by two graders yet." if report is None else
+            f"Agreement on the {report.items} submissions rated twice: Krippendorff's α "
+            f"{report.alpha_interval:.2f} (interval), ICC(2,1) {report.icc.icc21:.2f}")
         self.queue.clear()
-        for entry in adjudication_queue(self.window_.bench.require()):
+        for entry in adjudication_queue(ws):
             item = QListWidgetItem(f"{entry.task_id} · {entry.source_id}  "
                                    f"({entry.spread:g} points apart)")
             item.setData(_ROLE, entry)

@@ -77,6 +77,16 @@ class HandbackActions(QObject):
             self.window.statusBar().showMessage("Open a submission in grading mode first", 8000)
             return
         title = f"{view.task.id} · {view.submission.source_id}"
+        if not self.window.bench.settings.ui.blind_grading:  # blind: no names on screen
+            from cluestudio.core.workspace.students import identity, owners, roster
+
+            ws = self.window.bench.require()
+            students = {s.student_id: s for s in roster(ws)}
+            owner = next((o for o in owners(ws, students.values())
+                          if o.submission_id == view.submission.id), None)
+            who = identity(students.get(owner.student_id or "") if owner else None,
+                           blind=False)
+            title += f" · {who}" if who else ""
         CommentsDialog(self.window, view.submission.id, rubric_for_kind(view.task.diagram_kind),
                        title).exec()
 
