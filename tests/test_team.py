@@ -88,3 +88,45 @@ def test_split_merge_brings_ratings_and_comments_back(tmp_path: Path) -> None:
 
         alice = lead.find_submission("library", "alice")
         assert alice and final_grades(lead)[alice.id].final.value == 95.0  # ann's, bank -5
+
+
+def _rewrite_pack(source: Path, target: Path, change) -> None:
+    import json
+    import zipfile
+
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w") as new:
+        for info in old.infolist():
+            data = old.read(info.filename)
+            if info.filename == "data.json":
+                loaded = json.loads(data)
+                change(loaded)
+                data = json.dumps(loaded).encode()
+            new.writestr(info, data)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda d: d["item_comments"][0].update(bank_uid="nope"), "does not carry"),
+    (lambda d: d["item_comments"][0].update(item_id="colour"), "unknown rubric item"),
+    (lambda d: d["item_comments"][0].update(origin="robot"), "origin must be one of"),
+    (lambda d: d["comment_bank"][0].update(points=float("nan")), "points must be a number"),
+    (lambda d: d["item_comments"][0].update(source_id="ghost"), "is not in the pack"),
+])
+def test_a_pack_with_a_bad_comment_record_merges_nothing(tmp_path: Path, change,
+                                                         message: str) -> None:
+    from cluestudio.core.workspace import ImportFailed
+
+    course = make_course(tmp_path / "course")
+    with open_workspace(tmp_path / "ann.sqlite") as ws:
+        do_import(ws, course)
+        alice = ws.find_submission("library", "alice")
+        assert alice
+        uid = ws.execute(SaveBankComment("class-diagram", "classes", "Missing", -1)).result
+        ws.execute(SaveRating(alice.id, "ann", FULL))
+        ws.execute(AddItemComment(alice.id, "ann", "class-diagram", "classes", bank_uid=uid))
+        export_pack(ws, tmp_path / "good.zip", grader="ann")
+    _rewrite_pack(tmp_path / "good.zip", tmp_path / "bad.zip", change)
+    with open_workspace(tmp_path / "lead.sqlite") as lead:
+        with pytest.raises(ImportFailed) as failed:
+            merge_team(lead, [tmp_path / "bad.zip"])
+        assert message in str(failed.value) and "bad.zip" in str(failed.value)
+        assert lead.counts()["ratings"] == 0 and comment_bank(lead) == []
