@@ -119,6 +119,15 @@ PANEL_KEYS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         ("a, b, c, …", "toggle the issue tag with that letter (the tags of the task's "
                        "diagram kind)"),
     )),
+    ("Comments and feedback (grading; Ctrl+M opens it)", (
+        ("Alt+I, Up / Down", "the rubric item to comment on"),
+        ("Alt+N, text, Return", "add a comment on that item"),
+        ("Ctrl+B (in the text)", "file the text in the item's comment bank instead"),
+        ("Alt+B, then 1–9 or Return", "insert a bank comment (F2 edits it for every use)"),
+        ("Delete (in the comments)", "take a comment back"),
+        ("Alt+S, then Return", "suggestions from the element diff; Return accepts one"),
+        ("Alt+O, text, Ctrl+Return", "the overall comment"),
+    )),
     ("Diagram panes", (
         ("mouse wheel", "zoom around the pointer (every pane follows)"),
         ("drag", "pan"),
