@@ -41,6 +41,7 @@ class AdjudicationDialog(QDialog):
         self.status = QLabel("")
         self.agreement = QLabel("")
         total = QPushButton("Enter a &total…")
+        total.setAutoDefault(False)  # Return takes the rating in focus, nothing else
         layout = QVBoxLayout(self)
         layout.addWidget(self.agreement)
         layout.addWidget(QLabel("Submissions whose graders disagree, widest first; Return on "

@@ -71,6 +71,8 @@ class CommentsDialog(QDialog):
         suggest = QPushButton("&Suggest from the element diff")
         to_bank = QPushButton("File in the bank (Ctrl+B)")
         save_overall = QPushButton("Save the overall comment (Ctrl+Return)")
+        for button in (suggest, to_bank, save_overall):
+            button.setAutoDefault(False)  # Return belongs to the field or list with focus
         form = QFormLayout()
         form.addRow(self._label("Rubric &item", self.items), self.items)
         form.addRow(self._label("Comments", self.comments), self.comments)
