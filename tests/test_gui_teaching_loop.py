@@ -106,11 +106,9 @@ def test_story27_a_lead_takes_one_rating_in_the_adjudication_queue_and_exports(
         session, qtbot, tmp_path: Path) -> None:
     import csv
 
-    from cluestudio.core.roster import read_roster
-    from cluestudio.core.workspace import Report, SaveRating
+    from cluestudio.core.workspace import SaveRating
     from cluestudio.core.workspace.adjudication import adjudication_queue
     from cluestudio.core.workspace.finals import final_grades
-    from cluestudio.core.workspace.students import replace_roster
 
     K = _keys()
     window = session.open(_course_workspace(tmp_path))
@@ -134,10 +132,15 @@ def test_story27_a_lead_takes_one_rating_in_the_adjudication_queue_and_exports(
     assert not failures
     assert final_grades(ws)[sub.id].final.value == 100.0
 
+    bad = tmp_path / "bad.csv"
+    bad.write_text("student_id,name,email\nx,X,not-mail\n", encoding="utf-8")
+    assert not window.commands.handback.import_roster(bad)
+    shown = [window.errors.item(i).text() for i in range(window.errors.count())]
+    assert any(f"{bad}:2" in line for line in shown)
     roster = tmp_path / "roster.csv"
     roster.write_text(f"student_id,name,email\n{sub.source_id},Ada Lovelace,ada@uni.example\n",
                       encoding="utf-8")
-    replace_roster(ws, read_roster(roster, Report()))
+    assert window.commands.handback.import_roster(roster)
     out = tmp_path / "grades.csv"
     handle = window.commands.handback.export_gradebook(out, "canvas")
     with qtbot.waitSignal(handle.finished, timeout=20000):

@@ -102,9 +102,10 @@ def _task_feedback(ws: Workspace, grade: SubmissionGrade, show_reference: bool
     graders = {r.grader for r in grade.ratings}
     comments: dict[str, list[CommentLine]] = {}
     for comment in item_comments(ws, grade.submission_id):
-        if comment.grader in graders and comment.rubric_id == grade.rubric_id:
-            comments.setdefault(comment.item_id, []).append(
-                CommentLine(comment.text, comment.points))
+        line = CommentLine(comment.text, comment.points)
+        if (comment.grader in graders and comment.rubric_id == grade.rubric_id
+                and line not in comments.get(comment.item_id, [])):  # two graders, one text
+            comments.setdefault(comment.item_id, []).append(line)
     submission = ws.submission(grade.submission_id)
     image = None
     if submission is not None and submission.image_hash:

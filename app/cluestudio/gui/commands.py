@@ -55,6 +55,9 @@ class WindowCommands(QObject):
             self._handback = HandbackActions(self.w)
         return self._handback
 
+    def import_roster(self) -> None:
+        self.handback.import_roster()
+
     def export_feedback(self) -> None:
         self.handback.export_feedback()
 

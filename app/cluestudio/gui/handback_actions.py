@@ -29,6 +29,35 @@ class HandbackActions(QObject):
         self.window.job_status.track(handle)
         return handle
 
+    def import_roster(self, path: Path | None = None) -> bool:
+        """Store a roster CSV (quick: on the UI thread); a bad row lands in the error panel
+        with its file and line, and the roster before stays."""
+        from cluestudio.core.roster import read_roster
+        from cluestudio.core.workspace import ImportFailed, Report
+        from cluestudio.core.workspace.students import owners, replace_roster
+
+        ws = self.window.bench.ws
+        if ws is None:
+            self.window.statusBar().showMessage("Open or create a workspace first", 8000)
+            return False
+        if path is None:
+            chosen, _ = QFileDialog.getOpenFileName(self.window, "Import roster", "",
+                                                    "Roster (*.csv)")
+            path = Path(chosen) if chosen else None
+        if path is None:
+            return False
+        report = Report()
+        students = read_roster(path, report)
+        if report.errors:
+            self.window.report_error("import roster", str(ImportFailed(report)))
+            return False
+        replace_roster(ws, students)
+        nobody = sum(o.student_id is None for o in owners(ws, students))
+        self.window.statusBar().showMessage(
+            f"{len(students)} students; {nobody} submissions belong to nobody on the roster",
+            10000)
+        return True
+
     def export_feedback(self, folder: Path | None = None) -> JobHandle | None:
         from cluestudio.app.handback import export_feedback
         from cluestudio.core.jobs import run_job

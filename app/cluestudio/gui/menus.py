@@ -33,6 +33,7 @@ MENUS: tuple[tuple[str, tuple[Entry, ...]], ...] = (
         Entry("&Import course folder…", "import_course_folder", "Ctrl+I"),
         Entry("Import &JSONL file…", "import_jsonl"),
         Entry("&Merge graders' packs…", "merge_packs"),
+        Entry("Import &roster (students)…", "import_roster"),
         SEPARATOR,
         Entry("&Export tables (CSV, JSON)…", "export_tables", "Ctrl+E"),
         Entry("Export &pack…", "export_pack"),
