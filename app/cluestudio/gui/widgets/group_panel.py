@@ -1,5 +1,6 @@
-"""The group box under the rubric: the current submission's group of near-identical
-submissions, and the two actions on it (find the task's groups; apply my rating to the group).
+"""The group box under the rubric: the current submission's group (the submissions with the
+same diagram, and CLUE's near suggestions apart), and the two actions on it (find the task's
+groups; apply my rating to the group).
 
 It only shows what :class:`~cluestudio.gui.group_actions.GroupActions` tells it and reports
 the buttons; the grouping, the confirmation and the command live there.
@@ -29,7 +30,7 @@ class GroupPanel(QFrame):
         super().__init__(parent)
         self.setObjectName("groupPanel")
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.title = QLabel("<b>Near-identical submissions</b>")
+        self.title = QLabel("<b>Same diagram: grade by group</b>")
         self.text = QLabel()
         self.text.setObjectName("groupText")
         self.text.setWordWrap(True)
@@ -60,9 +61,11 @@ class GroupPanel(QFrame):
     def set_shortcuts(self, find: str, apply: str) -> None:
         """Name the keys the menus really use (a ``[keys]`` table may have moved them)."""
         self.find_button.setToolTip(
-            "Cluster this task's submissions whose diagrams are near-identical (CLUE in "
-            "both directions)" + (f" ({find})" if find else ""))
+            "Group this task's submissions whose diagrams say the same (layout, order, "
+            "whitespace and case aside); CLUE suggests near ones apart"
+            + (f" ({find})" if find else ""))
         self.apply_button.setToolTip(
-            "Copy your saved rating of this submission to the rest of its group, after a "
-            "preview of how many it writes; one undo takes it back"
+            "Copy your saved rating of this submission to the submissions you tick in a "
+            "preview (its group ticked, near ones with their differences not); one undo "
+            "takes it back"
             + (f" ({apply})" if apply else ""))
