@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ import pytest
 from cluestudio.core.jobs import run_job
 from cluestudio.core.settings import ScoringSettings, Settings, UISettings
 from cluestudio.resources_path import annotations_dir
+from test_gui_kinds_groups import _ratings
 from test_gui_stories import Session, _ctrl, _keys, _rate_by_keys
 
 HOSPITAL = annotations_dir() / "sample" / "tasks" / "hospital_appointments"
@@ -53,13 +53,6 @@ def _hospital_workspace(tmp_path: Path) -> Path:
     finally:
         ws.close()
     return path
-
-
-def _ratings(path: Path) -> dict[str, sqlite3.Row]:
-    conn = sqlite3.connect(path)
-    conn.row_factory = sqlite3.Row
-    return {r["source_id"]: r for r in conn.execute(
-        "SELECT s.source_id, r.* FROM ratings r JOIN submissions s ON s.id = r.submission_id")}
 
 
 def _open_on(session: Session, path: Path, source: str):
