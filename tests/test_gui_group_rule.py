@@ -86,8 +86,8 @@ def test_ta_rates_s001_100_applies_to_its_group_and_s016_with_three_mistakes_get
         assert set(group.submission_ids) == {ids["s001"], ids["s101"], ids["s102"]}
         assert ids["s016"] in group.near_ids and ids["s005"] in group.near_ids
         label = window.grading.group_panel.text
-        assert "Group of <b>3</b> with the same diagram" in label.text()
-        assert "9 near, differs</i>, not ticked" in label.text()
+        assert "Group of <b>3</b>, same diagram: <b>s001</b>, s101, s102." in label.text()
+        assert "+9 near, differs</i>: not ticked" in label.text()
         assert "near, differs: s016 (0.99" in label.toolTip()
 
         seen: dict[str, object] = {}
@@ -144,7 +144,7 @@ def test_blind_grading_shows_no_clue_value_in_the_group_panel_before_the_rating(
         assert window.bench.settings.ui.blind_grading
         _find_groups(session, window)
         label = window.grading.group_panel.text
-        assert "9 near, differs</i>, not ticked" in label.text()
+        assert "+9 near, differs</i>: not ticked" in label.text()
         assert "s016 (3 differences)" in label.toolTip()
         assert not CLUE_VALUE.search(label.text()), label.text()
         assert not CLUE_VALUE.search(label.toolTip()), label.toolTip()

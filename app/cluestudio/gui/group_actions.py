@@ -38,7 +38,6 @@ from cluestudio.gui.worker import JobHandle
 #: Tests put a function here that ticks and answers instead of showing the modal dialog.
 Confirm = Callable[[GroupApplyDialog], str | None]
 SHOWN_MEMBERS = 8
-SHOWN_NEAR = 3  # the panel is small: the rest are in its tooltip and the preview
 
 
 def _names(group: SubmissionGroup, ids: tuple[int, ...] | list[int]) -> str:
@@ -86,8 +85,7 @@ def group_description(group: SubmissionGroup, current: int, hidden: bool) -> tup
         text = escape(member.source_id)
         return f"<b>{text}</b>" if member.submission_id == current else text
 
-    same = [name(m) + (" (representative)" if m.submission_id == group.representative
-                       else "") for m in group.members]
+    same = [name(m) for m in group.members]
     near_members = (sorted(group.near, key=lambda m: m.source_id) if hidden
                     else list(group.near))
     near = []
@@ -101,13 +99,14 @@ def group_description(group: SubmissionGroup, current: int, hidden: bool) -> tup
         more = f", … {len(items) - shown} more" if len(items) > shown else ""
         return ", ".join(items[:shown]) + more
 
-    head = (f"Group of <b>{group.size}</b> with the same diagram: "
-            f"{listed(same, SHOWN_MEMBERS)}." if group.size > 1 else
-            f"No other submission has the same diagram as {same[0]}.")
-    # The panel is a few lines high: the near ones are named in its tooltip and the preview.
-    html = head + (f"<br><i>{len(near)} near, differs</i>, not ticked: "
-                   f"{listed([name(m) for m in near_members], SHOWN_NEAR)}." if near else "")
-    tooltip = "\n".join([*(s.replace("<b>", "").replace("</b>", "") for s in same),
+    # Short lines: the box has room for three at 1024×700; the tooltip names everything,
+    # the preview shows every difference.
+    head = (f"Group of <b>{group.size}</b>, same diagram: {listed(same, SHOWN_MEMBERS)}."
+            if group.size > 1 else f"No other has the same diagram as {same[0]}.")
+    html = head + (f"<br><i>+{len(near)} near, differs</i>: not ticked (hover for who)"
+                   if near else "")
+    plain = [s.replace("<b>", "").replace("</b>", "") for s in same]
+    tooltip = "\n".join([f"{plain[0]} (representative)", *plain[1:],
                          *(f"near, differs: {n.replace('<b>', '').replace('</b>', '')}"
                            for n in near)])
     return html, tooltip
@@ -173,11 +172,9 @@ class GroupActions(QObject):
         same = [g for g in value.groups if g.size > 1]
         grouped = sum(g.size for g in same)
         total = sum(g.size for g in value.groups) + len(value.singletons)
-        self.status.emit(f"Task {value.task_id}: {len(same)} group(s) of the same diagram "
-                         f"holding {grouped} of {total} submissions; CLUE suggests near ones "
-                         f"for {sum(bool(g.near) for g in value.groups)} "
-                         f"({value.pairs_scored} diagram pairs compared, "
-                         f"{value.seconds:.1f} s)")
+        self.status.emit(f"{value.task_id}: {len(same)} same-diagram group(s), {grouped} of "
+                         f"{total} submissions; near ones suggested for "
+                         f"{sum(bool(g.near) for g in value.groups)} ({value.seconds:.1f} s)")
 
     def _on_finished(self, job: JobHandle) -> None:
         if job is self._job:
@@ -273,14 +270,15 @@ class GroupActions(QObject):
         source = view.submission.source_id
         grouping = self.groupings.get(task)
         if self._job is not None and self._job_task == task:
-            self.panel.describe("<i>Finding this task's groups… (progress and Cancel in the "
-                                "status bar)</i>", can_find=True)
+            self.panel.describe("<b>Grade by group</b> · <i>Finding this task's groups… "
+                                "(progress and Cancel in the status bar)</i>", can_find=True)
             return
         if grouping is None:
             stale = (" A diagram of this task changed since they were found."
                      if task in self._stale else "")
             self.panel.describe(
-                f"<i>Not grouped yet.{stale} Find groups groups this task's submissions "
+                f"<b>Grade by group</b> · <i>Not grouped yet.{stale} Find groups groups this "
+                "task's submissions "
                 "whose diagrams say the same (layout, order, whitespace and case aside), so "
                 "one rating can serve them all; CLUE suggests near ones, apart, with what "
                 "differs.</i>", can_find=True)

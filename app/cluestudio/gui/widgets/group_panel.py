@@ -30,7 +30,6 @@ class GroupPanel(QFrame):
         super().__init__(parent)
         self.setObjectName("groupPanel")
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.title = QLabel("<b>Same diagram: grade by group</b>")
         self.text = QLabel()
         self.text.setObjectName("groupText")
         self.text.setWordWrap(True)
@@ -46,14 +45,15 @@ class GroupPanel(QFrame):
         buttons.addWidget(self.apply_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 4, 6, 4)
-        layout.addWidget(self.title)
         layout.addWidget(self.text)
         layout.addLayout(buttons)
         self.describe("")
 
     def describe(self, html: str, tooltip: str = "", *, can_find: bool = False,
                   can_apply: bool = False) -> None:
-        self.text.setText(html or "<i>No submission on screen.</i>")
+        # No title line: at 1024×700 the box has room for three lines of text, and the
+        # text says what it is ("Group of 3, same diagram: …").
+        self.text.setText(html or "<b>Grade by group</b> · <i>No submission on screen.</i>")
         self.text.setToolTip(tooltip)
         self.find_button.setEnabled(can_find)
         self.apply_button.setEnabled(can_apply)
