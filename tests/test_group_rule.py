@@ -179,7 +179,16 @@ def test_differences_say_what_is_missing_extra_or_changed() -> None:
         "extra attribute A: -y : int",
         "missing interface E",
         "extra class D",
-        "changed relation A *-- C → A o-- C",
-        "changed relation B --> C → C --> B",
+        "changed relation A *-- C — composition → aggregation",
+        "changed relation B --> C — direction reversed",
     ]
     assert differences(other, base)[0].text == "A: -x : long → -x : int"
+    # Multiplicities are told by the class at their end, whichever way the arrow is written.
+    one = parse_plantuml('@startuml\nA "1" -- "*" B : has\nA "0..1" -- "1" A\n@enduml').diagram
+    two = parse_plantuml('@startuml\nB "1..*" -- "1" A : owns\nA "0..1" -- "*" A\n@enduml'
+                         ).diagram
+    assert [str(d) for d in differences(one, two)] == [
+        'changed relation A "1" --> "*" B : has — direction reversed, multiplicity at B * '
+        "→ 1..*, name 'has' → 'owns'",
+        'changed relation A "0..1" --> "1" A — multiplicity at A 1 → *',
+    ]

@@ -100,8 +100,9 @@ def test_ta_rates_s001_100_applies_to_its_group_and_s016_with_three_mistakes_get
                 row = dialog.row_text(member.submission_id).splitlines()
                 assert "near, differs" in row[0] and len(row) == 1 + len(member.differences)
             s016 = dialog.row_text(ids["s016"])
-            assert "Room ..|> Schedulable → Room ..> Schedulable" in s016
-            assert '"1" Doctor : head → Department "0..1" --> "0..*" Doctor : head' in s016
+            assert "Room ..|> Schedulable — realization → dependency" in s016
+            assert '"1" Doctor : head — multiplicity at Doctor 1 → 0..*' in s016
+            assert "ConsultationNote : results in — composition → aggregation" in s016
             assert dialog.apply_button.text() == "Apply to 2"
             # The grader takes s102 out: the preview follows.
             dialog.set_included(ids["s102"], False)

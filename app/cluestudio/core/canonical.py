@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import TypeVar
 
 from cluestudio.core.model import Attribute, Class, ClassDiagram, Method, Relation
 from cluestudio.core.plantuml.writer import attribute_text, method_text, relation_text
@@ -27,6 +28,7 @@ from cluestudio.core.plantuml.writer import attribute_text, method_text, relatio
 #: One element of a form: a tag ("class", "attribute", "method", "relation", "note") and
 #: the normalised strings that identify it.
 Element = tuple[object, ...]
+T = TypeVar("T")
 
 
 def _name(text: str) -> str:
@@ -118,21 +120,21 @@ def _header(cls: Class) -> str:
     return f"{kind} {cls.name}" + (f" <<{cls.stereotype}>>" if cls.stereotype else "")
 
 
-def _paired(kind: str, gone: list[tuple[Element, str]], new: list[tuple[Element, str]],
-            pair_key: int | slice, prefix: str = "") -> list[Difference]:
+def _paired(kind: str, gone: list[tuple[Element, T]], new: list[tuple[Element, T]],
+            pair_key: int | slice, show: Callable[[T], str],
+            changed: Callable[[T, T], str]) -> list[Difference]:
     """Missing and extra elements; one of each with the same ``key[pair_key]`` (a member's
-    name, a relation's ends) is one "changed" element."""
+    name, a relation's two ends) is one "changed" element, described by ``changed``."""
     out: list[Difference] = []
     unmatched = list(new)
-    for key, text in gone:
+    for key, mine in gone:
         twin = next((i for i, (other, _) in enumerate(unmatched)
                      if _pair(other, pair_key) == _pair(key, pair_key)), None)
         if twin is None:
-            out.append(Difference(kind, "missing", prefix + text))
+            out.append(Difference(kind, "missing", show(mine)))
         else:
-            out.append(Difference(kind, "changed",
-                                  f"{prefix}{text} → {unmatched.pop(twin)[1]}"))
-    out += [Difference(kind, "extra", prefix + text) for _, text in unmatched]
+            out.append(Difference(kind, "changed", changed(mine, unmatched.pop(twin)[1])))
+    out += [Difference(kind, "extra", show(theirs)) for _, theirs in unmatched]
     return out
 
 
@@ -141,23 +143,62 @@ def _pair(key: Element, pair_key: int | slice) -> object:
     return frozenset(key[pair_key]) if isinstance(pair_key, slice) else key[pair_key]
 
 
-def _only(first: Iterable[tuple[Element, str]], second: Iterable[tuple[Element, str]]
-          ) -> tuple[list[tuple[Element, str]], list[tuple[Element, str]]]:
+def _only(first: Iterable[tuple[Element, T]], second: Iterable[tuple[Element, T]]
+          ) -> tuple[list[tuple[Element, T]], list[tuple[Element, T]]]:
     """Multiset differences first − second and second − first, in first's order."""
     a, b = list(first), list(second)
     left = Counter(k for k, _ in a) - Counter(k for k, _ in b)
     right = Counter(k for k, _ in b) - Counter(k for k, _ in a)
 
-    def take(items: list[tuple[Element, str]], counts: Counter[Element]
-             ) -> list[tuple[Element, str]]:
+    def take(items: list[tuple[Element, T]], counts: Counter[Element]
+             ) -> list[tuple[Element, T]]:
         out = []
-        for key, text in items:
+        for key, value in items:
             if counts[key] > 0:
                 counts[key] -= 1
-                out.append((key, text))
+                out.append((key, value))
         return out
 
     return take(a, left), take(b, right)
+
+
+_KIND_WORDS = {"AS": "association", "AG": "aggregation", "CO": "composition",
+               "DE": "dependency", "GE": "generalization", "RE": "realization"}
+
+
+def _relation_change(a: Relation, b: Relation) -> str:
+    """``A --> B : name — what changed`` — type, direction, the multiplicity at each class,
+    the name — in words; the relation is shown as ``a`` writes it."""
+    parts = []
+    if a.type != b.type:
+        parts.append(f"{_KIND_WORDS[a.type.value]} → {_KIND_WORDS[b.type.value]}")
+    if _name(a.begin) != _name(b.begin):
+        parts.append("direction reversed")
+    if _name(a.begin) == _name(a.end):  # a self-relation: its ends told apart by position
+        ends = [(a.begin, a.label.from_, b.label.from_), (a.end, a.label.to, b.label.to)]
+    else:
+        at_b = {_name(b.begin): b.label.from_, _name(b.end): b.label.to}
+        ends = [(end, mine, at_b.get(_name(end), ""))
+                for end, mine in ((a.begin, a.label.from_), (a.end, a.label.to))]
+    for end, mine, theirs in ends:
+        if _token(mine) != _token(theirs):
+            parts.append(f"multiplicity at {end} {mine or 'none'} → {theirs or 'none'}")
+    if _name(a.name) != _name(b.name):
+        parts.append(f"name {a.name or 'none'!r} → {b.name or 'none'!r}")
+    return f"{relation_text(a)} — {', '.join(parts) or relation_text(b)}"
+
+
+@dataclass(frozen=True)
+class _Owned:
+    """How a member of class ``owner`` is named in a difference: ``Doctor: -id : int``."""
+
+    owner: str
+
+    def show(self, text: str) -> str:
+        return f"{self.owner}: {text}"
+
+    def changed(self, before: str, after: str) -> str:
+        return f"{self.owner}: {before} → {after}"
 
 
 def _members(cls: Class) -> tuple[list[tuple[Element, str]], list[tuple[Element, str]]]:
@@ -180,15 +221,17 @@ def differences(a: ClassDiagram, b: ClassDiagram) -> tuple[Difference, ...]:
             continue
         if _class_element(cls) != _class_element(other):
             out.append(Difference("class", "changed", f"{_header(cls)} → {_header(other)}"))
+        owner = _Owned(cls.name)
         for kind, mine, theirs in zip(("attribute", "method"), _members(cls), _members(other),
                                       strict=True):
             gone, new = _only(mine, theirs)
-            out += _paired(kind, gone, new, 3, f"{cls.name}: ")
+            out += _paired(kind, gone, new, 3, owner.show, owner.changed)
     out += [Difference("class", "extra", _header(c)) for c in b.classes
             if _owner(c) not in owners_a]
-    gone, new = _only(((_relation_element(r), relation_text(r)) for r in a.relations),
-                      ((_relation_element(r), relation_text(r)) for r in b.relations))
-    out += _paired("relation", gone, new, slice(2, 4))
+    relations_gone, relations_new = _only(((_relation_element(r), r) for r in a.relations),
+                                          ((_relation_element(r), r) for r in b.relations))
+    out += _paired("relation", relations_gone, relations_new, slice(2, 4), relation_text,
+                   _relation_change)
     gone, new = _only(((("note", _name(n.target), _name(n.text)), n.text) for n in a.notes),
                       ((("note", _name(n.target), _name(n.text)), n.text) for n in b.notes))
     out += [Difference("note", "missing", t) for _, t in gone]
