@@ -240,7 +240,7 @@ class GroupActions(QObject):
         task = view.submission.task_id
         if task not in self.groupings:
             return (f"Find the groups of task {task} first (Grade → Find groups): then the "
-                    "submissions near-identical to this one are known.")
+                    "submissions with the same diagram as this one are known.")
         group = self.group_of(view)
         if group is None:
             return (f"No other submission of task {task} has the same diagram as "
