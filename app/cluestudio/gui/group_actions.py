@@ -80,7 +80,8 @@ def apply_question(view: SubmissionView, group: SubmissionGroup, keep: GroupPrev
 
 def group_description(group: SubmissionGroup, current: int, hidden: bool) -> tuple[str, str]:
     """(the panel's text, its tooltip) for ``group`` seen from submission ``current``;
-    ``hidden``: no CLUE value, near members by name (blind grading, not yet rated)."""
+    ``hidden``: no CLUE value nor count of differences, near members by name only and in
+    name order (blind grading, not yet rated)."""
     def name(member: GroupMember) -> str:
         text = escape(member.source_id)
         return f"<b>{text}</b>" if member.submission_id == current else text
@@ -92,7 +93,8 @@ def group_description(group: SubmissionGroup, current: int, hidden: bool) -> tup
     for member in near_members:
         count = len(member.differences)
         what = f"{count} difference{'s' * (count != 1)}"
-        near.append(f"{name(member)} ({what})" if hidden
+        # Blind: not even how many differences (a distance too), only who.
+        near.append(name(member) if hidden
                     else f"{name(member)} ({member.similarity:.3f}, {what})")
 
     def listed(items: list[str], shown: int) -> str:
