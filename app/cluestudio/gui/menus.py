@@ -64,7 +64,7 @@ MENUS: tuple[tuple[str, tuple[Entry, ...]], ...] = (
         Entry("&Compare A/B", "compare", "Ctrl+K"),
     )),
     ("G&rade", (
-        Entry("&Find groups of near-identical submissions (this task)", "find_groups",
+        Entry("&Find groups of submissions with the same diagram (this task)", "find_groups",
               "Ctrl+G"),
         Entry("&Apply my rating to the group…", "apply_group_rating", "Ctrl+Shift+G"),
         Entry("&Comments and feedback…", "comments", "Ctrl+M"),
