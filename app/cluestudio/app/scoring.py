@@ -289,15 +289,6 @@ def score_workspace(ws: Workspace, options: ScoringOptions, cancel: CancelToken 
     return result
 
 
-def score_job(items: Sequence[ScoreItem], options: ScoringOptions, *, cancel: CancelToken,
-              emit: Callable[[str, Any], None], chunk_size: int = DEFAULT_CHUNK,
-              ) -> Job[ScoreSummary]:
-    """:func:`score_items` for the worker process: each scored chunk goes back to the
-    caller as ``emit("scored", chunk)``, and the caller stores it."""
-    return score_items(items, options, cancel, lambda chunk: emit("scored", chunk),
-                       chunk_size=chunk_size)
-
-
 def plan_and_score_job(workspace: str, options: ScoringOptions,
                        submission_ids: Sequence[int] | None = None, *, cancel: CancelToken,
                        emit: Callable[[str, Any], None], chunk_size: int = DEFAULT_CHUNK,
