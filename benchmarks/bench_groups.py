@@ -1,11 +1,12 @@
 """Grade by group: how long grouping a task's submissions takes, and what pruning saves.
 
 A course-like task from the sample's ``library_loans`` reference (9 classes, 9 relations):
-a quarter of the submissions are the reference written in another order (identical as CLUE
-sees it), a quarter repeat one of six common one-mistake answers, the rest are unique
+a quarter of the submissions are the reference written in another order (the same diagram:
+one group), a quarter repeat one of six common one-mistake answers, the rest are unique
 answers with 1–4 mistakes (core.synth). Grouping runs with the ``exact`` embedder at the
-default threshold, once with the bound and once without it (every leader-to-free-diagram
-pair scored); all n·(n−1)/2 pairs would cost about 1 ms each (both directions).
+default threshold for the near suggestions, once with the bound and once without it
+(every leader-to-free-diagram pair scored); all n·(n−1)/2 pairs would cost about 1 ms each
+(both directions).
 Goal: 60 submissions in well under a second, 300 in a few seconds on 2 cores.
 
     python benchmarks/bench_groups.py [--sizes 60 300]

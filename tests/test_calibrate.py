@@ -13,9 +13,10 @@ from scipy.optimize import linear_sum_assignment
 
 from cluestudio.core.calibrate.assign import AssignmentPlan
 from cluestudio.core.calibrate.envelope import envelope_lines
-from cluestudio.core.calibrate.fit import Objective, calibrate, evaluate
+from cluestudio.core.calibrate.fit import calibrate, evaluate
 from cluestudio.core.calibrate.leafcache import LeafCache, build_leaf_cache
 from cluestudio.core.calibrate.planted import planted_human, planted_pairs, random_diagram
+from cluestudio.core.calibrate.search import Objective
 from cluestudio.core.calibrate.space import (
     constraints,
     from_weights,

@@ -1,6 +1,8 @@
-"""Grade by group (issue 17, "go beyond the peers"): near-identical submissions of a task
-are found by CLUE between submissions (both ways), cheaply; one grader's rating is applied
-to a group in one undoable command, each member marked and still individually editable."""
+"""Grade by group (issue 17, "go beyond the peers"; issue 24: never a wrong grade): a group
+holds only submissions whose diagrams say the same (equal canonical forms); CLUE between
+submissions (both ways, cheaply) only suggests near members, listed with their differences;
+one grader's rating is applied to a group in one undoable command, each member marked and
+still individually editable."""
 
 from __future__ import annotations
 
@@ -59,21 +61,21 @@ Member "1" -- "*" Loan : borrows
 Loan --> Book
 @enduml
 """
-# The same diagram as CLUE sees it: other order, layout, comments, visibility and styling.
+# The same diagram: other order, layout, arrow length, comments, whitespace, case, styling.
 REORDERED = """@startuml
 skinparam classAttributeIconSize 0
 ' the same design, written in another order
 class Loan {
-  + due : Date
+  -   due :   date
 }
 Loan -right-> Book
 class Member {
-  name : String
+  - name : String
 }
-Member "1" -- "*" Loan : borrows >
+Member  "1" --- "*"   Loan : Borrows >
 class Book {
-  isbn : String
-  title : String
+  - isbn : String
+  - title : String
 }
 @enduml
 """
@@ -107,30 +109,35 @@ def test_identical_diagrams_share_a_bucket_and_are_never_scored() -> None:
     (group,) = result.groups
     assert group.submission_ids == (1, 2, 3) and group.representative == 1
     assert all(m.identical and m.similarity == 1.0 for m in group.members)
-    assert group.key.startswith("g-") and result.singletons == []
+    assert group.near == () and group.key.startswith("g-") and result.singletons == []
 
 
-def test_near_identical_joins_below_its_clue_and_leaves_above() -> None:
+def test_near_diagrams_are_only_suggested_with_their_differences() -> None:
     near = clue_both_ways(BASE, NEAR)
-    assert 0.97 < near < 0.999  # an extra attribute: near-identical, not identical
+    assert 0.97 < near < 0.999  # an extra attribute: near by CLUE, not the same diagram
     assert clue_both_ways(BASE, FAR) < 0.9
     texts = items(NEAR, BASE, FAR, REORDERED)
     result = run_job(group_items(texts, "t", options=GroupOptions(0.97)))
-    (group,) = result.groups
-    # The most common diagram leads (BASE twice), its lowest id first.
-    assert group.submission_ids == (2, 4, 1) and group.representative == 2
-    member = {m.submission_id: m for m in group.members}[1]
+    group = result.group_of(2)
+    assert group is not None and result.group_of(4) is group
+    # The group proper is the same diagram only; NEAR is suggested, apart, with what differs.
+    assert group.submission_ids == (2, 4) and group.representative == 2
+    assert group.identical_ids == (2, 4) and group.near_ids == (1,)
+    (member,) = group.near
     assert not member.identical and member.similarity == pytest.approx(near, abs=1e-9)
-    assert group.identical_ids == (2, 4)
-    assert result.singletons == [3] and result.group_of(4) is group
-    assert result.group_of(3) is None
+    assert member.differences == ("extra attribute Book: -year : int",)
+    # NEAR leads a group of its own of one, with BASE's two as its suggestions.
+    own = result.group_of(1)
+    assert own is not None and own.submission_ids == (1,) and own.near_ids == (2, 4)
+    assert own.near[0].differences == ("missing attribute Book: -year : int",)
+    assert result.singletons == [3] and result.group_of(3) is None
     strict = run_job(group_items(texts, "t", options=GroupOptions(round(near, 6) + 1e-6)))
-    assert [g.submission_ids for g in strict.groups] == [(2, 4)]
+    assert [(g.submission_ids, g.near_ids) for g in strict.groups] == [((2, 4), ())]
     assert strict.singletons == [1, 3]
     json.dumps(result.to_dict())  # the CLI and the worker send it as JSON
 
 
-def test_members_are_near_identical_to_the_representative_not_only_to_each_other() -> None:
+def test_near_suggestions_are_near_the_group_not_only_to_each_other() -> None:
     # A ~ B and B ~ C but not A ~ C: single linkage would chain all three.
     b = BASE.replace("  - name : String\n", "  - name : String\n  - email : String\n")
     c = b.replace("  - due : Date\n", "  - due : Date\n  - fee : int\n")
@@ -139,7 +146,8 @@ def test_members_are_near_identical_to_the_representative_not_only_to_each_other
     assert ac < threshold <= min(ab, bc)
     result = run_job(group_items(items(BASE, BASE, b, c), "t",
                                  options=GroupOptions(threshold)))
-    assert [g.submission_ids for g in result.groups] == [(1, 2, 3)]
+    by_members = {g.submission_ids: g.near_ids for g in result.groups}
+    assert by_members == {(1, 2): (3,), (3,): (1, 2)}
     assert result.singletons == [4]
 
 
@@ -250,9 +258,11 @@ def ws(tmp_path: Path) -> Iterator[Any]:
 def test_group_a_workspace_task_here_and_in_the_worker(ws) -> None:
     ids = ws.ids
     result = run_job(group_submissions(ws, "lib"))
-    (group,) = result.groups
-    assert set(group.submission_ids) == {ids["s1"], ids["s2"], ids["s3"], ids["s5"]}
+    group = result.groups[0]
+    assert group.submission_ids == (ids["s1"], ids["s2"], ids["s5"])
+    assert group.near_ids == (ids["s3"],)
     assert group.representative == ids["s1"] and group.members[0].source_id == "s1"
+    assert result.group_of(ids["s3"]).near_ids == group.submission_ids
     assert result.singletons == [ids["s4"]] and set(result.unreadable) == {ids["s6"]}
     # The worker's entry point reads a read-only view while this writer holds the file.
     again = run_job(group_job(str(ws.path), "lib", cancel=CancelToken(), emit=None))
@@ -262,7 +272,12 @@ def test_group_a_workspace_task_here_and_in_the_worker(ws) -> None:
 
 
 def _group(ws: Any) -> Any:
-    return run_job(group_submissions(ws, "lib")).groups[0]
+    return run_job(group_submissions(ws, "lib")).group_of(ws.ids["s1"])
+
+
+def _with_near(group: Any) -> tuple[int, ...]:
+    """The members and the near suggestions: what the grader chose after seeing them."""
+    return (*group.submission_ids, *group.near_ids)
 
 
 def test_apply_a_rating_to_a_group_with_preview_undo_and_redo(ws) -> None:
@@ -274,10 +289,11 @@ def test_apply_a_rating_to_a_group_with_preview_undo_and_redo(ws) -> None:
     ws.execute(SaveRating(source, "ta", FULL, comment="all there", seconds=40))
     ws.execute(SaveRating(s3, "ta", LOWER))  # already rated: kept
     ws.execute(SaveRating(s2, "other-ta", LOWER))  # another grader's: untouched
-    preview = preview_group_rating(ws, source, group.submission_ids, "ta")
+    preview = preview_group_rating(ws, source, _with_near(group), "ta")
     assert (preview.would_write, preview.already_rated, preview.count) == ((s2, s5), (s3,), 2)
     assert preview.total == 100
-    changes = ws.execute(group_rating_command(group, source, "ta"))
+    changes = ws.execute(group_rating_command(group, source, "ta",
+                                              member_ids=_with_near(group)))
     assert changes.ratings == frozenset({s2, s5})
     assert changes.result.kept == (s3,)
     for sid in (s2, s5):
@@ -304,9 +320,10 @@ def test_overwrite_replaces_this_graders_ratings_and_undo_restores_them(ws) -> N
     ws.execute(SaveRating(source, "ta", FULL))
     ws.execute(SaveRating(s3, "ta", LOWER, comment="mine"))
     before = ws.rating(s3, "ta", "class-diagram")
-    preview = preview_group_rating(ws, source, group.submission_ids, "ta", overwrite=True)
+    preview = preview_group_rating(ws, source, _with_near(group), "ta", overwrite=True)
     assert s3 in preview.would_write and preview.already_rated == (s3,)
-    changes = ws.execute(group_rating_command(group, source, "ta", overwrite=True))
+    changes = ws.execute(group_rating_command(group, source, "ta", overwrite=True,
+                                              member_ids=_with_near(group)))
     assert s3 in changes.ratings and changes.result.replaced == (s3,)
     replaced = ws.rating(s3, "ta", "class-diagram")
     assert (replaced.total, replaced.group_from, replaced.uid) == (100, "s1", before.uid)
@@ -355,7 +372,7 @@ def test_the_mark_travels_in_packs_and_exports(ws, tmp_path: Path) -> None:
     export_pack(ws, tmp_path / "ta.zip", grader="ta")
     with open_workspace(tmp_path / "other.sqlite") as other:
         report = merge_packs(other, [tmp_path / "ta.zip"])
-        assert report.counts["ratings_added"] == 4
+        assert report.counts["ratings_added"] == 3
         merged = {other.submission(r.submission_id).source_id: r for r in other.ratings()}
         assert (merged["s5"].group_key, merged["s5"].group_from) == (group.key, "s1")
         assert not merged["s1"].group_applied
@@ -419,9 +436,17 @@ def test_cli_group_lists_the_groups(ws, capsys: pytest.CaptureFixture[str]) -> N
     path = str(ws.path)
     assert main(["group", path, "lib", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    (group,) = data["groups"]
-    assert [m["source_id"] for m in group["members"]] == ["s1", "s2", "s5", "s3"]
+    group, alone = data["groups"]
+    assert [m["source_id"] for m in group["members"]] == ["s1", "s2", "s5"]
+    assert [(m["source_id"], m["differences"]) for m in group["near"]] == [
+        ("s3", ["extra attribute Book: -year : int"])]
+    assert [m["source_id"] for m in alone["members"]] == ["s3"]
     assert data["singletons"] == [ws.ids["s4"]]
+    assert main(["group", path, "lib"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert any(x.startswith("  g-") and x.endswith("[3]: s1, s2, s5") for x in out)
+    assert any(x.startswith("      near, differs: s3 (0.9") and
+               x.endswith("extra attribute Book: -year : int") for x in out)
     assert main(["group", path, "lib", "--threshold", "1.0"]) == 0
     (line,) = [x for x in capsys.readouterr().out.splitlines() if x.startswith("  g-")]
     assert line.endswith("[3]: s1, s2, s5")

@@ -318,7 +318,7 @@ def test_element_diff_is_refused_where_it_cannot_or_may_not_be_shown(qtbot, tmp_
 
 GROUP_BASE = ("@startuml\nclass Book\nclass Member\nclass Loan\nLoan --> Member\n"
               "Loan --> Book\n@enduml\n")
-GROUP_TWINS = {  # the same diagram as CLUE sees it: a comment, another order, indentation
+GROUP_TWINS = {  # the same diagram: a comment, another order, indentation
     "s04": GROUP_BASE.replace("@startuml", "@startuml\n' checked twice"),
     "s05": "@startuml\nclass Loan\nclass Book\nclass Member\nLoan --> Book\nLoan --> Member\n"
            "@enduml\n",
@@ -382,7 +382,7 @@ def test_grade_by_group_one_rating_for_four_near_identical_submissions_one_undo(
 
     # Hostile: nothing rated yet, so nothing to apply; the message says what to do.
     asked: list[str] = []
-    window.groups.confirm = lambda question, keep, overwrite: asked.append(question) or "apply"
+    window.groups.confirm = lambda dialog: asked.append(dialog.question) or "apply"
     messages: list[str] = []
     window.groups.status.connect(messages.append)
     session.press(K.Key_G, modifier=_ctrl() | Qt.KeyboardModifier.ShiftModifier)
@@ -441,7 +441,7 @@ def test_grade_by_group_one_rating_for_four_near_identical_submissions_one_undo(
     assert "Every other member already has a rating of yours" in asked[-1]
     assert "3 member(s) you already rated keep their rating" in asked[-1]
     assert _ratings(path)["s05"]["total"] == after["s05"]["total"]  # "apply" wrote nothing
-    window.groups.confirm = lambda question, keep, overwrite: "overwrite"
+    window.groups.confirm = lambda dialog: "overwrite"
     session.press(K.Key_G, modifier=_ctrl() | Qt.KeyboardModifier.ShiftModifier)
     assert _ratings(path)["s05"]["total"] == source_total
     session.press(K.Key_Z, modifier=_ctrl())

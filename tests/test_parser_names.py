@@ -58,6 +58,20 @@ def places(text: str) -> list[tuple[str, str]]:
         # Quoted names are codes like any other, split at the separator too.
         ('class "a.b.C"\nC --> "a.b.C"', [("C", "a.b"), ("C (2)", "")]),
         ('package "P" as q {\nclass A\n}\nq.A --> B', [("A", "P"), ("B", "")]),
+        # A dotted name above the package block: PlantUML has made the package a namespace
+        # (issue 24): its plain names are scoped, a later top-level one is another class,
+        # a package inside it is a plain package again.
+        ("client.Game --> server.Lobby\npackage client {\nclass Game\nGame --> Board\n}\n"
+         "package server {\nclass Lobby\n}",
+         [("Game", "client"), ("Lobby", "server"), ("Board", "client")]),
+        ("client.X --> Y\npackage client {\nclass Message\n}\nMessage --> Z",
+         [("X", "client"), ("Y", ""), ("Message", "client"), ("Message (2)", ""), ("Z", "")]),
+        ("shop.A --> B\npackage shop {\npackage payment {\nclass Invoice\n}\n}\n"
+         "Invoice --> C", [("A", "shop"), ("B", ""), ("Invoice", "shop.payment"), ("C", "")]),
+        # One pair of (), [] or :: around a declared name is dropped, as quotes are.
+        ("Interface (IObserver){\n}\nClass [Display]\nclass :Clock:\nclass (Half\n"
+         "Display ..|> IObserver\nClock --> Half",
+         [("IObserver", ""), ("Display", ""), ("Clock", ""), ("(Half", ""), ("Half", "")]),
         # `A::member` names A only when A is a known plain name.
         ("class A\nA::f --> B::g", [("A", ""), ("B::g", "")]),
         ("class a.A\na.A::f --> B", [("A", "a"), ("A::f", "a"), ("B", "")]),
@@ -71,6 +85,19 @@ def test_names_resolve_as_in_plantuml(text: str, expected: list[tuple[str, str]]
     assert len([w for w in result.warnings if "keeps them apart" in w.message]) == \
         len(renamed)
     assert all("keeps them apart" in w.message for w in result.warnings)
+
+
+def test_notes_and_hidden_links_on_packages_make_no_class() -> None:
+    result = parse_plantuml(
+        "package model {\nclass Account\n}\npackage service {\nclass Transfer\n}\n"
+        "note top of model : persisted\nnote \"stateless\" as N1\nN1 .. service\n"
+        "model -[hidden]- service\nmodel .. N1\nTransfer --> Account", preprocessor=None)
+    diagram = result.diagram
+    assert [c.name for c in diagram.classes] == ["Account", "Transfer"]
+    assert [(n.text, n.target) for n in diagram.notes] == [("persisted", ""), ("stateless", "")]
+    assert [(o.line, o.reason) for o in result.omitted_links] == [
+        (7, "note"), (9, "note"), (10, "package"), (11, "note")]
+    assert [(r.begin, r.end) for r in diagram.relations] == [("Transfer", "Account")]
 
 
 def test_a_class_of_the_same_name_turns_into_the_package() -> None:

@@ -1,10 +1,11 @@
 """What the Analysis view and ``cluestudio analysis`` show, gathered from the workspace.
 
-Human totals (mean over graders of the current rubric) against each stored metric of the
-submission's current PlantUML and the VLM probes' EM / RelAcc, through core's calibration
-code: the metric-vs-human disagreement queue, the grader disagreement queue, the correlation
-table and its figures; and the inter-rater agreement of the graders (core.agreement) on the
-total and on each rubric item, overall, per grader pair and per grader.
+Human totals (the final grade where graders gave one, core/final_grade.py; else the mean
+over graders of the current rubric) against each stored metric of the submission's current
+PlantUML and the VLM probes' EM / RelAcc, through core's calibration code: the
+metric-vs-human disagreement queue, the grader disagreement queue, the correlation table and
+its figures; and the inter-rater agreement of the graders (core.agreement) on the total and
+on each rubric item, overall, per grader pair and per grader.
 """
 
 from __future__ import annotations
@@ -149,6 +150,14 @@ def gather(ws: Workspace, rubric_id: str, cancel: CancelToken, *, top: int = 50,
     for rating in ratings:
         by_submission.setdefault(rating.submission_id, []).append(float(rating.total or 0.0))
     human = {sid: sum(v) / len(v) for sid, v in by_submission.items()}
+    # where graders gave a final grade (core/final_grade.py), that is the human score;
+    # the mean stays for submissions with only synthetic ratings or awaiting adjudication
+    from cluestudio.core.workspace.finals import iter_final_grades
+
+    for grade in iter_final_grades(ws, comments=False):
+        sid = grade.submission_id
+        if sid in human and grade.rubric_id == rubric_id and grade.final.value is not None:
+            human[sid] = grade.final.value
     current = ws.current_scores(list(human))  # of each submission's head revision
     values: dict[str, dict[int, float]] = {}
     for sid, scores in current.items():

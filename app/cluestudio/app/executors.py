@@ -2,14 +2,15 @@
 cluster (DESIGN §10, docs/cluster.md).
 
 A batch job is a pure function over a chunk of items keyed by content hash (for scoring,
-:func:`cluestudio.app.score_chunk.score_chunk_on_worker`). An :class:`Executor` runs such
-calls somewhere and hands the results back; :func:`run_chunks` keeps a bounded number of
-chunks in flight, sizes them so each takes about ``target_seconds`` (the measured cost per
-character of text decides), retries a failed chunk with back-off, and gives each chunk's
-result to the caller exactly once. The caller, on the client, is the workspace's only
-writer and stores idempotently, so a chunk computed twice (a worker lost after finishing
-it) changes nothing. Workers load each model once and keep their own embedding cache;
-the client never ships a model, only texts.
+:func:`cluestudio.app.score_chunk.score_chunk_on_worker`, handed here by
+:func:`cluestudio.app.scoring.score_on`); this module knows no job and imports none. An
+:class:`Executor` runs such calls somewhere and hands the results back; :func:`run_chunks`
+keeps a bounded number of chunks in flight, sizes them so each takes about
+``target_seconds`` (the measured cost per character of text decides), retries a failed chunk
+with back-off, and gives each chunk's result to the caller exactly once. The caller, on the
+client, is the workspace's only writer and stores idempotently, so a chunk computed twice (a
+worker lost after finishing it) changes nothing. Workers load each model once and keep their
+own embedding cache; the client never ships a model, only texts.
 
 - ``local``: in this process (no executor object; :func:`cluestudio.app.scoring.score_items`).
 - ``processes``: a pool of spawned processes on this machine; a killed worker breaks the
@@ -394,49 +395,3 @@ def _failed(executor: Executor, flight: _Flight, error: BaseException, retries: 
                         flight))
         return None
     return on_failure(flight.items, error)
-
-
-# --- scoring on an executor ----------------------------------------------------------------
-
-
-def score_on(executor: Executor, items: Iterable[Any], options: Any, cancel: CancelToken,
-             sink: Callable[[list[Any]], None], *, total: int | None = None,
-             chunk_size: int | None = None, retries: int = 3,
-             target_seconds: float = 5.0) -> Job[Any]:
-    """:func:`cluestudio.app.scoring.score_items` with the chunks scored on ``executor``:
-    each chunk comes back (scores and what they cost), goes to ``sink`` on this thread
-    (the workspace's one writer), and its summary is merged. ``chunk_size`` fixes the
-    size; by default it adapts to the cost of the texts (:class:`ChunkSizer`)."""
-    from cluestudio.app.score_chunk import ChunkOutcome, score_chunk_on_worker
-    from cluestudio.app.scoring import ScoreSummary
-
-    summary = ScoreSummary(planned=total or 0)
-    workers: set[str] = set()
-    started = time.perf_counter()
-
-    def on_result(chunk: list[Any], outcome: ChunkOutcome) -> str:
-        sink(outcome.scored)
-        summary.merge(outcome.summary)
-        summary.scored += [s.submission_id for s in outcome.scored if s.rows]
-        summary.failed.update({s.submission_id: s.error for s in outcome.scored if s.error})
-        workers.add(outcome.worker)
-        return (f"{len(chunk)} pairs scored on {outcome.worker} in "
-                f"{outcome.seconds:.1f} s ({executor.describe()})")
-
-    def on_failure(chunk: list[Any], error: BaseException) -> str:
-        why = f"its chunk failed on the {executor.name} executor: {error}"
-        summary.failed.update({item.submission_id: f"{item.label}: {why}" for item in chunk})
-        return f"{len(chunk)} pairs not scored: {error}"
-
-    sizer = ChunkSizer(target_seconds, fixed=chunk_size)
-    yield Progress(0, total, f"scoring on {executor.describe()}")
-    try:
-        done = yield from run_chunks(
-            executor, score_chunk_on_worker, items, (options,), cancel, on_result=on_result,
-            on_failure=on_failure, size_of=lambda item: len(item.candidate) + 1,
-            sizer=sizer, retries=retries, total=total)
-    finally:
-        summary.seconds = time.perf_counter() - started
-    summary.planned = max(summary.planned, done)
-    summary.workers = sorted(workers)
-    return summary

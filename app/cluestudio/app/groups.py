@@ -1,23 +1,32 @@
-"""Grade by group: near-identical submissions of a task, so one rating serves them all.
+"""Grade by group: submissions of a task whose diagrams say the same, so one rating serves them.
 
-Gradescope's answer groups and Artemis Compass's clusters, for diagrams. Two submissions
-are near-identical when CLUE between their current PlantUML texts reaches ``threshold`` in
-both directions (each taken once as the reference); a group is a representative (the most
-common diagram, lowest submission id) and every submission near-identical to it.
+Gradescope's answer groups and Artemis Compass's clusters, for diagrams, with one rule that
+keeps a bulk rating from ever being a wrong one: **a group holds only submissions whose
+diagrams are equal once layout, declaration order, whitespace and case are ignored** (their
+canonical forms, :mod:`cluestudio.core.canonical`: the same classes with the same attributes
+and operations, the same relations with type, direction, multiplicities and roles, the same
+notes). CLUE near 1 is not "the same diagram": it forgives wrong relation types,
+multiplicities and renamed members by design, which is what a rubric marks down. So CLUE only
+*suggests*: submissions at CLUE ≥ ``threshold`` both ways from a group's diagram are listed as
+"near, differs" with their element differences (:func:`cluestudio.core.canonical.differences`),
+and they get the group's rating only when the grader has seen those differences and
+included them.
 
-Cost: n submissions give n·(n−1)/2 pairs (60 → 1,770; 300 → 44,850). Most are never
-scored: submissions whose diagrams are equal as CLUE sees them (names, members, relation
-types, ends and multiplicities; order and layout ignored) share one bucket, and a pair of
-buckets is scored only if an upper bound of CLUE from their class-name sets and sizes
-(:func:`clue_upper_bound`) reaches the threshold both ways. The bound is exact arithmetic
-on the weights, so pruning never drops a pair that would have qualified.
+Cost: submissions of equal form share one bucket (never scored). Suggestions come from leader
+clustering over the buckets (most common diagram first, each free bucket joining the first
+leader it is near: the leader suggests those, they suggest the leader), so each suggestion
+is near the group it is listed under (no chaining). A pair of buckets is scored only if an upper
+bound of CLUE from their class-name sets and sizes (:func:`clue_upper_bound`) reaches the
+threshold both ways: exact arithmetic on the weights, so pruning never drops a suggestion.
 
-Non-class tasks (component, SysML, …) have no CLUE: their submissions group when their
-texts are equal line by line, ignoring indentation, blank lines and ``'`` comments.
+Non-class tasks (component, SysML, …) have no canonical form nor CLUE: their submissions
+group when their texts are equal line by line, ignoring indentation, blank lines and ``'``
+comments.
 
 :func:`group_submissions` runs in this process; :func:`group_job` in the window's worker
-process. :func:`preview_group_rating` says what applying a rating would touch; the undoable
-command is ``core.workspace.commands.ApplyGroupRating`` (:func:`group_rating_command`).
+process (the CLI and the window use the same function). :func:`preview_group_rating` says
+what applying a rating would touch; the undoable command is
+``core.workspace.commands.ApplyGroupRating`` (:func:`group_rating_command`).
 """
 
 from __future__ import annotations
@@ -30,20 +39,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from cluestudio.core.canonical import canonical_form, differences
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.jobs import CancelToken, Job, Progress, within
 from cluestudio.core.model import ClassDiagram
 from cluestudio.core.workspace import Workspace, kinds
 from cluestudio.core.workspace.commands import ApplyGroupRating, GroupTargets, group_targets
 
-DEFAULT_THRESHOLD = 0.97
+DEFAULT_THRESHOLD = 0.97  # CLUE both ways, for suggesting near members only
 _CHUNK = 256  # bucket pairs per CLUE batch: progress and cancel between batches
 
 
 @dataclass(frozen=True)
 class GroupOptions:
-    threshold: float = DEFAULT_THRESHOLD  # CLUE, both directions
-    embedder: str = "exact"  # fast and deterministic; a neural one also groups synonyms
+    threshold: float = DEFAULT_THRESHOLD  # CLUE, both directions: near suggestions
+    embedder: str = "exact"  # fast and deterministic; a neural one also suggests synonyms
 
     def __post_init__(self) -> None:
         if not 0.0 < self.threshold <= 1.0:
@@ -63,15 +73,17 @@ class GroupItem:
 class GroupMember:
     submission_id: int
     source_id: str
-    similarity: float  # min of CLUE both ways against the representative (1.0 for itself)
-    identical: bool  # the same diagram as the representative, as CLUE sees it
+    similarity: float  # min of CLUE both ways against the representative (1.0 for its form)
+    identical: bool  # the same diagram as the representative (equal canonical forms)
+    differences: tuple[str, ...] = ()  # near members: what differs from the representative
 
 
 @dataclass(frozen=True)
 class SubmissionGroup:
     key: str  # stable across workspaces: from the representative diagram's content
     task_id: str
-    members: tuple[GroupMember, ...]  # representative, identical twins, the most similar
+    members: tuple[GroupMember, ...]  # the representative, then every submission of its form
+    near: tuple[GroupMember, ...] = ()  # "near, differs": CLUE suggests, the grader decides
 
     @property
     def representative(self) -> int:
@@ -79,7 +91,12 @@ class SubmissionGroup:
 
     @property
     def submission_ids(self) -> tuple[int, ...]:
+        """The group proper: what a rating is applied to unless the grader changes it."""
         return tuple(m.submission_id for m in self.members)
+
+    @property
+    def near_ids(self) -> tuple[int, ...]:
+        return tuple(m.submission_id for m in self.near)
 
     @property
     def size(self) -> int:
@@ -87,14 +104,22 @@ class SubmissionGroup:
 
     @property
     def identical_ids(self) -> tuple[int, ...]:
-        """The representative and the members whose diagram equals it as CLUE sees it."""
+        """The representative and the members whose diagram equals it (all members)."""
         return tuple(m.submission_id for m in self.members if m.identical)
 
+    def member(self, submission_id: int) -> GroupMember | None:
+        return next((m for m in (*self.members, *self.near)
+                     if m.submission_id == submission_id), None)
+
     def to_dict(self) -> dict[str, Any]:
+        def entry(m: GroupMember) -> dict[str, Any]:
+            return {"submission_id": m.submission_id, "source_id": m.source_id,
+                    "similarity": round(m.similarity, 6), "identical": m.identical,
+                    "differences": list(m.differences)}
+
         return {"key": self.key, "task_id": self.task_id, "representative": self.representative,
-                "members": [{"submission_id": m.submission_id, "source_id": m.source_id,
-                             "similarity": round(m.similarity, 6), "identical": m.identical}
-                            for m in self.members]}
+                "members": [entry(m) for m in self.members],
+                "near": [entry(m) for m in self.near]}
 
 
 @dataclass
@@ -103,7 +128,7 @@ class Grouping:
     threshold: float
     embedder: str
     groups: list[SubmissionGroup] = field(default_factory=list)  # largest first
-    singletons: list[int] = field(default_factory=list)  # near-identical to no other
+    singletons: list[int] = field(default_factory=list)  # no twin and no near suggestion
     unreadable: dict[int, str] = field(default_factory=dict)  # submission id → why
     distinct: int = 0  # distinct diagrams (buckets)
     pairs_possible: int = 0  # submission pairs n·(n−1)/2
@@ -111,6 +136,7 @@ class Grouping:
     seconds: float = 0.0
 
     def group_of(self, submission_id: int) -> SubmissionGroup | None:
+        """The group ``submission_id`` belongs to (as a member, not as a near suggestion)."""
         for group in self.groups:
             if submission_id in group.submission_ids:
                 return group
@@ -123,22 +149,6 @@ class Grouping:
                 "unreadable": {str(k): v for k, v in sorted(self.unreadable.items())},
                 "distinct": self.distinct, "pairs_possible": self.pairs_possible,
                 "pairs_scored": self.pairs_scored, "seconds": round(self.seconds, 3)}
-
-
-# --- what CLUE sees of a diagram ------------------------------------------------------------
-
-
-def clue_view(diagram: ClassDiagram) -> tuple[Any, ...]:
-    """The diagram as CLUE compares it, order-free: two diagrams with the same view score
-    1.0 both ways. Kinds, visibility, packages, relation names and notes are not in it."""
-    classes = sorted(
-        (c.name, tuple(sorted((a.name, a.type) for a in c.attributes)),
-         tuple(sorted((m.name, m.return_type, tuple((p.name, p.type) for p in m.params))
-                      for m in c.methods)))
-        for c in diagram.classes)
-    relations = sorted((r.type.value, r.begin, r.end, r.label.from_, r.label.to)
-                       for r in diagram.relations)
-    return tuple(classes), tuple(relations)
 
 
 def _digest(value: object) -> str:
@@ -157,7 +167,7 @@ def text_view(text: str) -> tuple[str, ...]:
 @dataclass(frozen=True)
 class _Bucket:
     view_digest: str
-    ids: tuple[int, ...]  # submission ids with this view, ascending
+    ids: tuple[int, ...]  # submission ids with this form, ascending
     diagram: ClassDiagram | None
     names: tuple[str, ...]  # class names, as CLUE compares them
     n_relations: int
@@ -201,11 +211,11 @@ def group_items(items: Sequence[GroupItem], task_id: str, diagram_kind: str = "c
                 ) -> Job[Grouping]:
     """Group ``items`` (one task's submissions); yields progress, honours ``cancel``.
 
-    Leader clustering over the buckets, most common diagram first: each bucket not yet in a
-    group leads one and takes every other free bucket near-identical to it, so every member
-    is near-identical to the representative (single linkage could chain A~B~C with A and C
-    far apart). Only leader-to-free-bucket pairs are ever scored, and only those whose bound
-    reaches the threshold both ways.
+    Groups are the buckets of equal canonical form. For the near suggestions, leader
+    clustering over the buckets, most common diagram first: each bucket not yet in a cluster
+    leads one and takes every other free bucket near it. A leader's suggestions are the
+    buckets that joined it, a joined bucket's its leader: every suggestion is near the group
+    it is listed under (no chaining), and no pair beyond leader–free bucket is scored.
     """
     options = options or GroupOptions()
     cancel = cancel or CancelToken()
@@ -219,18 +229,22 @@ def group_items(items: Sequence[GroupItem], task_id: str, diagram_kind: str = "c
                else None)
     source_ids = {item.submission_id: item.source_id for item in items}
     free = list(range(len(buckets)))
+    near: dict[int, dict[int, float]] = {b: {} for b in range(len(buckets))}
     try:
         while free:
             cancel.raise_if_cancelled()
             leader, others = free[0], free[1:]
             joined = (yield from compare.near(leader, others, cancel)) if compare else {}
             free = [b for b in others if b not in joined]
-            _add_group(buckets, leader, joined, task_id, source_ids, result)
+            for other, value in joined.items():
+                near[leader][other] = near[other][leader] = value
             done = len(buckets) - len(free)
             yield Progress(done, len(buckets), f"grouped {done} of {len(buckets)} diagrams")
     finally:
         if compare is not None:
             compare.close()
+    for index in range(len(buckets)):
+        _add_group(buckets, index, near[index], task_id, source_ids, result)
     result.groups.sort(key=lambda g: (-g.size, g.representative))
     result.singletons.sort()
     result.seconds = time.perf_counter() - started
@@ -254,7 +268,7 @@ def _buckets(items: Sequence[GroupItem], diagram_kind: str, result: Grouping) ->
             except ClueStudioError as error:
                 result.unreadable[item.submission_id] = str(error)
                 continue
-            digest = _digest(clue_view(diagram))
+            digest = canonical_form(diagram).digest
         else:
             digest = _digest(text_view(item.text))
         by_view.setdefault(digest, []).append(item.submission_id)
@@ -271,7 +285,7 @@ def _buckets(items: Sequence[GroupItem], diagram_kind: str, result: Grouping) ->
 
 
 class _Comparer:
-    """min(CLUE both ways) between a leader and free buckets, scored in batches."""
+    """min(CLUE both ways) between buckets, scored in batches."""
 
     def __init__(self, buckets: list[_Bucket], options: GroupOptions, result: Grouping
                  ) -> None:
@@ -286,44 +300,56 @@ class _Comparer:
     def close(self) -> None:
         self.scorer.close()
 
-    def near(self, leader: int, others: list[int], cancel: CancelToken
-             ) -> Job[dict[int, float]]:
-        """Free buckets near-identical to ``leader``, with their similarity."""
-        weights, head, sigma = self.scorer.weights, self.buckets[leader], self.sigma
-        candidates = [o for o in others
-                      if min(_bound(head, self.buckets[o], weights, sigma),
-                             _bound(self.buckets[o], head, weights, sigma)) >= self.threshold]
-        joined: dict[int, float] = {}
-        lead = head.diagram or ClassDiagram()
+    def _may_be_near(self, a: int, b: int) -> bool:
+        weights, sigma = self.scorer.weights, self.sigma
+        first, second = self.buckets[a], self.buckets[b]
+        return min(_bound(first, second, weights, sigma),
+                   _bound(second, first, weights, sigma)) >= self.threshold
+
+    def _score(self, pairs: list[tuple[int, int]], cancel: CancelToken, what: str
+               ) -> Job[dict[tuple[int, int], float]]:
+        """min(CLUE both ways) of each pair whose bound allows it reaching the threshold."""
+        candidates = [p for p in pairs if self._may_be_near(*p)]
+        scores: dict[tuple[int, int], float] = {}
         for start in range(0, len(candidates), _CHUNK):
             cancel.raise_if_cancelled()
             chunk = candidates[start:start + _CHUNK]
-            diagrams = [self.buckets[o].diagram or ClassDiagram() for o in chunk]
-            directed = [(lead, d) for d in diagrams] + [(d, lead) for d in diagrams]
+            firsts = [self.buckets[a].diagram or ClassDiagram() for a, _ in chunk]
+            seconds = [self.buckets[b].diagram or ClassDiagram() for _, b in chunk]
+            directed = list(zip(firsts, seconds, strict=True)) + list(
+                zip(seconds, firsts, strict=True))
             scored = yield from within(self.scorer.score_pairs(directed, cancel), start,
-                                       len(candidates), "comparing: ")
+                                       len(candidates), what)
             values = [r.scores.as_dict()["clue"] for r in scored]
             self.result.pairs_scored += len(chunk)
-            for k, other in enumerate(chunk):
-                value = min(values[k], values[k + len(chunk)])
-                if value >= self.threshold:
-                    joined[other] = value
-        return joined
+            for k, pair in enumerate(chunk):
+                scores[pair] = min(values[k], values[k + len(chunk)])
+        return scores
+
+    def near(self, leader: int, others: list[int], cancel: CancelToken
+             ) -> Job[dict[int, float]]:
+        """Free buckets near ``leader``, with their similarity."""
+        scores = yield from self._score([(leader, o) for o in others], cancel, "comparing: ")
+        return {b: value for (_, b), value in scores.items() if value >= self.threshold}
 
 
-def _add_group(buckets: list[_Bucket], leader: int, joined: dict[int, float], task_id: str,
+def _add_group(buckets: list[_Bucket], index: int, near: dict[int, float], task_id: str,
                source_ids: dict[int, str], result: Grouping) -> None:
-    ids = [(sid, 1.0, True) for sid in buckets[leader].ids]
-    ids += [(sid, value, False) for other, value in joined.items() for sid in buckets[other].ids]
-    if len(ids) < 2:
-        result.singletons.append(ids[0][0])
+    bucket = buckets[index]
+    if len(bucket.ids) < 2 and not near:
+        result.singletons.append(bucket.ids[0])
         return
-    # The representative, its identical twins, then the others, most similar first.
-    ordered = [ids[0], *sorted(ids[1:], key=lambda e: (not e[2], -e[1], e[0]))]
-    members = tuple(GroupMember(sid, source_ids.get(sid, ""), min(1.0, value), same)
-                    for sid, value, same in ordered)
-    key = "g-" + _digest((task_id, buckets[leader].view_digest))[:16]
-    result.groups.append(SubmissionGroup(key, task_id, members))
+    members = tuple(GroupMember(sid, source_ids.get(sid, ""), 1.0, True)
+                    for sid in bucket.ids)
+    suggested = []
+    for other, value in near.items():
+        diagram, theirs = bucket.diagram or ClassDiagram(), buckets[other].diagram
+        what = tuple(str(d) for d in differences(diagram, theirs or ClassDiagram()))
+        suggested += [GroupMember(sid, source_ids.get(sid, ""), min(1.0, value), False, what)
+                      for sid in buckets[other].ids]
+    suggested.sort(key=lambda m: (-m.similarity, m.submission_id))
+    key = "g-" + _digest((task_id, bucket.view_digest))[:16]
+    result.groups.append(SubmissionGroup(key, task_id, members, tuple(suggested)))
 
 
 # --- the workspace side ---------------------------------------------------------------------
@@ -393,14 +419,21 @@ def preview_group_rating(ws: Workspace, source_submission_id: int, member_ids: S
 
 
 def group_rating_command(group: SubmissionGroup, source_submission_id: int, grader: str, *,
-                         rubric_id: str | None = None, overwrite: bool = False
-                         ) -> ApplyGroupRating:
+                         rubric_id: str | None = None, overwrite: bool = False,
+                         member_ids: Sequence[int] | None = None) -> ApplyGroupRating:
     """The undoable command that applies ``grader``'s rating of ``source_submission_id`` (a
-    member, usually the representative) to the rest of ``group``: ``ws.execute(command)``."""
+    member, usually the representative) to ``member_ids``: by default the rest of ``group``
+    (its members of the same diagram); the grader may take members out and include near
+    ones whose differences they saw. ``ws.execute(command)``."""
     if source_submission_id not in group.submission_ids:
         raise ClueStudioError(f"submission {source_submission_id} is not in group {group.key}")
-    return ApplyGroupRating(source_submission_id, group.submission_ids, grader, group.key,
-                            rubric_id=rubric_id, overwrite=overwrite)
+    chosen = group.submission_ids if member_ids is None else tuple(member_ids)
+    strangers = set(chosen) - set(group.submission_ids) - set(group.near_ids)
+    if strangers:
+        raise ClueStudioError(f"submission(s) {sorted(strangers)} are neither members of group "
+                              f"{group.key} nor suggested near it")
+    return ApplyGroupRating(source_submission_id, {source_submission_id, *chosen}, grader,
+                            group.key, rubric_id=rubric_id, overwrite=overwrite)
 
 
 def _rubric_of(ws: Workspace, submission_id: int) -> str:

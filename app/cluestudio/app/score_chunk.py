@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar
 
-from cluestudio.app.scoring import (
+from cluestudio.app.scoring_records import (
     ScoredItem,
     ScoredRow,
     ScoreItem,

@@ -6,7 +6,8 @@ the window's worker process, or on a cluster:
 - :func:`plan_scoring` (client; reads the workspace): one :class:`ScoreItem` per submission,
   holding every text a worker needs;
 - :func:`score_items` (pure; no workspace): parses and scores items chunk by chunk and hands
-  each chunk of :class:`ScoredItem` to a ``sink``;
+  each chunk of :class:`ScoredItem` to a ``sink``; :func:`score_on` does the same with the
+  chunks scored on an executor (:mod:`cluestudio.app.executors`);
 - :func:`store_scored` (client; the workspace's single writer): one transaction per chunk.
   Storing is idempotent: the same text scored with the same configuration replaces its row.
 
@@ -14,17 +15,21 @@ the window's worker process, or on a cluster:
 engine and the baselines (BLEU, ROUGE-L, …) from the plugin registry; tasks of other kinds
 get the registry's metrics for their kind (R2ABench, SysMEval, …). A failing plugin is
 reported once by name and every other value is still stored.
+
+The records the steps pass on live in :mod:`cluestudio.app.scoring_records` and the pure
+step in :mod:`cluestudio.app.score_chunk`; both sit below this module and never import it.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
-from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any, TypeVar
 
-from cluestudio.core.errors import ClueStudioError
+from cluestudio.app.executors import ChunkSizer, Executor, run_chunks
+from cluestudio.app.score_chunk import ChunkOutcome, ChunkScorer, score_chunk_on_worker
+from cluestudio.app.scoring_records import ScoredItem, ScoreItem, ScoreSummary, ScoringOptions
 from cluestudio.core.jobs import CancelToken, Job, Progress
 from cluestudio.core.workspace import Workspace
 from cluestudio.core.workspace.ops import text_hash
@@ -32,122 +37,6 @@ from cluestudio.core.workspace.ops import text_hash
 T = TypeVar("T")
 
 DEFAULT_CHUNK = 50  # pairs per chunk: scored, handed to the sink, stored, then dropped
-CLUE_METRICS = ("clue", "clue-class", "clue-attribute", "clue-method", "clue-relation")
-
-
-@dataclass(frozen=True)
-class ScoringOptions:
-    """How to score; picklable, so a worker process gets exactly the caller's choice."""
-
-    embedder: str = "minilm"
-    device: str = "auto"
-    profile: str = "paper"  # similarity profile (paper | oodeval-code)
-    normalization: str = "reference"
-    weights_file: str = ""  # calibrated weights (TOML); "" = the profile's shipped weights
-    settings: Any = None  # core.settings.Settings, for an [llm] endpoint (LLM metrics)
-
-    @classmethod
-    def from_settings(cls, settings: Any) -> ScoringOptions:
-        """The user's ``[scoring]`` choice; ``calibrated`` needs ``weights_file``."""
-        scoring = settings.scoring
-        profile, weights = scoring.weight_profile, scoring.weights_file
-        if profile == "calibrated":
-            if not weights:
-                raise ClueStudioError(
-                    "weight profile 'calibrated' needs [scoring] weights_file in settings.toml "
-                    "(the file `cluestudio calibrate -o FILE` wrote)")
-            profile = "paper"
-        return cls(scoring.embedder, scoring.device, profile, "reference", weights, settings)
-
-    def embedder_id(self) -> str:
-        """The id scores are stored under (no model is loaded to learn it)."""
-        from cluestudio.core.clue.similarity import get_profile
-        from cluestudio.core.embed import get_embedder
-
-        return get_embedder(self.embedder, pooling=get_profile(self.profile).pooling,
-                            device=self.device).id
-
-    def weights(self) -> Any:
-        from cluestudio.core.clue import ClueWeights
-        from cluestudio.core.clue.similarity import get_profile
-
-        if self.weights_file:
-            from pathlib import Path
-
-            return ClueWeights.load(Path(self.weights_file))
-        return ClueWeights.shipped(get_profile(self.profile).weights)
-
-
-@dataclass(frozen=True)
-class ScoreItem:
-    """One submission's head revision against its task's reference: all a worker needs."""
-
-    submission_id: int
-    label: str  # "task · source", for messages
-    diagram_kind: str
-    reference: str
-    candidate: str
-    content_hash: str  # of ``candidate``: the key its scores are stored under
-
-
-@dataclass(frozen=True)
-class ScoredRow:
-    metric: str
-    value: float | None
-    metric_version: str = ""
-    embedder: str = ""
-    profile: str = ""
-    normalization: str = ""
-    weights_hash: str = ""
-    explanation: Any = None
-
-
-@dataclass
-class ScoredItem:
-    submission_id: int
-    content_hash: str
-    rows: list[ScoredRow] = field(default_factory=list)
-    error: str | None = None  # the pair could not be scored (a text that does not parse)
-
-
-@dataclass
-class ScoreSummary:
-    planned: int = 0
-    scored: list[int] = field(default_factory=list)  # submission ids with stored values
-    skipped: int = 0  # already scored with this configuration (only_missing)
-    failed: dict[int, str] = field(default_factory=dict)  # submission id → why
-    plugin_errors: dict[str, str] = field(default_factory=dict)  # plugin → first message
-    notes: dict[str, list[str]] = field(default_factory=dict)  # diagram kind → notes
-    metric_seconds: dict[str, float] = field(default_factory=dict)  # metric → its work
-    # Not a metric's per-pair work: "model load" (encoder weights, when first needed),
-    # plugin start-ups ("r2a-validity start-up": the JVM), "parse", the client's "store".
-    stage_seconds: dict[str, float] = field(default_factory=dict)
-    seconds: float = 0.0
-    workers: list[str] = field(default_factory=list)  # host:pid of an executor's workers
-
-    def merge(self, other: ScoreSummary) -> None:
-        """Add a chunk's summary (a worker's) to this one."""
-        self.scored += other.scored
-        self.failed.update(other.failed)
-        for name, message in other.plugin_errors.items():
-            self.plugin_errors.setdefault(name, message)
-        for kind, notes in other.notes.items():
-            self.notes.setdefault(kind, notes)
-        for mine, theirs in ((self.metric_seconds, other.metric_seconds),
-                             (self.stage_seconds, other.stage_seconds)):
-            for name, seconds in theirs.items():
-                mine[name] = mine.get(name, 0.0) + seconds
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"planned": self.planned, "scored": len(self.scored), "skipped": self.skipped,
-                "failed": {str(k): v for k, v in sorted(self.failed.items())},
-                "plugin_errors": dict(sorted(self.plugin_errors.items())),
-                "notes": self.notes,
-                "metric_seconds": {k: round(v, 3) for k, v in
-                                   sorted(self.metric_seconds.items())},
-                "stage_seconds": {k: round(v, 3) for k, v in
-                                  sorted(self.stage_seconds.items())},
-                "workers": self.workers, "seconds": round(self.seconds, 3)}
 
 
 # --- plan (client) --------------------------------------------------------------------------
@@ -279,8 +168,6 @@ def score_items(items: Iterable[ScoreItem], options: ScoringOptions, cancel: Can
 
     ``items`` may be a generator (``total`` then gives the progress bar its length).
     """
-    from cluestudio.app.score_chunk import ChunkScorer
-
     if total is None and isinstance(items, Sized):
         total = len(items)
     summary = ScoreSummary(planned=total or 0)
@@ -301,6 +188,46 @@ def score_items(items: Iterable[ScoreItem], options: ScoringOptions, cancel: Can
         scorer.close()
         summary.planned = max(summary.planned, done)
         summary.seconds = time.perf_counter() - started
+    return summary
+
+
+def score_on(executor: Executor, items: Iterable[ScoreItem], options: ScoringOptions,
+             cancel: CancelToken, sink: Sink, *, total: int | None = None,
+             chunk_size: int | None = None, retries: int = 3,
+             target_seconds: float = 5.0) -> Job[ScoreSummary]:
+    """:func:`score_items` with the chunks scored on ``executor``: each chunk comes back
+    (scores and what they cost), goes to ``sink`` on this thread (the workspace's one
+    writer), and its summary is merged. ``chunk_size`` fixes the size; by default it adapts
+    to the cost of the texts (:class:`~cluestudio.app.executors.ChunkSizer`)."""
+    summary = ScoreSummary(planned=total or 0)
+    workers: set[str] = set()
+    started = time.perf_counter()
+
+    def on_result(chunk: list[ScoreItem], outcome: ChunkOutcome) -> str:
+        sink(outcome.scored)
+        summary.merge(outcome.summary)
+        summary.scored += [s.submission_id for s in outcome.scored if s.rows]
+        summary.failed.update({s.submission_id: s.error for s in outcome.scored if s.error})
+        workers.add(outcome.worker)
+        return (f"{len(chunk)} pairs scored on {outcome.worker} in "
+                f"{outcome.seconds:.1f} s ({executor.describe()})")
+
+    def on_failure(chunk: list[ScoreItem], error: BaseException) -> str:
+        why = f"its chunk failed on the {executor.name} executor: {error}"
+        summary.failed.update({item.submission_id: f"{item.label}: {why}" for item in chunk})
+        return f"{len(chunk)} pairs not scored: {error}"
+
+    sizer = ChunkSizer(target_seconds, fixed=chunk_size)
+    yield Progress(0, total, f"scoring on {executor.describe()}")
+    try:
+        done = yield from run_chunks(
+            executor, score_chunk_on_worker, items, (options,), cancel, on_result=on_result,
+            on_failure=on_failure, size_of=lambda item: len(item.candidate) + 1,
+            sizer=sizer, retries=retries, total=total)
+    finally:
+        summary.seconds = time.perf_counter() - started
+    summary.planned = max(summary.planned, done)
+    summary.workers = sorted(workers)
     return summary
 
 
@@ -356,8 +283,6 @@ def score_workspace(ws: Workspace, options: ScoringOptions, cancel: CancelToken 
         job = score_items(plan, options, cancel, sink, chunk_size=chunk_size or DEFAULT_CHUNK,
                           registry=registry, llm_backend=llm_backend, total=plan.total)
     else:
-        from cluestudio.app.executors import score_on
-
         job = score_on(executor, plan, options, cancel, sink, total=plan.total,
                        chunk_size=chunk_size)
     result = yield from job
@@ -365,15 +290,6 @@ def score_workspace(ws: Workspace, options: ScoringOptions, cancel: CancelToken 
     result.skipped = plan.summary.skipped
     result.failed = {**plan.summary.failed, **result.failed}
     return result
-
-
-def score_job(items: Sequence[ScoreItem], options: ScoringOptions, *, cancel: CancelToken,
-              emit: Callable[[str, Any], None], chunk_size: int = DEFAULT_CHUNK,
-              ) -> Job[ScoreSummary]:
-    """:func:`score_items` for the worker process: each scored chunk goes back to the
-    caller as ``emit("scored", chunk)``, and the caller stores it."""
-    return score_items(items, options, cancel, lambda chunk: emit("scored", chunk),
-                       chunk_size=chunk_size)
 
 
 def plan_and_score_job(workspace: str, options: ScoringOptions,

@@ -220,11 +220,6 @@ def element_diff_for_panel(explanation: Any, configuration: str = "") -> dict[st
                                  origin="stored", configuration=configuration).to_dict()
 
 
-def stored_plugin_explanation(run: Any) -> dict[str, Any]:
-    """What a plugin metric's score row keeps as its explanation (read by panel_scores)."""
-    return {"plugin": run.name, "explanation": run.explanation, "details": run.details}
-
-
 def panel_scores(current: dict[str, StoredScore], diagram_kind: str = "class"
                  ) -> dict[str, Any]:
     """The metric panel dict from a submission's current scores (scores.current_scores).

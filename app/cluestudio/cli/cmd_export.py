@@ -12,8 +12,9 @@ HELP = "export ratings, scores and reviews as tidy CSV/JSON (one row per submiss
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("workspace", type=Path)
     parser.add_argument("out_dir", type=Path, help="folder for <table>.csv / <table>.json")
-    parser.add_argument("--tables", default="ratings,scores,reviews",
-                        help="comma-separated subset of ratings,scores,reviews")
+    parser.add_argument("--tables", default="ratings,scores,reviews,final",
+                        help="comma-separated subset of ratings,scores,reviews,final (one row "
+                             "per submission: its final grade)")
     parser.add_argument("--format", default="csv,json", help="csv, json or csv,json")
     parser.add_argument("--json", action="store_true", help="print what was written as JSON")
 

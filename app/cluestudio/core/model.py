@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Any
 
 
 class RelationType(StrEnum):
@@ -164,43 +163,3 @@ def diagram_to_dict(diagram: ClassDiagram) -> dict[str, object]:
         ],
         "notes": [{"text": n.text, "target": n.target, "line": n.line} for n in diagram.notes],
     }
-
-
-def diagram_from_dict(data: dict[str, Any]) -> ClassDiagram:
-    """Inverse of :func:`diagram_to_dict`; missing keys take the model's defaults."""
-    classes = []
-    for c in data.get("classes", []):
-        classes.append(
-            Class(
-                name=c["name"],
-                kind=ClassKind(c.get("kind", "class")),
-                stereotype=c.get("stereotype", ""),
-                package=c.get("package", ""),
-                line=c.get("line"),
-                attributes=tuple(
-                    Attribute(a["name"], a.get("type", ""), a.get("visibility", ""),
-                              a.get("is_static", False), a.get("line"))
-                    for a in c.get("attributes", [])
-                ),
-                methods=tuple(
-                    Method(
-                        m["name"], m.get("return_type", ""),
-                        tuple(Param(p["name"], p.get("type", "")) for p in m.get("params", [])),
-                        m.get("visibility", ""), m.get("is_static", False),
-                        m.get("is_abstract", False), m.get("line"),
-                    )
-                    for m in c.get("methods", [])
-                ),
-            )
-        )
-    relations = []
-    for r in data.get("relations", []):
-        label = r.get("label") or {}
-        relations.append(
-            Relation(RelationType(r["type"]), r["begin"], r["end"],
-                     Multiplicity(label.get("from", ""), label.get("to", "")),
-                     r.get("name", ""), r.get("line"))
-        )
-    notes = [Note(n["text"], n.get("target", ""), n.get("line"))
-             for n in data.get("notes", [])]
-    return ClassDiagram(tuple(classes), tuple(relations), tuple(notes))

@@ -7,7 +7,7 @@ methods a user's keys reach.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cluestudio.gui.qt import QObject
 
@@ -45,6 +45,24 @@ class WindowCommands(QObject):
 
     def export_pack(self) -> None:
         self.w.files.export_pack()
+
+    @property
+    def handback(self) -> Any:
+        """Feedback, gradebook, comments and adjudication (gui/handback_actions.py)."""
+        if getattr(self, "_handback", None) is None:
+            from cluestudio.gui.handback_actions import HandbackActions
+
+            self._handback = HandbackActions(self.w)
+        return self._handback
+
+    def import_roster(self) -> None:
+        self.handback.import_roster()
+
+    def export_feedback(self) -> None:
+        self.handback.export_feedback()
+
+    def export_gradebook(self) -> None:
+        self.handback.export_gradebook()
 
     def settings(self) -> None:
         self.w.settings_dialog()
@@ -115,6 +133,12 @@ class WindowCommands(QObject):
 
     def apply_group_rating(self) -> None:
         self.w.groups.apply_to_group()
+
+    def comments(self) -> None:
+        self.handback.comments()
+
+    def adjudication(self) -> None:
+        self.handback.adjudication()
 
     # View
     def _sync(self) -> object:

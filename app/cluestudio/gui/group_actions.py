@@ -1,12 +1,16 @@
 """Grade → Find groups / Apply my rating to the group (Gradescope's answer groups, for
 diagrams; app/groups.py).
 
-"Find groups" clusters the current task's near-identical submissions in the worker process
-(:func:`cluestudio.app.groups.group_job`, progress and Cancel in the status bar; one job at a
-time, STYLE 7). The grouping is kept per task until a diagram of that task changes. "Apply"
-copies the grader's *saved* rating of the submission on screen to the rest of its group after
-saying how many ratings it writes (and, on request, overwrites), as one undoable command: one
-Ctrl+Z takes every copy back, and each copy stays an ordinary rating, editable on its own.
+"Find groups" groups the current task's submissions whose diagrams say the same in the
+worker process (:func:`cluestudio.app.groups.group_job`, progress and Cancel in the status
+bar; one job at a time, STYLE 7), with CLUE's "near, differs" suggestions kept apart. The
+grouping is kept per task until a diagram of that task changes. "Apply" copies the grader's
+*saved* rating of the submission on screen to the submissions ticked in a preview
+(:class:`~cluestudio.gui.widgets.group_apply_dialog.GroupApplyDialog`: the members ticked,
+the near ones not, each with its differences) after saying how many ratings it writes (and,
+on request, overwrites), as one undoable command: one Ctrl+Z takes every copy back, and each
+copy stays an ordinary rating, editable on its own. With blind grading on, the panel shows no
+CLUE value until the submission on screen is rated.
 """
 
 from __future__ import annotations
@@ -15,8 +19,8 @@ from collections.abc import Callable
 from html import escape
 
 from cluestudio.app.groups import (
-    DEFAULT_THRESHOLD,
     Grouping,
+    GroupMember,
     GroupPreview,
     SubmissionGroup,
     preview_group_rating,
@@ -26,32 +30,44 @@ from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.workspace import Changes
 from cluestudio.gui.operations import Workbench
 from cluestudio.gui.qt import QObject, QWidget, Signal
+from cluestudio.gui.widgets.group_apply_dialog import GroupApplyDialog
 from cluestudio.gui.widgets.group_panel import GroupPanel
 from cluestudio.gui.worker import JobHandle
 
-#: (question, preview keeping my ratings, preview overwriting them) -> "apply", "overwrite" or
-#: None (cancelled). Tests put a function here instead of the modal dialog.
-Confirm = Callable[[str, GroupPreview, GroupPreview], str | None]
+#: The preview (who is ticked, what it writes) -> "apply", "overwrite" or None (cancelled).
+#: Tests put a function here that ticks and answers instead of showing the modal dialog.
+Confirm = Callable[[GroupApplyDialog], str | None]
 SHOWN_MEMBERS = 8
 
 
 def _names(group: SubmissionGroup, ids: tuple[int, ...] | list[int]) -> str:
-    by_id = {m.submission_id: m.source_id for m in group.members}
+    by_id = {m.submission_id: m.source_id for m in (*group.members, *group.near)}
     shown = [by_id.get(sid, str(sid)) for sid in ids]
     return ", ".join(shown[:SHOWN_MEMBERS]) + (" …" if len(shown) > SHOWN_MEMBERS else "")
 
 
 def apply_question(view: SubmissionView, group: SubmissionGroup, keep: GroupPreview,
-                   overwrite: GroupPreview) -> str:
+                   overwrite: GroupPreview, chosen: tuple[int, ...] | None = None) -> str:
     """What the confirmation says: how many ratings are written, which are kept."""
     source = view.submission.source_id
     total = f"{keep.total:.1f}" if keep.total is not None else "no total"
+    chosen = group.submission_ids if chosen is None else chosen
+    near = [sid for sid in chosen if sid in group.near_ids]
+    out = [sid for sid in group.submission_ids if sid not in chosen]
     lines = [f"Apply your rating of {view.submission.task_id} · {source} (total {total}) to "
-             f"its group of {group.size} near-identical submissions?", ""]
+             f"its group of {group.size} submission(s) with the same diagram?", ""]
+    if near:
+        lines.append(f"Included although their diagrams differ (you saw the differences): "
+                     f"{_names(group, near)}.")
+    if out:
+        lines.append(f"Taken out: {_names(group, out)}.")
     if keep.count:
         lines.append(f"This writes {keep.count} rating(s): {_names(group, keep.would_write)}. "
                      f"Each is marked as applied from {source}, stays editable on its own, and "
                      "one Undo (Ctrl+Z) takes them all back.")
+    elif len(chosen) < 2:
+        lines.append("No one is ticked: tick the members (and any near submission whose "
+                     "differences you accept) that get this rating.")
     else:
         lines.append("Every other member already has a rating of yours: nothing is written "
                      "unless you overwrite them.")
@@ -60,6 +76,42 @@ def apply_question(view: SubmissionView, group: SubmissionGroup, keep: GroupPrev
                      f"rating ({_names(group, keep.already_rated)}) unless you choose to "
                      f"overwrite: then {overwrite.count} rating(s) are written.")
     return "\n".join(lines)
+
+
+def group_description(group: SubmissionGroup, current: int, hidden: bool) -> tuple[str, str]:
+    """(the panel's text, its tooltip) for ``group`` seen from submission ``current``;
+    ``hidden``: no CLUE value nor count of differences, near members by name only and in
+    name order (blind grading, not yet rated)."""
+    def name(member: GroupMember) -> str:
+        text = escape(member.source_id)
+        return f"<b>{text}</b>" if member.submission_id == current else text
+
+    same = [name(m) for m in group.members]
+    near_members = (sorted(group.near, key=lambda m: m.source_id) if hidden
+                    else list(group.near))
+    near = []
+    for member in near_members:
+        count = len(member.differences)
+        what = f"{count} difference{'s' * (count != 1)}"
+        # Blind: not even how many differences (a distance too), only who.
+        near.append(name(member) if hidden
+                    else f"{name(member)} ({member.similarity:.3f}, {what})")
+
+    def listed(items: list[str], shown: int) -> str:
+        more = f", … {len(items) - shown} more" if len(items) > shown else ""
+        return ", ".join(items[:shown]) + more
+
+    # Short lines: the box has room for three at 1024×700; the tooltip names everything,
+    # the preview shows every difference.
+    head = (f"Group of <b>{group.size}</b>, same diagram: {listed(same, SHOWN_MEMBERS)}."
+            if group.size > 1 else f"No other has the same diagram as {same[0]}.")
+    html = head + (f"<br><i>+{len(near)} near, differs</i>: not ticked (hover for who)"
+                   if near else "")
+    plain = [s.replace("<b>", "").replace("</b>", "") for s in same]
+    tooltip = "\n".join([f"{plain[0]} (representative)", *plain[1:],
+                         *(f"near, differs: {n.replace('<b>', '').replace('</b>', '')}"
+                           for n in near)])
+    return html, tooltip
 
 
 class GroupActions(QObject):
@@ -79,7 +131,7 @@ class GroupActions(QObject):
         self._stale: set[str] = set()  # tasks whose groups went when a diagram changed
         self._job: JobHandle | None = None
         self._job_task: str | None = None
-        self.confirm: Confirm = self._ask
+        self.confirm: Confirm = GroupApplyDialog.ask
         panel.find_requested.connect(self.find_groups)
         panel.apply_requested.connect(self.apply_to_group)
         bench.workspace_opened.connect(self._forget)
@@ -119,11 +171,12 @@ class GroupActions(QObject):
             return  # cancelled, superseded, or of a workspace that is no longer open
         self.groupings[value.task_id] = value
         self._stale.discard(value.task_id)
-        grouped = sum(g.size for g in value.groups)
-        self.status.emit(f"Task {value.task_id}: {len(value.groups)} group(s) holding "
-                         f"{grouped} of {grouped + len(value.singletons)} submissions "
-                         f"({value.pairs_scored} diagram pairs compared, "
-                         f"{value.seconds:.1f} s)")
+        same = [g for g in value.groups if g.size > 1]
+        grouped = sum(g.size for g in same)
+        total = sum(g.size for g in value.groups) + len(value.singletons)
+        self.status.emit(f"{value.task_id}: {len(same)} same-diagram group(s), {grouped} of "
+                         f"{total} submissions; near ones suggested for "
+                         f"{sum(bool(g.near) for g in value.groups)} ({value.seconds:.1f} s)")
 
     def _on_finished(self, job: JobHandle) -> None:
         if job is self._job:
@@ -149,19 +202,30 @@ class GroupActions(QObject):
         rubric_id = self.bench.rubric_for(view).id
         try:
             ws = self.bench.require()
-            keep = preview_group_rating(ws, view.submission.id, group.submission_ids,
-                                        self.bench.grader, rubric_id)
-            overwrite = preview_group_rating(ws, view.submission.id, group.submission_ids,
-                                             self.bench.grader, rubric_id, overwrite=True)
+
+            def preview(chosen: tuple[int, ...], overwrite: bool) -> GroupPreview:
+                return preview_group_rating(ws, view.submission.id, chosen,
+                                            self.bench.grader, rubric_id, overwrite=overwrite)
+
+            parent = self.parent()
+            dialog = GroupApplyDialog(
+                group, view.submission.id, preview,
+                lambda chosen, keep, over: apply_question(view, group, keep, over, chosen),
+                parent if isinstance(parent, QWidget) else None)
         except ClueStudioError as error:
             self.status.emit(str(error))
             return None
-        choice = self.confirm(apply_question(view, group, keep, overwrite), keep, overwrite)
-        if choice not in ("apply", "overwrite") or (choice == "apply" and not keep.count):
+        try:
+            choice = self.confirm(dialog)
+            chosen, keep = dialog.chosen(), dialog.keep
+        finally:
+            dialog.deleteLater()
+        if (choice not in ("apply", "overwrite") or keep is None
+                or (choice == "apply" and not keep.count)):
             self.status.emit("Nothing was applied to the group.")
             return None
         try:
-            changes = self.bench.apply_group_rating(view, group,
+            changes = self.bench.apply_group_rating(view, group, member_ids=chosen,
                                                     overwrite=choice == "overwrite")
         except ClueStudioError as error:
             self.status.emit(str(error))
@@ -178,11 +242,12 @@ class GroupActions(QObject):
         task = view.submission.task_id
         if task not in self.groupings:
             return (f"Find the groups of task {task} first (Grade → Find groups): then the "
-                    "submissions near-identical to this one are known.")
+                    "submissions with the same diagram as this one are known.")
         group = self.group_of(view)
         if group is None:
-            return (f"No other submission of task {task} is near-identical to "
-                    f"{view.submission.source_id}: there is no group to apply to.")
+            return (f"No other submission of task {task} has the same diagram as "
+                    f"{view.submission.source_id}, and none is near it: there is no group "
+                    "to apply to.")
         if view.rating is None:
             return (f"Rate {view.submission.source_id} first and save (Ctrl+Enter): its saved "
                     f"rating is what is applied to the other {group.size - 1} member(s) of "
@@ -196,25 +261,6 @@ class GroupActions(QObject):
                     "applied.")
         return None
 
-    def _ask(self, question: str, keep: GroupPreview, overwrite: GroupPreview) -> str | None:
-        from cluestudio.gui.qt import QMessageBox
-
-        parent = self.parent()
-        box = QMessageBox(parent if isinstance(parent, QWidget) else None)
-        box.setWindowTitle("Apply my rating to the group")
-        box.setText(question)
-        choices = {}
-        if keep.count:
-            choices[box.addButton(f"Apply to {keep.count}",
-                                  QMessageBox.ButtonRole.AcceptRole)] = "apply"
-        if keep.already_rated:
-            choices[box.addButton(f"Apply to {overwrite.count}, overwriting my "
-                                  f"{len(keep.already_rated)}",
-                                  QMessageBox.ButtonRole.DestructiveRole)] = "overwrite"
-        box.addButton(QMessageBox.StandardButton.Cancel)
-        box.exec()
-        return choices.get(box.clickedButton())
-
     # --- what the panel says ------------------------------------------------------------
 
     def show(self, view: SubmissionView | None) -> None:
@@ -226,16 +272,18 @@ class GroupActions(QObject):
         source = view.submission.source_id
         grouping = self.groupings.get(task)
         if self._job is not None and self._job_task == task:
-            self.panel.describe("<i>Finding this task's groups… (progress and Cancel in the "
-                                "status bar)</i>", can_find=True)
+            self.panel.describe("<b>Grade by group</b> · <i>Finding this task's groups… "
+                                "(progress and Cancel in the status bar)</i>", can_find=True)
             return
         if grouping is None:
             stale = (" A diagram of this task changed since they were found."
                      if task in self._stale else "")
             self.panel.describe(
-                f"<i>Not grouped yet.{stale} Find groups compares this task's submissions "
-                f"by CLUE (≥ {DEFAULT_THRESHOLD:g} both ways) and groups the near-identical "
-                "ones, so one rating can serve them all.</i>", can_find=True)
+                f"<b>Grade by group</b> · <i>Not grouped yet.{stale} Find groups groups this "
+                "task's submissions "
+                "whose diagrams say the same (layout, order, whitespace and case aside), so "
+                "one rating can serve them all; CLUE suggests near ones, apart, with what "
+                "differs.</i>", can_find=True)
             return
         origin = ""
         if view.rating is not None and view.rating.group_applied:
@@ -246,24 +294,15 @@ class GroupActions(QObject):
         if group is None:
             why = grouping.unreadable.get(view.submission.id)
             text = (f"{escape(source)} could not be compared ({escape(why)})." if why else
-                    f"No other submission of this task is near-identical to {escape(source)}"
-                    f" ({len(grouping.groups)} group(s) in the task).")
+                    f"No other submission of this task has the same diagram as "
+                    f"{escape(source)}, and none is near it ({len(grouping.groups)} "
+                    "group(s) in the task).")
             self.panel.describe(text + origin, can_find=True)
             return
-        members = []
-        for member in group.members:
-            what = ("representative" if member.submission_id == group.representative
-                    else "identical" if member.identical else f"{member.similarity:.3f}")
-            name = escape(member.source_id)
-            if member.submission_id == view.submission.id:
-                name = f"<b>{name}</b>"
-            members.append(f"{name} ({what})")
-        shown = ", ".join(members[:SHOWN_MEMBERS])
-        more = f", … {len(members) - SHOWN_MEMBERS} more" if len(members) > SHOWN_MEMBERS else ""
-        self.panel.describe(f"Group of <b>{group.size}</b>: {shown}{more}.{origin}",
-                            "\n".join(m.replace("<b>", "").replace("</b>", "")
-                                      for m in members),
-                            can_find=True, can_apply=True)
+        # Blind grading: no CLUE value (nor an order by it) before this grader's rating.
+        hidden = self.bench.settings.ui.blind_grading and view.rating is None
+        html, plain = group_description(group, view.submission.id, hidden)
+        self.panel.describe(html + origin, plain, can_find=True, can_apply=True)
 
     def _forget(self) -> None:
         """Another workspace: no grouping of the old one applies."""

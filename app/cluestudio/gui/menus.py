@@ -33,9 +33,12 @@ MENUS: tuple[tuple[str, tuple[Entry, ...]], ...] = (
         Entry("&Import course folder…", "import_course_folder", "Ctrl+I"),
         Entry("Import &JSONL file…", "import_jsonl"),
         Entry("&Merge graders' packs…", "merge_packs"),
+        Entry("Import &roster (students)…", "import_roster"),
         SEPARATOR,
         Entry("&Export tables (CSV, JSON)…", "export_tables", "Ctrl+E"),
         Entry("Export &pack…", "export_pack"),
+        Entry("Export &feedback (a page per student)…", "export_feedback"),
+        Entry("Export &gradebook (Moodle, Canvas, …)…", "export_gradebook"),
         SEPARATOR,
         Entry("&Settings…", "settings", "Ctrl+,"),
         Entry("&Quit", "quit", "Ctrl+Q"),
@@ -61,9 +64,11 @@ MENUS: tuple[tuple[str, tuple[Entry, ...]], ...] = (
         Entry("&Compare A/B", "compare", "Ctrl+K"),
     )),
     ("G&rade", (
-        Entry("&Find groups of near-identical submissions (this task)", "find_groups",
+        Entry("&Find groups of submissions with the same diagram (this task)", "find_groups",
               "Ctrl+G"),
         Entry("&Apply my rating to the group…", "apply_group_rating", "Ctrl+Shift+G"),
+        Entry("&Comments and feedback…", "comments", "Ctrl+M"),
+        Entry("A&djudication queue…", "adjudication"),
     )),
     ("&View", (
         Entry("&Fit images", "fit_images", "Ctrl+0"),
@@ -114,6 +119,15 @@ PANEL_KEYS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         ("1 / 2 / 3", "accept / needs fix / unusable"),
         ("a, b, c, …", "toggle the issue tag with that letter (the tags of the task's "
                        "diagram kind)"),
+    )),
+    ("Comments and feedback (grading; Ctrl+M opens it)", (
+        ("Alt+I, Up / Down", "the rubric item to comment on"),
+        ("Alt+N, text, Return", "add a comment on that item"),
+        ("Ctrl+B (in the text)", "file the text in the item's comment bank instead"),
+        ("Alt+B, then 1–9 or Return", "insert a bank comment (F2 edits it for every use)"),
+        ("Delete (in the comments)", "take a comment back"),
+        ("Alt+S, then Return", "suggestions from the element diff; Return accepts one"),
+        ("Alt+O, text, Ctrl+Return", "the overall comment"),
     )),
     ("Diagram panes", (
         ("mouse wheel", "zoom around the pointer (every pane follows)"),

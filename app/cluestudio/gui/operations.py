@@ -10,6 +10,7 @@ submission ids, so every view shows the current score as soon as it exists.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from cluestudio.app import preview, submissions
@@ -199,16 +200,18 @@ class Workbench(QObject):
         return changes
 
     def apply_group_rating(self, view: submissions.SubmissionView, group: Any, *,
-                           overwrite: bool = False) -> Changes:
+                           overwrite: bool = False,
+                           member_ids: Sequence[int] | None = None) -> Changes:
         """Copy this grader's saved rating of ``view``'s submission to the rest of ``group``
-        (app/groups.py ``SubmissionGroup``) in one undoable command; members already rated
+        (app/groups.py ``SubmissionGroup``), or to ``member_ids`` (the grader's choice among
+        its members and near suggestions), in one undoable command; members already rated
         by the grader are kept unless ``overwrite``."""
         from cluestudio.app.groups import group_rating_command
 
         self._require_own(view)
         return self._run(group_rating_command(group, view.submission.id, self.grader,
                                               rubric_id=self.rubric_for(view).id,
-                                              overwrite=overwrite))
+                                              overwrite=overwrite, member_ids=member_ids))
 
     def save_revision(self, view: submissions.SubmissionView, puml: str) -> Changes:
         self._require_own(view)

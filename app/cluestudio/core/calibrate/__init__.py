@@ -13,13 +13,7 @@ imported only inside the functions that need them.
 
 from __future__ import annotations
 
-from cluestudio.core.calibrate.fit import (
-    CalibrationResult,
-    Evaluation,
-    Objective,
-    calibrate,
-    evaluate,
-)
+from cluestudio.core.calibrate.fit import CalibrationResult, Evaluation, calibrate, evaluate
 from cluestudio.core.calibrate.leafcache import LeafCache, build_leaf_cache
 from cluestudio.core.calibrate.queue import (
     GraderDisagreement,
@@ -28,6 +22,7 @@ from cluestudio.core.calibrate.queue import (
     metric_disagreements,
 )
 from cluestudio.core.calibrate.report import write_report
+from cluestudio.core.calibrate.search import Objective
 from cluestudio.core.calibrate.space import FREE_NAMES, to_free, to_weights, uniform_free
 from cluestudio.core.calibrate.split import Split, score_bins, stratified_split
 from cluestudio.core.calibrate.stats import (

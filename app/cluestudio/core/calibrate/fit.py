@@ -1,18 +1,17 @@
 """Fitting CLUE's weights to human totals (OODEval §4.3, eq. 11–13) with optuna's TPE.
 
 f(x) = Σ over the five CLUE metrics of Pearson(metric(x), human) on the training set,
-maximised over the nine free weights. Each trial only re-weights the cached leaves
-(:class:`~cluestudio.core.calibrate.leafcache.LeafCache`), so a trial costs milliseconds.
-The fit is a job: it yields progress after each trial and stops when cancelled. The
-objective does not identify the weights (docs/adr/0008), so the fit can also bootstrap an
-interval for each weight (:mod:`.intervals`) and warn where it is wide.
+maximised over the nine free weights by the search of :mod:`.search`. Each trial only
+re-weights the cached leaves (:class:`~cluestudio.core.calibrate.leafcache.LeafCache`), so a
+trial costs milliseconds. The fit is a job: it yields progress after each trial and stops
+when cancelled. The objective does not identify the weights (docs/adr/0008), so the fit can
+also bootstrap an interval for each weight (:mod:`.intervals`) and warn where it is wide.
 """
 
 from __future__ import annotations
 
 import math
 import time
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -21,47 +20,17 @@ from typing import Any
 
 import numpy as np
 
-from cluestudio.core.calibrate.intervals import DEFAULT_WIDTH_THRESHOLD, WeightIntervals
-from cluestudio.core.calibrate.leafcache import LeafCache
-from cluestudio.core.calibrate.space import (
-    FREE_NAMES,
-    from_weights,
-    to_free,
-    to_unit,
-    to_weights,
-    uniform_free,
+from cluestudio.core.calibrate.intervals import (
+    DEFAULT_WIDTH_THRESHOLD,
+    WeightIntervals,
+    weight_intervals,
 )
+from cluestudio.core.calibrate.leafcache import LeafCache
+from cluestudio.core.calibrate.search import Objective, search
+from cluestudio.core.calibrate.space import FREE_NAMES, from_weights, to_weights, uniform_free
 from cluestudio.core.calibrate.split import Split, stratified_split
 from cluestudio.core.clue import METRIC_NAMES, ClueWeights
-from cluestudio.core.jobs import CancelToken, Job, Progress
-
-
-class Objective:
-    """Σ Pearson of the five CLUE metrics with the human totals, on chosen rows.
-
-    A metric that is constant on the rows (Pearson undefined) adds 0, so a degenerate
-    weight set cannot win by producing NaN.
-    """
-
-    def __init__(self, cache: LeafCache, human: np.ndarray) -> None:
-        self.cache = cache
-        self.human = np.asarray(human, dtype=float)
-        if len(self.human) != len(cache):
-            raise ValueError(f"{len(self.human)} human totals for {len(cache)} pairs")
-
-    def pearsons(self, weights: ClueWeights, rows: np.ndarray) -> np.ndarray:
-        """Pearson of each metric (METRIC_NAMES order) with the human totals on ``rows``."""
-        scores = self.cache.scores(weights)[rows]
-        y = self.human[rows]
-        dx = scores - scores.mean(axis=0)
-        dy = y - y.mean()
-        denom = np.sqrt((dx * dx).sum(axis=0) * float(dy @ dy))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            r = np.where(denom > 0, (dx * dy[:, None]).sum(axis=0) / denom, np.nan)
-        return np.asarray(r, dtype=float)
-
-    def __call__(self, weights: ClueWeights, rows: np.ndarray) -> float:
-        return float(np.nansum(self.pearsons(weights, rows)))
+from cluestudio.core.jobs import CancelToken, Job
 
 
 @dataclass(frozen=True)
@@ -194,48 +163,6 @@ def evaluate(objective: Objective, weights: ClueWeights, split: Split, label: st
                       dict(zip(METRIC_NAMES, test.tolist(), strict=True)))
 
 
-def search(objective: Objective, rows: np.ndarray, *, trials: int, seed: int,
-           starts: Sequence[ClueWeights] = (), patience: int | None = None,
-           name: str = "calibrated", cancel: CancelToken | None = None, label: str = "trial",
-           ) -> Job[tuple[ClueWeights, list[float]]]:
-    """TPE over the unit cube: the best weights on ``rows`` and every trial's objective.
-
-    Uniform weights (the paper's start) and ``starts`` are tried first.
-    """
-    import optuna
-
-    cancel = cancel or CancelToken()
-    sampler = optuna.samplers.TPESampler(seed=seed, multivariate=True,
-                                         n_startup_trials=min(10, max(1, trials // 5)))
-    verbosity = optuna.logging.get_verbosity()
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    history: list[float] = []
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-            study = optuna.create_study(direction="maximize", sampler=sampler)
-            for x0 in (uniform_free(), *(from_weights(w) for w in starts)):
-                study.enqueue_trial(dict(zip(_PARAMS, to_unit(x0).tolist(), strict=True)))
-            best_value, best_at = -math.inf, 0
-            for number in range(trials):
-                cancel.raise_if_cancelled()
-                trial = study.ask()
-                u = [trial.suggest_float(p, 0.0, 1.0) for p in _PARAMS]
-                value = objective(to_weights(to_free(u), name=name), rows)
-                study.tell(trial, value)
-                history.append(value)
-                if value > best_value:
-                    best_value, best_at = value, number
-                yield Progress(number + 1, trials, f"{label} {number + 1}: best Σρ "
-                               f"{best_value:.4f}")
-                if patience is not None and number - best_at >= patience:
-                    break
-    finally:
-        optuna.logging.set_verbosity(verbosity)
-    best_u = [study.best_trial.params[p] for p in _PARAMS]
-    return to_weights(to_free(best_u), name=name), history
-
-
 def calibrate(cache: LeafCache, human: Sequence[float] | np.ndarray, *, trials: int = 200,
               seed: int = 0, test_fraction: float = 0.2, split: Split | None = None,
               start: ClueWeights | None = None, patience: int | None = None,
@@ -274,8 +201,6 @@ def calibrate(cache: LeafCache, human: Sequence[float] | np.ndarray, *, trials: 
                  evaluate(objective, start, split, start.name or "start"))
     intervals = None
     if bootstrap > 0:
-        from cluestudio.core.calibrate.intervals import weight_intervals
-
         intervals = yield from weight_intervals(
             objective, split.train, fitted, resamples=bootstrap,
             trials=bootstrap_trials or max(20, trials // 4), seed=seed, starts=(start,),
@@ -285,7 +210,3 @@ def calibrate(cache: LeafCache, human: Sequence[float] | np.ndarray, *, trials: 
         sampler=f"optuna {optuna.__version__} TPESampler(multivariate=True)",
         history=tuple(history), seconds=time.perf_counter() - began,
         provenance=dict(provenance or {}), intervals=intervals)
-
-
-# optuna parameter names: unit-cube coordinates, mapped to weights by space.to_free.
-_PARAMS: tuple[str, ...] = tuple(f"u_{n}" for n in FREE_NAMES)

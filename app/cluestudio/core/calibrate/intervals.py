@@ -13,15 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
+from cluestudio.core.calibrate.search import Objective, search
 from cluestudio.core.clue import ClueWeights
 from cluestudio.core.jobs import CancelToken, Job, Progress
-
-if TYPE_CHECKING:
-    from cluestudio.core.calibrate.fit import Objective
 
 #: An interval wider than this (weights live in [0, 1]) gets a warning.
 DEFAULT_WIDTH_THRESHOLD = 0.2
@@ -74,8 +72,6 @@ def weight_intervals(objective: Objective, rows: np.ndarray, fitted: ClueWeights
     Each refit starts as the fit did (uniform weights and ``starts``), not from the fitted
     weights, so the intervals show where the search lands, not how close it stays.
     """
-    from cluestudio.core.calibrate.fit import search
-
     if resamples < 2:
         raise ValueError("a bootstrap interval needs at least 2 resamples")
     cancel = cancel or CancelToken()

@@ -102,10 +102,6 @@ def multiplicity_match(q1: str, q2: str,
     return rule.match(q1, q2)
 
 
-def is_structural(t: RelationType) -> bool:
-    return t in _STRUCTURAL
-
-
 def sim_rm_matrix(types1: list[RelationType], labels1: list[Multiplicity],
                   types2: list[RelationType], labels2: list[Multiplicity],
                   rule: MultiplicityRule = PAPER_MULTIPLICITY) -> np.ndarray:

@@ -297,21 +297,31 @@ class DiagramBuilder:
         if target:
             self.omitted.append(OmittedLink(line, f"note {len(self.notes)}", target, "note"))
 
+    def add_group_note(self, text: str, group: str, line: int) -> None:
+        """``note top of model``, where ``model`` is a package: a note, no class; its
+        connector is a link PlantUML draws and the model has not."""
+        self.notes.append(_NoteDraft(text, "", line))
+        self.omitted.append(OmittedLink(line, f"note {len(self.notes)}", group, "note"))
+
+    def is_group(self, token: str, scope: Scope) -> bool:
+        """``token`` names a package (or namespace) and no class."""
+        return token in self.groups and not self.is_class(token, scope)
+
     def _note_alias(self, end: LinkEnd, scope: Scope) -> int | None:
         if end.quoted or end.couple is not None or self.is_class(end.token, scope):
             return None
         return self.note_aliases.get(end.token)
 
     def _is_group(self, end: LinkEnd, scope: Scope) -> bool:
-        return (end.couple is None and not end.quoted and end.token in self.groups
-                and not self.is_class(end.token, scope))
+        return end.couple is None and not end.quoted and self.is_group(end.token, scope)
 
     def _link_note(self, left: LinkEnd, right: LinkEnd, left_note: int | None,
                    right_note: int | None, line: int, scope: Scope) -> None:
         begin, end = left.token, right.token
-        if left_note is None and left.couple is None:
+        # A note linked to a package (`N1 .. model`) names no class.
+        if left_note is None and left.couple is None and not self._is_group(left, scope):
             begin = self.class_for(left.token, line, scope).key
-        if right_note is None and right.couple is None:
+        if right_note is None and right.couple is None and not self._is_group(right, scope):
             end = self.class_for(right.token, line, scope).key
         self.omitted.append(OmittedLink(line, begin, end, "note"))
         if left_note is not None and right_note is not None:
@@ -321,7 +331,7 @@ class DiagramBuilder:
         else:
             assert right_note is not None
             note_index, other = right_note, left
-        if other.couple is not None:
+        if other.couple is not None or self._is_group(other, scope):
             return
         target = self.class_for(other.token, line, scope).key
         note = self.notes[note_index]

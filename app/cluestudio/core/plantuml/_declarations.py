@@ -186,12 +186,23 @@ def stereotypes_in(raw: str) -> str:
     return ", ".join(s for s in (stereotype_text(m) for m in _STEREOTYPE.findall(raw)) if s)
 
 
+_WRAPPERS = {"(": ")", "[": "]", ":": ":"}
+
+
+def _unwrapped(name: str) -> str:
+    """PlantUML drops one pair of ``()``, ``[]`` or ``::`` around a declared name
+    (``Interface (IObserver){`` declares ``IObserver``), as it does for quotes."""
+    if len(name) > 2 and _WRAPPERS.get(name[0]) == name[-1]:
+        return name[1:-1]
+    return name
+
+
 def _name_and_display(scan: _Scanner) -> tuple[str, str]:
     """(code, shown name) of ``"Shown" as CODE``, ``CODE as "Shown"``, ``CODE``, ``"CODE"``."""
     name, quoted = scan.name()
     match = _AS.match(scan.text, scan.pos)
     if not match:
-        return name, ""
+        return _unwrapped(name), ""
     scan.pos = match.end()
     other, other_quoted = scan.name()
     if quoted == other_quoted:

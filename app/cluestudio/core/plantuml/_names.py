@@ -3,7 +3,11 @@
 A class is known by a *key*, PlantUML's code for it:
 
 * a plain name declared or used inside ``package`` blocks is global: ``package a { class
-  Node }`` and a later ``Node`` anywhere are one class (the package only places it);
+  Node }`` and a later ``Node`` anywhere are one class (the package only places it) —
+  unless a dotted name made a class in ``a`` before the block opens (``a.Game --> X``
+  above ``package a { … }``): PlantUML has then made ``a`` a namespace, and the block
+  scopes plain names like a ``namespace`` block (``class Game`` in it is ``a.Game``; a
+  later top-level ``Game`` is another class);
 * inside a ``namespace`` block a plain name gets the namespace as prefix (``ns.Node``);
   a lookup tries ``ns.Node`` first, then the global ``Node``;
 * a dotted name (``a.b.C``, with the current ``set namespaceSeparator``) is its own key;
@@ -63,6 +67,11 @@ class NameTable:
     def add(self, place: Place) -> None:
         self._keys.add(place.key)
         self._by_place.setdefault((place.package, place.display), place.key)
+
+    def made_by_dotted_name(self, prefix: str) -> bool:
+        """Whether a dotted name (``prefix`` + separator + …) already made a class."""
+        sep = self.separator
+        return bool(sep) and any(key.startswith(f"{prefix}{sep}") for key in self._keys)
 
     def package_path(self, name: str) -> str:
         """A package or namespace name in the model's dotted notation."""

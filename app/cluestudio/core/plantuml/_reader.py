@@ -137,6 +137,8 @@ class Reader:
         self.model = DiagramBuilder()
         self.blocks: list[_Block] = []
         self.scope = TOP
+        # Namespaces PlantUML made out of packages a dotted name had named (see _package).
+        self.dotted_namespaces: set[str] = set()
         self.allow_mixing = False
         self.class_evidence = False
         self.other_diagram: SourceLine | None = None
@@ -449,6 +451,14 @@ class Reader:
         if keyword == "namespace" and names.separator:
             namespace = f"{namespace}{names.separator}{header.name}" if namespace \
                 else header.name
+        elif keyword == "package" and namespace in self.dotted_namespaces:
+            namespace = ""  # a package inside one of those is a plain package again
+        elif (keyword == "package" and not namespace and not self.scope.path
+              and not header.alias and names.made_by_dotted_name(header.name)):
+            # `client.Game --> …` above `package client { … }`: PlantUML has made `client` a
+            # namespace; the block scopes plain names as a `namespace` block would.
+            namespace = header.name
+            self.dotted_namespaces.add(namespace)
         code = header.alias or header.name
         existing = self.model.names.find(code, self.scope)
         if existing is not None and existing == code:
@@ -483,11 +493,16 @@ class Reader:
             target_token = m.group("target").strip('"')
             if "::" in target_token and self.model.names.separator != "::":
                 target_token = target_token.split("::", 1)[0]
-            target = self.model.class_for(target_token, line.number, self.scope).key
             if text.lower().split()[1] in ("top", "bottom"):
                 self.class_evidence = True
             elif self.other_diagram is None:
                 self.other_diagram = line  # `note left of X : …` is sequence syntax too
+            if not m.group("target").startswith('"') and self.model.is_group(target_token,
+                                                                             self.scope):
+                self.model.add_group_note(self._inline_or_block(m.group("text"), line),
+                                          target_token, line.number)
+                return
+            target = self.model.class_for(target_token, line.number, self.scope).key
             self.model.add_note(self._inline_or_block(m.group("text"), line), target,
                                 line.number)
         elif m := _NOTE_BESIDE.fullmatch(text):

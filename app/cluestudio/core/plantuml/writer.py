@@ -27,7 +27,7 @@ from cluestudio.core.model import (
 )
 from cluestudio.core.plantuml._members import MemberError, parse_member, parse_param
 
-__all__ = ["write_plantuml"]
+__all__ = ["attribute_text", "method_text", "relation_text", "write_plantuml"]
 
 _IDENTIFIER = re.compile(r"[^\W\d]\w*+")
 _DOTTED_PATH = re.compile(r"[^\W\d]\w*+(?:\.[^\W\d]\w*+)*+")
@@ -172,6 +172,21 @@ def _relation_line(relation: Relation, refs: dict[str, str]) -> str:
     to = f'"{relation.label.to}" ' if relation.label.to else ""
     name = f" : {relation.name}" if relation.name else ""
     return f"{begin}{from_} {_ARROW[relation.type]} {to}{end}{name}"
+
+
+def attribute_text(attribute: Attribute) -> str:
+    """One attribute as its line in a class body (``-name : String``)."""
+    return _attribute_line(attribute, False)
+
+
+def method_text(method: Method) -> str:
+    """One method as its line in a class body (``+book(at: Date) : Loan``)."""
+    return _method_line(method, False)
+
+
+def relation_text(relation: Relation) -> str:
+    """One relation as its arrow line, naming the classes as they are named."""
+    return _relation_line(relation, {})
 
 
 def _note_lines(diagram: ClassDiagram, refs: dict[str, str]) -> list[str]:

@@ -72,18 +72,6 @@ class ImageInput:
         return image.convert("RGB")
 
 
-def sniff_mime(data: bytes) -> str:
-    if data.startswith(b"\x89PNG"):
-        return "image/png"
-    if data.startswith(b"\xff\xd8"):
-        return "image/jpeg"
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "image/webp"
-    if data.startswith((b"GIF87a", b"GIF89a")):
-        return "image/gif"
-    return "application/octet-stream"
-
-
 @dataclass(frozen=True)
 class VLMRequest:
     """One chat turn: an optional system prompt, images, then the user's text."""

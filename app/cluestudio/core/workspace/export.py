@@ -22,7 +22,7 @@ from cluestudio.core.safe_output import OutputSet, csv_dict_writer
 from cluestudio.core.workspace.source_files import MAX_TEXT_BYTES
 from cluestudio.core.workspace.store import Workspace
 
-TABLES = ("ratings", "scores", "reviews")
+TABLES = ("ratings", "scores", "reviews", "final")
 FIELDS = {
     "ratings": ("task_id", "source_id", "origin", "grader", "rubric_id", "synthetic",
                 "seconds", "comment", "rated_at", "group_key", "group_from", "item", "score"),
@@ -31,6 +31,7 @@ FIELDS = {
                "scored_at", "current"),
     "reviews": ("task_id", "source_id", "reviewer", "verdict", "comment", "conversion_id",
                 "reviewed_at", "tag"),
+    "final": ("task_id", "source_id", "rubric_id", "final", "basis", "graders", "spread"),
 }
 _BATCH = 500
 _JSON = json.JSONEncoder(ensure_ascii=False)  # one encoder for every row, not one per row
@@ -104,7 +105,15 @@ def review_rows(ws: Workspace) -> Iterator[dict[str, Any]]:
             yield {**r, "tag": tag}
 
 
-_ROWS = {"ratings": rating_rows, "scores": score_rows, "reviews": review_rows}
+def final_rows(ws: Workspace) -> Iterator[dict[str, Any]]:
+    """One row per submission: its final grade and what it rests on (core/final_grade.py)."""
+    from cluestudio.core.workspace.finals import final_rows as rows_of_finals
+
+    return rows_of_finals(ws)
+
+
+_ROWS = {"ratings": rating_rows, "scores": score_rows, "reviews": review_rows,
+         "final": final_rows}
 
 
 def export_tables(ws: Workspace, out_dir: Path, tables: tuple[str, ...] = TABLES,

@@ -14,7 +14,7 @@ import re
 import sqlite3
 import zipfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -52,40 +52,50 @@ def _stream(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...] = ()
             yield dict(zip(names, values, strict=True))
 
 
-def _pack_sections(ws: Workspace, grader: str | None
+def _pack_sections(ws: Workspace, grader: str | None, only: Collection[int] | None = None
                    ) -> Iterator[tuple[str, Iterator[dict[str, Any]]]]:
     """data.json's sections, each a stream of records read a batch at a time: a pack of a
-    large course is written without holding its ratings in memory."""
+    large course is written without holding its ratings in memory. ``only``: the
+    submissions with these ids (one grader's share of a course)."""
+    from cluestudio.core.workspace.feedback_pack import pack_feedback
+
     conn = ws._reader()
+    wanted = None if only is None else set(only)
     key = {int(sid): (task, source) for sid, task, source in conn.execute(
-        "SELECT id, task_id, source_id FROM submissions")}
+        "SELECT id, task_id, source_id FROM submissions")
+        if wanted is None or sid in wanted}
     uid_of = {int(cid): uid for cid, uid in conn.execute("SELECT id, uid FROM conversions")}
     who = (grader,) if grader else ()
     yield "tasks", (vars(t) for t in ws.tasks())
     yield "submissions", (
         {"task_id": s["task_id"], "source_id": s["source_id"], "origin": s["origin"],
          "image_hash": s["image_hash"], "meta": json.loads(s["meta"])}
-        for s in _stream(conn, "SELECT task_id, source_id, origin, image_hash, meta FROM "
-                               "submissions ORDER BY id"))
+        for s in _stream(conn, "SELECT id, task_id, source_id, origin, image_hash, meta FROM "
+                               "submissions ORDER BY id") if s["id"] in key)
     yield "conversions", (
         {"uid": c["uid"], "task_id": key[c["submission_id"]][0],
          "source_id": key[c["submission_id"]][1], "parent_uid": uid_of.get(c["parent_id"]),
          "puml": c["puml"], "author": c["author"], "author_kind": c["author_kind"],
          "created_at": c["created_at"]}
-        for c in _stream(conn, "SELECT * FROM conversions ORDER BY id"))
+        for c in _stream(conn, "SELECT * FROM conversions ORDER BY id")
+        if c["submission_id"] in key)
     yield "ratings", (
         {**{k: r[k] for k in ops.RATING_COLUMNS if k != "submission_id"},
          "scores": json.loads(r["scores"]), "task_id": key[r["submission_id"]][0],
          "source_id": key[r["submission_id"]][1]}
         for r in _stream(conn, "SELECT * FROM ratings" + (" WHERE grader = ?" if grader
-                                                          else "") + " ORDER BY id", who))
+                                                          else "") + " ORDER BY id", who)
+        if r["submission_id"] in key)
     yield "reviews", (
         {"task_id": key[r["submission_id"]][0], "source_id": key[r["submission_id"]][1],
          "reviewer": r["reviewer"], "verdict": r["verdict"], "tags": json.loads(r["tags"]),
          "comment": r["comment"], "conversion_uid": uid_of.get(r["conversion_id"]),
          "created_at": r["created_at"]}
         for r in _stream(conn, "SELECT * FROM reviews" + (" WHERE reviewer = ?" if grader
-                                                          else "") + " ORDER BY id", who))
+                                                          else "") + " ORDER BY id", who)
+        if r["submission_id"] in key)
+    for section, records in pack_feedback(conn, key, grader).items():
+        yield section, iter(records)
 
 
 class PackTooLarge(ClueStudioError):
@@ -125,8 +135,10 @@ def _write_data(member: IO[bytes], sections: Iterator[tuple[str, Iterator[dict[s
     return counts
 
 
-def export_pack(ws: Workspace, path: Path, *, grader: str | None = None) -> dict[str, int]:
-    """Write a pack of the whole workspace (ratings/reviews of one ``grader`` if given)."""
+def export_pack(ws: Workspace, path: Path, *, grader: str | None = None,
+                submissions: Collection[int] | None = None) -> dict[str, int]:
+    """Write a pack of the whole workspace (ratings/reviews of one ``grader`` if given; only
+    the ``submissions`` with these ids if given, e.g. one grader's share of a course)."""
     manifest = {"format": FORMAT, "version": PACK_VERSION, "schema": SCHEMA_VERSION,
                 "created_at": now_iso(), "grader": grader}
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -135,7 +147,8 @@ def export_pack(ws: Workspace, path: Path, *, grader: str | None = None) -> dict
             zipfile.ZipFile(handle, "w", zipfile.ZIP_DEFLATED) as zf:
         zf.writestr("manifest.json", json.dumps(manifest, indent=1))
         with zf.open("data.json", "w", force_zip64=True) as member:
-            counts = _write_data(member, _pack_sections(ws, grader), path, hashes)
+            counts = _write_data(member, _pack_sections(ws, grader, submissions), path,
+                                 hashes)
         for h in sorted(hashes):
             mime = ops.row(ws._reader(), "SELECT mime FROM blobs WHERE hash=?", (h,))
             ext = {"image/jpeg": "jpg"}.get(mime["mime"] if mime else "", "png")
@@ -288,7 +301,8 @@ def _check_grader(manifest: dict[str, Any], data: Any, source: str, report: Repo
         return
     if not isinstance(data, dict):
         return  # check_pack_data says what is wrong with it
-    for section, field in (("ratings", "grader"), ("reviews", "reviewer")):
+    for section, field in (("ratings", "grader"), ("reviews", "reviewer"),
+                           ("item_comments", "grader")):
         records = data.get(section)
         for index, record in enumerate(records if isinstance(records, list) else []):
             name = record.get(field) if isinstance(record, dict) else None
@@ -358,8 +372,13 @@ def merge_packs(ws: Workspace, paths: list[Path]) -> Report:
             tasks.update(t.get("id") for t in data.get("tasks", []) if isinstance(t, dict))
             submissions.update((s.get("task_id"), s.get("source_id"))
                                for s in data.get("submissions", []) if isinstance(s, dict))
+    from cluestudio.core.workspace.feedback_pack import check_feedback
+
+    for src, data, _images in loaded:
+        check_feedback(data, src, report)
     if report.errors:
         raise ImportFailed(report)
+
     def merge_all(conn: sqlite3.Connection) -> None:
         for src, data, images in loaded:
             try:
@@ -399,6 +418,9 @@ def _merge(conn: sqlite3.Connection, source: str, data: dict[str, Any],
         _merge_rating(conn, source, r, sid[(r["task_id"], r["source_id"])], report)
     for v in data.get("reviews", []):
         _merge_review(conn, source, v, sid[(v["task_id"], v["source_id"])], local_id, report)
+    from cluestudio.core.workspace.feedback_pack import merge_feedback
+
+    merge_feedback(conn, data, report)
 
 
 def _merge_images(conn: sqlite3.Connection, source: str, data: dict[str, Any],

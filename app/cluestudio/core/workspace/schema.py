@@ -243,9 +243,75 @@ def _v6_group_ratings(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE ratings ADD COLUMN group_from TEXT")
 
 
+def _v7_teaching_loop(conn: sqlite3.Connection) -> None:
+    # Closing the teaching loop (issue 27). ``roster``: the course's students (a submission
+    # belongs to one through its metadata, the roster's ``submissions`` list or its file
+    # name: core/workspace/students.py). ``comment_bank``: reusable comments per rubric item
+    # with a point adjustment; a use of one (``item_comments.bank_uid``) shows the bank's
+    # current text and points, so an edit reaches every submission that uses it.
+    # ``item_comments``: a grader's comments per rubric item of a rating (free text, a bank
+    # comment, or an element-diff suggestion the grader accepted); the overall comment stays
+    # ``ratings.comment``. ``assignments``: who grades what when a course is split among
+    # graders. ``adjudications``: the lead grader's final rating where graders disagreed.
+    _script(
+        conn,
+        """
+        CREATE TABLE roster (
+            student_id TEXT PRIMARY KEY,
+            name TEXT NOT NULL,
+            email TEXT NOT NULL DEFAULT '',
+            section TEXT NOT NULL DEFAULT '',
+            username TEXT NOT NULL DEFAULT '',
+            participant_id TEXT NOT NULL DEFAULT '',
+            submissions TEXT NOT NULL DEFAULT '[]',
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE comment_bank (
+            id INTEGER PRIMARY KEY,
+            uid TEXT NOT NULL UNIQUE,
+            rubric_id TEXT NOT NULL,
+            item_id TEXT NOT NULL,
+            text TEXT NOT NULL,
+            points REAL NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+        CREATE TABLE item_comments (
+            id INTEGER PRIMARY KEY,
+            uid TEXT NOT NULL UNIQUE,
+            submission_id INTEGER NOT NULL REFERENCES submissions(id) ON DELETE CASCADE,
+            grader TEXT NOT NULL,
+            rubric_id TEXT NOT NULL,
+            item_id TEXT NOT NULL,
+            text TEXT NOT NULL DEFAULT '',
+            bank_uid TEXT REFERENCES comment_bank(uid),
+            origin TEXT NOT NULL CHECK (origin IN ('grader', 'bank', 'suggestion')),
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX item_comments_by_submission ON item_comments(submission_id, grader);
+        CREATE TABLE assignments (
+            submission_id INTEGER NOT NULL REFERENCES submissions(id) ON DELETE CASCADE,
+            grader TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (submission_id, grader)
+        );
+        CREATE TABLE adjudications (
+            submission_id INTEGER NOT NULL REFERENCES submissions(id) ON DELETE CASCADE,
+            rubric_id TEXT NOT NULL,
+            lead TEXT NOT NULL,
+            scores TEXT NOT NULL DEFAULT '{}',
+            total REAL NOT NULL,
+            comment TEXT NOT NULL DEFAULT '',
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (submission_id, rubric_id)
+        )
+        """,
+    )
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _v1_initial, _v2_diagram_kind, _v3_audit_results, _v4_score_configuration,
-    _v5_check_results, _v6_group_ratings)
+    _v5_check_results, _v6_group_ratings, _v7_teaching_loop)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

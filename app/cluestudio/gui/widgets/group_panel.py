@@ -1,5 +1,6 @@
-"""The group box under the rubric: the current submission's group of near-identical
-submissions, and the two actions on it (find the task's groups; apply my rating to the group).
+"""The group box under the rubric: the current submission's group (the submissions with the
+same diagram, and CLUE's near suggestions apart), and the two actions on it (find the task's
+groups; apply my rating to the group).
 
 It only shows what :class:`~cluestudio.gui.group_actions.GroupActions` tells it and reports
 the buttons; the grouping, the confirmation and the command live there.
@@ -29,7 +30,6 @@ class GroupPanel(QFrame):
         super().__init__(parent)
         self.setObjectName("groupPanel")
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.title = QLabel("<b>Near-identical submissions</b>")
         self.text = QLabel()
         self.text.setObjectName("groupText")
         self.text.setWordWrap(True)
@@ -45,14 +45,15 @@ class GroupPanel(QFrame):
         buttons.addWidget(self.apply_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 4, 6, 4)
-        layout.addWidget(self.title)
         layout.addWidget(self.text)
         layout.addLayout(buttons)
         self.describe("")
 
     def describe(self, html: str, tooltip: str = "", *, can_find: bool = False,
                   can_apply: bool = False) -> None:
-        self.text.setText(html or "<i>No submission on screen.</i>")
+        # No title line: at 1024×700 the box has room for three lines of text, and the
+        # text says what it is ("Group of 3, same diagram: …").
+        self.text.setText(html or "<b>Grade by group</b> · <i>No submission on screen.</i>")
         self.text.setToolTip(tooltip)
         self.find_button.setEnabled(can_find)
         self.apply_button.setEnabled(can_apply)
@@ -60,9 +61,11 @@ class GroupPanel(QFrame):
     def set_shortcuts(self, find: str, apply: str) -> None:
         """Name the keys the menus really use (a ``[keys]`` table may have moved them)."""
         self.find_button.setToolTip(
-            "Cluster this task's submissions whose diagrams are near-identical (CLUE in "
-            "both directions)" + (f" ({find})" if find else ""))
+            "Group this task's submissions whose diagrams say the same (layout, order, "
+            "whitespace and case aside); CLUE suggests near ones apart"
+            + (f" ({find})" if find else ""))
         self.apply_button.setToolTip(
-            "Copy your saved rating of this submission to the rest of its group, after a "
-            "preview of how many it writes; one undo takes it back"
+            "Copy your saved rating of this submission to the submissions you tick in a "
+            "preview (its group ticked, near ones with their differences not); one undo "
+            "takes it back"
             + (f" ({apply})" if apply else ""))
