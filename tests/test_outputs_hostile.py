@@ -210,3 +210,29 @@ def test_a_stream_output_is_written_into_not_replaced(tmp_path: Path) -> None:
     finally:
         os.close(reader)
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+def test_every_gradebook_format_neutralises_names_and_comments(tmp_path: Path) -> None:
+    from cluestudio.core.roster import read_roster
+    from cluestudio.core.workspace import Report
+    from cluestudio.core.workspace.students import replace_roster
+
+    course = make_course(tmp_path / "course")
+    path = tmp_path / "w.sqlite"
+    roster_csv = tmp_path / "roster.csv"
+    roster_csv.write_text("student_id,name,email,section\n"
+                          "alice,\"=HYPERLINK(\"\"http://evil\"\",\"\"x\"\")\",a@uni.example,"
+                          "@A\n", encoding="utf-8")
+    with open_workspace(path) as ws:
+        do_import(ws, course)
+        replace_roster(ws, read_roster(roster_csv, Report()))
+        alice = ws.find_submission("library", "alice")
+        assert alice is not None
+        ws.execute(SaveRating(alice.id, "ann", SCORES, comment="=cmd|' /C calc'!A0"))
+    for fmt in ("moodle", "canvas", "blackboard", "csv"):
+        out = tmp_path / f"{fmt}.csv"
+        assert main(["grades", str(path), "--format", fmt, "-o", str(out)]) == 0
+        cells = [c for row in csv.reader(out.open(encoding="utf-8", newline=""))
+                 for c in row]
+        assert not [c for c in cells if c[:1] in ("=", "+", "@", "\t", "\r")], (fmt, cells)
+        assert any(c.startswith("'=") or c.startswith("'@") for c in cells), fmt

@@ -295,3 +295,25 @@ def test_merge_work_grows_linearly_with_the_image_count(good_pack: Path, tmp_pat
         work[count] = made[0]
     # Each 80 more images cost the same more work (linear), not more each time (square).
     assert (work[200] - work[120]) / (work[120] - work[40]) < 1.2, work
+
+
+def test_a_graders_pack_cannot_comment_under_another_name(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from cluestudio.core.workspace.feedback import AddItemComment
+
+    source = tmp_path / "bob.sqlite"
+    with open_workspace(source) as ws:
+        run_job(import_path(ws, ROOT / "annotations" / "sample"))
+        sub = ws.list_submissions()[0]
+        rating = ws.ratings(sub.id)[0]
+        item = next(iter(rating.scores))
+        ws.write(lambda conn: conn.execute("UPDATE ratings SET grader = 'bob'"))
+        ws.execute(AddItemComment(sub.id, "bob", rating.rubric_id, item, text="Good"))
+        export_pack(ws, tmp_path / "bob.zip", grader="bob")
+    content = members(tmp_path / "bob.zip")
+    data = json.loads(content["data.json"])
+    assert data["item_comments"]
+    data["item_comments"][0]["grader"] = "ann"
+    content["data.json"] = json.dumps(data).encode()
+    err = refused(tmp_path, write_pack(tmp_path / "forged.zip", content), capsys)
+    assert "item_comments[0]: grader 'ann' is not the pack's grader 'bob'" in err

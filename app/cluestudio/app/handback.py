@@ -36,6 +36,7 @@ from cluestudio.core.final_grade import Basis
 from cluestudio.core.jobs import Job, Progress
 from cluestudio.core.roster import Student
 from cluestudio.core.rubric import RubricError, get_rubric
+from cluestudio.core.safe_output import atomic_open, write_text
 from cluestudio.core.workspace import Workspace
 from cluestudio.core.workspace.course_settings import course_settings
 from cluestudio.core.workspace.feedback import item_comments
@@ -136,7 +137,7 @@ def _safe(name: str) -> str:
 
 def _write(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    write_text(path, text)  # never through a planted symlink, never half a page
     return path
 
 
@@ -186,7 +187,8 @@ def export_feedback(ws: Workspace, out_dir: Path, *, course: str | None = None,
     for task_id, members in zips.items():
         path = out_dir / "moodle" / f"{_safe(task_id)}.zip"
         path.parent.mkdir(parents=True, exist_ok=True)
-        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        with atomic_open(path, "wb") as handle, \
+                zipfile.ZipFile(handle, "w", zipfile.ZIP_DEFLATED) as archive:
             for member, text in members:
                 archive.writestr(member, text)
         result.zips.append(path)
