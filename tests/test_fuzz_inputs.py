@@ -298,7 +298,8 @@ def _clean_copy_opens_or_refuses(path: Path) -> None:
     """The data of a refused file, copied on request: a workspace of our schema, or a
     named error (a damaged file), never anything else."""
     from cluestudio.core.workspace import open_workspace
-    from cluestudio.core.workspace.foreign import copy_to_clean, foreign_objects
+    from cluestudio.core.workspace.clean_copy import copy_to_clean
+    from cluestudio.core.workspace.foreign import foreign_objects
 
     clean = path.with_name("clean.sqlite")
     clean.unlink(missing_ok=True)

@@ -14,7 +14,8 @@ import pytest
 from cluestudio.cli import main
 from cluestudio.core.jobs import run_job
 from cluestudio.core.workspace import import_path, open_workspace, schema
-from cluestudio.core.workspace.foreign import ForeignSchema, copy_to_clean
+from cluestudio.core.workspace.clean_copy import copy_to_clean
+from cluestudio.core.workspace.foreign import ForeignSchema
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "annotations" / "sample"

@@ -19,7 +19,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from cluestudio.cli.output import print_json
-    from cluestudio.core.workspace.foreign import copy_to_clean
+    from cluestudio.core.workspace.clean_copy import copy_to_clean
 
     counts = copy_to_clean(args.workspace, args.clean)
     if args.json:
