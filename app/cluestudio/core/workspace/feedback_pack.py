@@ -51,6 +51,13 @@ def _text_ok(value: Any, empty: bool = False) -> bool:
         len(value) <= MAX_COMMENT_CHARS
 
 
+def _key(record: dict[str, Any]) -> tuple[str, str] | None:
+    """(task, source) of a record, or None when they are not text (a hostile pack can put
+    a list there, which no set can hold)."""
+    task, source = record.get("task_id"), record.get("source_id")
+    return (task, source) if isinstance(task, str) and isinstance(source, str) else None
+
+
 def check_feedback(data: Any, source: str, report: Report) -> None:
     """Report every malformed bank or item comment record of a pack."""
     if not isinstance(data, dict):
@@ -75,14 +82,13 @@ def check_feedback(data: Any, source: str, report: Report) -> None:
               or not math.isfinite(points) or abs(points) > 100):
             report.error(source, f"{where}: points must be a number within ±100")
         uids.add(b["uid"])
-    subs = {(s.get("task_id"), s.get("source_id")) for s in data.get("submissions", [])
-            if isinstance(s, dict)}
+    subs = {_key(s) for s in data.get("submissions", []) if isinstance(s, dict)}
     for index, c in enumerate(comments):
         where = f"item_comments[{index}]"
         if not isinstance(c, dict) or not all(isinstance(c.get(k), str) and c.get(k) for k in
                                               ("uid", "grader", "created_at")):
             report.error(source, f"{where}: not an item comment")
-        elif (c.get("task_id"), c.get("source_id")) not in subs:
+        elif _key(c) is None or _key(c) not in subs:
             report.error(source, f"{where}: submission {c.get('task_id')}/"
                                  f"{c.get('source_id')} is not in the pack")
         elif not _item_known(c.get("rubric_id"), c.get("item_id")):
