@@ -13,7 +13,7 @@ import pytest
 
 from cluestudio.cli import main
 from cluestudio.core.jobs import run_job
-from cluestudio.core.workspace import import_path, open_workspace, schema
+from cluestudio.core.workspace import WorkspaceError, import_path, open_workspace, schema
 from cluestudio.core.workspace.clean_copy import copy_to_clean
 from cluestudio.core.workspace.foreign import ForeignSchema
 
@@ -168,3 +168,12 @@ def test_a_definition_differing_only_in_quotes_and_spacing_is_ours(sample_ws: Pa
                                          ).fetchone()[0]
     with open_workspace(path, readonly=True) as ws:
         assert len(ws.tasks()) == 3
+
+
+def test_clean_copy_of_a_file_that_is_no_workspace_is_refused(tmp_path: Path) -> None:
+    other = tmp_path / "other.sqlite"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE ratings (x)")
+    with pytest.raises(WorkspaceError, match="not a ClueStudio workspace"):
+        copy_to_clean(other, tmp_path / "clean.sqlite")
+    assert not (tmp_path / "clean.sqlite").exists()

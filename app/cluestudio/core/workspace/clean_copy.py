@@ -39,6 +39,8 @@ def copy_to_clean(source: Path, target: Path) -> dict[str, tuple[int, int]]:
     try:
         conn.execute("ATTACH DATABASE ? AS src", (readonly_uri(source),))
         version = int(conn.execute("PRAGMA src.user_version").fetchone()[0])
+        if conn.execute("PRAGMA src.application_id").fetchone()[0] != schema.APPLICATION_ID:
+            raise WorkspaceError(f"{source}: not a ClueStudio workspace; nothing to copy")
         schema.check_version(version, str(source))
         conn.execute("DETACH DATABASE src")
         conn.close()
