@@ -46,3 +46,23 @@ def test_a_ta_opening_a_colleagues_planted_workspace_sees_it_refused_and_keeps_t
     errors = [window.errors.item(i).text() for i in range(window.errors.count())]
     assert any(str(shared) in e and "trigger 'fix'" in e and "clean-copy" in e
                for e in errors), errors
+
+
+def test_a_ta_merging_a_colleagues_pack_is_told_whose_ratings_it_added(
+        qtbot, window, tmp_path: Path) -> None:
+    from cluestudio.core.jobs import run_job
+    from cluestudio.core.workspace import SaveRating, import_path, open_workspace
+    from cluestudio.core.workspace.pack import export_pack
+    from gui_course import make_course
+
+    with open_workspace(tmp_path / "bob.sqlite") as bob:
+        run_job(import_path(bob, make_course(tmp_path / "folder")))
+        sid = bob.list_submissions()[0].id
+        bob.execute(SaveRating(sid, "bob", {"classes": 4, "attributes": 3, "methods": 2,
+                                            "relations": 4, "multiplicities": 1,
+                                            "overall": 3.5}))
+        export_pack(bob, tmp_path / "bob.zip", grader="bob")
+    window.files.new_workspace(tmp_path / "mine.sqlite")
+    window.files.merge_packs([tmp_path / "bob.zip"])
+    qtbot.waitUntil(lambda: "ratings added by bob 1" in window.statusBar().currentMessage(),
+                    timeout=30_000)

@@ -103,8 +103,18 @@ class WorkspaceActions(QObject):
             paths = [Path(p) for p in chosen]
         if paths:
             chosen_paths = list(paths)
-            self._submit(lambda ws, cancel: merge_packs(ws, chosen_paths),
-                         f"merge {len(chosen_paths)} pack(s)", refresh=True)
+            handle = self._submit(lambda ws, cancel: merge_packs(ws, chosen_paths),
+                                  f"merge {len(chosen_paths)} pack(s)", refresh=True)
+            if handle is not None:
+                handle.result.connect(self._merged)
+
+    def _merged(self, report: Any) -> None:
+        """Say whose work a merge added: a pack says who rated (issue 25)."""
+        added = report.to_dict().get("added_by", {})
+        who = "; ".join(f"{kind} added by " + ", ".join(f"{name} {n}" for name, n in
+                                                        names.items())
+                        for kind, names in added.items())
+        self.window.statusBar().showMessage(f"Merged: {who or 'nothing new'}", 30000)
 
     def export_tables(self, folder: Path | None = None) -> None:
         from cluestudio.core.workspace.export import export_tables
