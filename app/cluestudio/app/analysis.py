@@ -113,19 +113,18 @@ def _rated_totals(ws: Workspace, rubric_id: str) -> list[Rating]:
     elsewhere) must not be brought into memory for it."""
     import json
 
-    cursor = ws._reader().execute(
-        "SELECT submission_id, grader, rubric_id, scores, total FROM ratings"
-        " WHERE rubric_id = ? AND total IS NOT NULL ORDER BY submission_id, grader",
-        (rubric_id,))
+    from cluestudio.core.workspace.ops import stream_rows
+
     out = []
-    while batch := cursor.fetchmany(1000):
-        for sid, grader, rubric, scores, total in batch:
-            try:
-                items = json.loads(scores)
-            except ValueError:
-                items = {}
-            out.append(Rating(int(sid), grader, rubric, items if isinstance(items, dict)
-                              else {}, total))
+    for r in stream_rows(ws._reader(), "SELECT submission_id, grader, rubric_id, scores, total"
+                         " FROM ratings WHERE rubric_id = ? AND total IS NOT NULL"
+                         " ORDER BY submission_id, grader", (rubric_id,)):
+        try:
+            items = json.loads(r["scores"])
+        except ValueError:
+            items = {}
+        out.append(Rating(int(r["submission_id"]), r["grader"], r["rubric_id"],
+                          items if isinstance(items, dict) else {}, r["total"]))
     return out
 
 

@@ -12,13 +12,13 @@ edited outside ClueStudio can hold) is exported as a note of its size, not whole
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
 from cluestudio.core.safe_output import OutputSet, csv_dict_writer
+from cluestudio.core.workspace.ops import stream_rows
 from cluestudio.core.workspace.source_files import MAX_TEXT_BYTES
 from cluestudio.core.workspace.store import Workspace
 
@@ -45,16 +45,8 @@ def _text(column: str) -> str:
             f"{MAX_TEXT_BYTES >> 20} MB limit, not exported]' ELSE {column} END")
 
 
-def _stream(conn: sqlite3.Connection, sql: str) -> Iterator[dict[str, Any]]:
-    cursor = conn.execute(sql)
-    names = [c[0] for c in cursor.description]
-    while batch := cursor.fetchmany(_BATCH):
-        for values in batch:
-            yield dict(zip(names, values, strict=True))
-
-
 def rating_rows(ws: Workspace) -> Iterator[dict[str, Any]]:
-    for r in _stream(ws._reader(),
+    for r in stream_rows(ws._reader(),
                      "SELECT s.task_id, s.source_id, s.origin, r.grader, r.rubric_id,"
                      " r.synthetic, r.seconds, " + _text("r.comment") + " AS comment,"
                      " r.created_at, r.group_key, r.group_from, r.total, "
@@ -80,7 +72,7 @@ def score_rows(ws: Workspace) -> Iterator[dict[str, Any]]:
     computed for the submission's head revision: core/workspace/scores.py)."""
     current = {score.row_id for scores in ws.current_scores().values()
                for score in scores.values()}
-    for r in _stream(
+    for r in stream_rows(
             ws._reader(), "SELECT c.id, s.task_id, s.source_id, c.metric, c.metric_version,"
             " c.embedder, c.profile, c.normalization, c.weights_hash, c.content_hash, c.value,"
             " " + _text("c.explanation") + " AS explanation, c.created_at AS scored_at"
@@ -91,7 +83,7 @@ def score_rows(ws: Workspace) -> Iterator[dict[str, Any]]:
 
 def review_rows(ws: Workspace) -> Iterator[dict[str, Any]]:
     """One row per review × tag (a review without tags gives one row with an empty tag)."""
-    for r in _stream(ws._reader(),
+    for r in stream_rows(ws._reader(),
                      "SELECT s.task_id, s.source_id, v.reviewer, v.verdict, v.tags, "
                      + _text("v.comment") + " AS comment, v.conversion_id,"
                      " v.created_at AS reviewed_at FROM reviews v"

@@ -8,7 +8,6 @@ once; every hand-back and summary calls :func:`final_grades`.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -21,7 +20,7 @@ from cluestudio.core.final_grade import (
 )
 from cluestudio.core.rubric import RubricError, get_rubric, rubric_id_for_kind
 from cluestudio.core.workspace.course_settings import course_settings
-from cluestudio.core.workspace.ops import rows
+from cluestudio.core.workspace.ops import rows, stream_rows
 from cluestudio.core.workspace.store import Workspace
 
 
@@ -89,13 +88,13 @@ def iter_final_grades(ws: Workspace, *, threshold: float | None = None,
         conn, "SELECT submission_id, rubric_id, lead, scores, total, comment"
               " FROM adjudications")}
     # Both in the same order (task, source: unique), walked side by side.
-    rated = _stream(conn, "SELECT r.submission_id, r.grader, r.rubric_id, r.scores, r.total, "
+    rated = stream_rows(conn, "SELECT r.submission_id, r.grader, r.rubric_id, r.scores, r.total, "
                           + ("r.comment" if comments else "'' AS comment")
                           + " FROM ratings r JOIN submissions s ON s.id = r.submission_id"
                           " WHERE r.synthetic = 0 AND r.total IS NOT NULL"
                           " ORDER BY s.task_id, s.source_id, r.grader")
     pending = next(rated, None)
-    for s in _stream(conn, "SELECT s.id, s.task_id, s.source_id, t.diagram_kind FROM"
+    for s in stream_rows(conn, "SELECT s.id, s.task_id, s.source_id, t.diagram_kind FROM"
                            " submissions s JOIN tasks t ON t.id = s.task_id"
                            " ORDER BY s.task_id, s.source_id"):
         sid = int(s["id"])
@@ -120,13 +119,6 @@ def iter_final_grades(ws: Workspace, *, threshold: float | None = None,
         yield SubmissionGrade(sid, s["task_id"], s["source_id"], rubric_id, final, mine,
                               adjudication)
 
-
-def _stream(conn: sqlite3.Connection, sql: str) -> Iterator[dict[str, Any]]:
-    cursor = conn.execute(sql)
-    names = [c[0] for c in cursor.description]
-    while batch := cursor.fetchmany(500):
-        for values in batch:
-            yield dict(zip(names, values, strict=True))
 
 
 def _total_max(rubric_id: str) -> float:

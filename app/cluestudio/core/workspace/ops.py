@@ -10,6 +10,7 @@ import hashlib
 import json
 import sqlite3
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 from cluestudio.core.workspace.images import CheckedImage
@@ -49,6 +50,16 @@ def rows(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...] = ()) -> li
     cursor = conn.execute(sql, params)
     names = [c[0] for c in cursor.description]
     return [dict(zip(names, r, strict=True)) for r in cursor.fetchall()]
+
+
+def stream_rows(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...] = ()
+                ) -> Iterator[dict[str, Any]]:
+    """:func:`rows`, read a batch at a time: memory follows the batch, not the table."""
+    cursor = conn.execute(sql, params)
+    names = [c[0] for c in cursor.description]
+    while batch := cursor.fetchmany(500):
+        for values in batch:
+            yield dict(zip(names, values, strict=True))
 
 
 def put_blob(conn: sqlite3.Connection, image: CheckedImage) -> str:

@@ -43,15 +43,6 @@ MAX_JSON_VALUES = 4_000_000
 _IMAGE_NAME = re.compile(r"^images/([0-9a-f]{64})\.(png|jpg|gif|webp|bmp)$")
 
 
-def _stream(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...] = ()
-            ) -> Iterator[dict[str, Any]]:
-    cursor = conn.execute(sql, params)
-    names = [c[0] for c in cursor.description]
-    while batch := cursor.fetchmany(500):
-        for values in batch:
-            yield dict(zip(names, values, strict=True))
-
-
 def _pack_sections(ws: Workspace, grader: str | None, only: Collection[int] | None = None
                    ) -> Iterator[tuple[str, Iterator[dict[str, Any]]]]:
     """data.json's sections, each a stream of records read a batch at a time: a pack of a
@@ -70,29 +61,31 @@ def _pack_sections(ws: Workspace, grader: str | None, only: Collection[int] | No
     yield "submissions", (
         {"task_id": s["task_id"], "source_id": s["source_id"], "origin": s["origin"],
          "image_hash": s["image_hash"], "meta": json.loads(s["meta"])}
-        for s in _stream(conn, "SELECT id, task_id, source_id, origin, image_hash, meta FROM "
-                               "submissions ORDER BY id") if s["id"] in key)
+        for s in ops.stream_rows(conn, "SELECT id, task_id, source_id, origin, image_hash,"
+                                       " meta FROM submissions ORDER BY id") if s["id"] in key)
     yield "conversions", (
         {"uid": c["uid"], "task_id": key[c["submission_id"]][0],
          "source_id": key[c["submission_id"]][1], "parent_uid": uid_of.get(c["parent_id"]),
          "puml": c["puml"], "author": c["author"], "author_kind": c["author_kind"],
          "created_at": c["created_at"]}
-        for c in _stream(conn, "SELECT * FROM conversions ORDER BY id")
+        for c in ops.stream_rows(conn, "SELECT * FROM conversions ORDER BY id")
         if c["submission_id"] in key)
     yield "ratings", (
         {**{k: r[k] for k in ops.RATING_COLUMNS if k != "submission_id"},
          "scores": json.loads(r["scores"]), "task_id": key[r["submission_id"]][0],
          "source_id": key[r["submission_id"]][1]}
-        for r in _stream(conn, "SELECT * FROM ratings" + (" WHERE grader = ?" if grader
-                                                          else "") + " ORDER BY id", who)
+        for r in ops.stream_rows(conn, "SELECT * FROM ratings" + (" WHERE grader = ?"
+                                                                  if grader else "")
+                                 + " ORDER BY id", who)
         if r["submission_id"] in key)
     yield "reviews", (
         {"task_id": key[r["submission_id"]][0], "source_id": key[r["submission_id"]][1],
          "reviewer": r["reviewer"], "verdict": r["verdict"], "tags": json.loads(r["tags"]),
          "comment": r["comment"], "conversion_uid": uid_of.get(r["conversion_id"]),
          "created_at": r["created_at"]}
-        for r in _stream(conn, "SELECT * FROM reviews" + (" WHERE reviewer = ?" if grader
-                                                          else "") + " ORDER BY id", who)
+        for r in ops.stream_rows(conn, "SELECT * FROM reviews" + (" WHERE reviewer = ?"
+                                                                  if grader else "")
+                                 + " ORDER BY id", who)
         if r["submission_id"] in key)
     for section, records in pack_feedback(conn, key, grader).items():
         yield section, iter(records)
