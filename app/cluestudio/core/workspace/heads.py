@@ -24,8 +24,6 @@ import sqlite3
 from collections.abc import Collection
 from typing import Any
 
-from cluestudio.core.workspace.ops import row
-
 # ``h`` and ``head_of`` are this module's aliases; callers' queries may use any other.
 
 
@@ -64,8 +62,13 @@ def head_revision_id(conn: sqlite3.Connection, submission_id: int) -> int | None
 
 def head_row(conn: sqlite3.Connection, submission_id: int) -> dict[str, Any] | None:
     """The ``conversions`` row of the submission's head revision, or None."""
-    return row(conn, f"SELECT * FROM conversions WHERE id = {head_id_sql('?')}",
-               (submission_id,))
+    cursor = conn.execute(f"SELECT * FROM conversions WHERE id = {head_id_sql('?')}",
+                          (submission_id,))
+    found = cursor.fetchone()
+    # a plain dict like ops.row gives (this module imports nothing of the workspace: every
+    # reader stands on it)
+    return None if found is None else dict(zip([c[0] for c in cursor.description], found,
+                                                strict=True))
 
 
 def head_hashes(conn: sqlite3.Connection, submission_ids: Collection[int] | None = None
