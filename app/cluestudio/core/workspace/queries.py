@@ -59,7 +59,6 @@ SELECT s.id, s.task_id, s.source_id, s.origin, s.image_hash IS NOT NULL AS has_i
   (SELECT group_concat(v.verdict) FROM reviews v WHERE v.submission_id = s.id) AS verdicts
 FROM submissions s {{where}} ORDER BY s.task_id, s.source_id
 """
-_ID_LIST, _ids_json = ID_LIST, ids_json
 
 
 class WorkspaceQueries:
@@ -85,8 +84,8 @@ class WorkspaceQueries:
         if submission_ids is not None:
             if not submission_ids:
                 return []
-            clauses.append(f"s.id IN {_ID_LIST}")
-            params.append(_ids_json(submission_ids))
+            clauses.append(f"s.id IN {ID_LIST}")
+            params.append(ids_json(submission_ids))
         if task_id is not None:
             clauses.append("s.task_id = ?")
             params.append(task_id)
@@ -154,8 +153,8 @@ class WorkspaceQueries:
         sql = "SELECT * FROM ratings WHERE grader = ? AND rubric_id = ?"
         params: list[Any] = [grader, rubric_id]
         if submission_ids is not None:
-            sql += f" AND submission_id IN {_ID_LIST}"
-            params.append(_ids_json(submission_ids))
+            sql += f" AND submission_id IN {ID_LIST}"
+            params.append(ids_json(submission_ids))
         return {r.submission_id: r for r in map(rating_from_row,
                                                  rows(self._reader(), sql, tuple(params)))}
 
@@ -232,7 +231,7 @@ class WorkspaceQueries:
         whose head revision or image changed since its last check is left out (stale)."""
         only, params = "", list[str]()
         if submission_ids is not None:
-            only, params = f" AND c.submission_id IN {_ID_LIST}", [_ids_json(submission_ids)]
+            only, params = f" AND c.submission_id IN {ID_LIST}", [ids_json(submission_ids)]
         found = self._reader().execute(
             "SELECT c.submission_id, c.conversion_id, c.triage, c.flagged, c.missing,"
             " c.invented, c.text_recall, c.name_precision, c.check_version, c.engine"
