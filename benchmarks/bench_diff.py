@@ -16,8 +16,7 @@ import statistics
 import time
 from pathlib import Path
 
-from cluestudio.app.diagram_diff import diff_texts
-from cluestudio.app.diff_annotation import annotate
+from cluestudio.core.diff import annotate, diff_texts
 from cluestudio.core.plantuml.renderer import get_renderer
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from cluestudio.app.checks import check_workspace, stored_report
 from cluestudio.cli import main
-from cluestudio.core.check.workspace import check_workspace, stored_report
 from cluestudio.core.jobs import Cancelled, CancelToken, run_job
 from cluestudio.core.workspace import SaveRevision, import_path, open_workspace
 
@@ -227,7 +227,7 @@ def test_files_mode_errors_name_the_file(tmp_path: Path, capsys) -> None:
 
 
 def test_check_submission_after_a_save_is_the_matching_alone(course) -> None:
-    from cluestudio.core.check.workspace import check_submission
+    from cluestudio.app.checks import check_submission
     from cluestudio.core.errors import ClueStudioError
     from cluestudio.core.ocr import OcrCache
 

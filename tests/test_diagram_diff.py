@@ -14,17 +14,14 @@ from typing import Any
 import pytest
 
 from cluestudio.app.diagram_diff import (
-    DiffThresholds,
     DiffUnavailable,
-    Status,
     diff_against,
-    diff_from_explanation,
-    diff_texts,
     submission_diff,
     submission_diff_job,
 )
 from cluestudio.app.scoring import ScoringOptions, score_workspace
 from cluestudio.app.submissions import load_submission
+from cluestudio.core.diff import DiffThresholds, Status, diff_from_explanation, diff_texts
 from cluestudio.core.errors import PlantUMLSyntaxError
 from cluestudio.core.jobs import CancelToken, run_job
 from cluestudio.core.workspace import SaveRevision, Task, open_workspace, ops

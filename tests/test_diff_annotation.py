@@ -13,11 +13,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from cluestudio.app import diff_annotation
-from cluestudio.app.diagram_diff import Status, diff_texts
-from cluestudio.app.diff_annotation import (
+from cluestudio.core.diff import Status, annotate, colouring, diff_texts
+from cluestudio.core.diff import annotation as diff_annotation
+from cluestudio.core.diff.colouring import (
     PALETTE,
-    annotate,
     class_spec,
     colour_arrow,
     colour_header,
@@ -146,7 +145,7 @@ def test_lines_that_declare_no_class_are_left_alone(line: str) -> None:
 ])
 def test_a_relation_colour_goes_into_its_arrow(line: str, coloured: str | None,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(diff_annotation, "relation_style", lambda status: "#S")
+    monkeypatch.setattr(colouring, "relation_style", lambda status: "#S")
     monkeypatch.setitem(PALETTE, Status.MATCHED, PALETTE[Status.MATCHED].__class__(
         "matched", "#F", "#T", "", ""))
     assert colour_arrow(line, Status.MATCHED) == coloured

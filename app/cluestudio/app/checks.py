@@ -1,59 +1,215 @@
-"""The offline conversion check for the window: OCR and matching in the worker process,
-storing in the window's process (the workspace's single writer).
+"""The offline conversion check of workspace submissions, one job: plan, run, store.
 
-OCR results are cached on disk per image (core/ocr/cache.py), which both processes share, so
-a re-check after a saved revision is the matching alone: a few milliseconds.
+The window ("Check this conversion", "Check all listed", the re-check after a save) and
+``cluestudio check --workspace`` plan with the same :func:`plan_checks`, so they check the
+same submissions under the same rules:
+
+- a submission is *checkable* when its task is a class diagram (the check reads the text
+  with the class parser), it has an image A and its head revision holds PlantUML;
+- it is *done* when ``check_results`` holds a row for its head revision, its current image
+  A, this check version and this OCR engine: saving a new revision (or importing a new
+  image) makes it due again; ``redo`` checks it anyway.
+
+Two ways to run the plan: :func:`check_workspace` in this process (the CLI; each result is
+stored in its own transaction as soon as it is done, so an interrupted run keeps what it
+finished and a rerun skips it), or :func:`check_job` in the window's worker process, whose
+reports go back to the window's process (the workspace's single writer) to be stored with
+:func:`store_checked`. OCR results are cached on disk per image (core/ocr/cache.py), which
+both processes share, so a re-check after a saved revision is the matching alone: a few
+milliseconds. OCR runs one image at a time: the engine already uses every core.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+import json
+import sqlite3
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
+from cluestudio.core.check.check import CHECK_VERSION
+from cluestudio.core.check.report import CheckReport
 from cluestudio.core.errors import ClueStudioError
-from cluestudio.core.jobs import CancelToken, Job, Progress
-from cluestudio.core.workspace import Workspace
+from cluestudio.core.jobs import CancelToken, Job, Progress, SubmissionOutcome
+from cluestudio.core.ocr.cache import OcrCache
+from cluestudio.core.ocr.engine import OcrEngine, OcrUnavailable, installed_engine_id
+from cluestudio.core.workspace import SubmissionSummary, Workspace, kinds
+
+CHECKED, FAILED, SKIPPED = "checked", "failed", "skipped"
+
+
+@dataclass(frozen=True)
+class CheckOutcome(SubmissionOutcome):  # status: checked | failed | skipped
+    revision_id: int | None = None
+    triage: float | None = None
+    flagged: bool = False
+    missing: int = 0
+    invented: int = 0
+    stored: bool = False  # skipped because an earlier run checked this revision already
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        if self.revision_id is not None:
+            out["revision_id"] = self.revision_id
+        if self.triage is not None:
+            out.update(triage=round(self.triage, 4), flagged=self.flagged,
+                       missing=self.missing, invented=self.invented, stored=self.stored)
+        return out
+
+
+@dataclass(frozen=True)
+class CheckSummary:
+    engine: str
+    version: str
+    outcomes: tuple[CheckOutcome, ...] = field(default_factory=tuple)
+
+    def having(self, status: str) -> list[CheckOutcome]:
+        return [o for o in self.outcomes if o.status == status]
+
+    @property
+    def flagged(self) -> list[CheckOutcome]:
+        """Submissions whose current check (new or stored) raises the flag, worst first."""
+        return sorted((o for o in self.outcomes if o.flagged),
+                      key=lambda o: -(o.triage or 0.0))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "action": "check", "engine": self.engine, "check_version": self.version,
+            "counts": {CHECKED: len(self.having(CHECKED)), FAILED: len(self.having(FAILED)),
+                       SKIPPED: len(self.having(SKIPPED)), "flagged": len(self.flagged)},
+            CHECKED: [o.to_dict() for o in self.having(CHECKED)],
+            FAILED: [o.to_dict() for o in self.having(FAILED)],
+            SKIPPED: [o.to_dict() for o in self.having(SKIPPED)],
+            "flagged": [o.to_dict() for o in self.flagged],
+        }
+
+
+# --- plan (client) --------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class CheckItem:
-    """One submission's image A and head revision: everything the worker needs."""
+    """One submission's head revision and image A: what a worker needs (the image itself is
+    read when it is checked, not while a plan of thousands is made). Picklable."""
 
     submission_id: int
+    task_id: str
+    source_id: str
     revision_id: int
-    label: str
-    image: bytes
     image_hash: str
     puml: str
 
+    @property
+    def label(self) -> str:
+        return f"{self.task_id} · {self.source_id}"
 
-def plan_checks(ws: Workspace, submission_ids: Sequence[int]) -> tuple[list[CheckItem],
-                                                                       dict[int, str]]:
-    """Items to check, and why the others cannot be (no image A, no PlantUML)."""
-    items, skipped = [], {}
-    for sid in submission_ids:
-        submission, head = ws.submission(sid), ws.head_revision(sid)
-        if submission is None:
-            continue
-        label = f"{submission.task_id} · {submission.source_id}"
-        image = ws.image(submission.image_hash) if submission.image_hash else None
-        if not image or not submission.image_hash:
-            skipped[sid] = f"{label}: no image A to check"
+
+@dataclass(frozen=True)
+class CheckPlan:
+    """The submissions to check, and the others with why not (``stored``: checked already)."""
+
+    items: tuple[CheckItem, ...]
+    outcomes: tuple[CheckOutcome, ...]
+
+    @property
+    def submission_ids(self) -> list[int]:
+        return [item.submission_id for item in self.items]
+
+    @property
+    def already_checked(self) -> list[CheckOutcome]:
+        return [o for o in self.outcomes if o.stored]
+
+    @property
+    def not_checkable(self) -> list[CheckOutcome]:
+        return [o for o in self.outcomes if not o.stored]
+
+
+def _outcome(summary: SubmissionSummary | CheckItem, status: str, reason: str = "",
+             **extra: Any) -> CheckOutcome:
+    sid = summary.id if isinstance(summary, SubmissionSummary) else summary.submission_id
+    return CheckOutcome(sid, summary.task_id, summary.source_id, status, reason, **extra)
+
+
+def _selected(ws: Workspace, submission_ids: Collection[int] | None,
+              tasks: Sequence[str]) -> list[SubmissionSummary]:
+    known = {t.id for t in ws.tasks()}
+    unknown = [t for t in tasks if t not in known]
+    if unknown:
+        raise ClueStudioError(f"{ws.path}: no task {', '.join(map(repr, unknown))} "
+                              f"(tasks: {', '.join(sorted(known)) or 'none'})")
+    listed = ws.list_submissions(submission_ids=submission_ids)
+    return [s for s in listed if not tasks or s.task_id in tasks]
+
+
+def _stored(ws: Workspace, item: CheckItem, engine_id: str | None) -> dict[str, Any] | None:
+    for row in reversed(ws.check_results(item.submission_id)):
+        if (row["conversion_id"], row["image_hash"], row["check_version"], row["engine"]) == (
+                item.revision_id, item.image_hash, CHECK_VERSION, engine_id):
+            return dict(row)
+    return None
+
+
+def plan_checks(ws: Workspace, submission_ids: Collection[int] | None = None, *,
+                tasks: Sequence[str] = (), redo: bool = False,
+                engine_id: str | None = None) -> CheckPlan:
+    """What to check among ``submission_ids`` (default: every submission) of ``tasks``
+    (default: every task), by the rules in the module docstring. ``engine_id`` is the OCR
+    engine a stored check must come from to count as done (default: the installed one)."""
+    engine_id = engine_id if engine_id is not None else installed_engine_id()
+    kind_of = {t.id: t.diagram_kind for t in ws.tasks()}
+    items: list[CheckItem] = []
+    outcomes: list[CheckOutcome] = []
+    for summary in _selected(ws, submission_ids, tasks):
+        kind = kind_of.get(summary.task_id, "class")
+        submission = ws.submission(summary.id)
+        head = ws.head_revision(summary.id)
+        if not kinds.uses_class_parser(kind):
+            outcomes.append(_outcome(summary, SKIPPED, f"a {kind} task, not a class diagram"))
+        elif submission is None or not submission.image_hash:
+            outcomes.append(_outcome(summary, SKIPPED, "no image A"))
         elif head is None or not head.puml.strip():
-            skipped[sid] = f"{label}: no PlantUML to check"
+            outcomes.append(_outcome(summary, SKIPPED, "no PlantUML to check; convert first"))
         else:
-            items.append(CheckItem(sid, head.id, label, image, submission.image_hash,
-                                   head.puml))
-    return items, skipped
+            item = CheckItem(summary.id, summary.task_id, summary.source_id, head.id,
+                             submission.image_hash, head.puml)
+            stored = None if redo else _stored(ws, item, engine_id)
+            if stored is None:
+                items.append(item)
+            else:
+                outcomes.append(_outcome(
+                    summary, SKIPPED, "already checked (same revision, image and engine)",
+                    revision_id=head.id, triage=stored["triage"],
+                    flagged=bool(stored["flagged"]), missing=stored["missing"],
+                    invented=stored["invented"], stored=True))
+    return CheckPlan(tuple(items), tuple(outcomes))
 
 
-def check_job(items: Sequence[CheckItem], *, cancel: CancelToken, emit: Any) -> Job[int]:
-    """In the worker process: check each item; each report goes back as
-    ``emit("checked", (item, report))``, or ``emit("failed", (item, message))``."""
+# --- check (pure but for reading the image) ------------------------------------------------
+
+
+def check_one(ws: Workspace, item: CheckItem, engine: OcrEngine | None,
+              cache: OcrCache | None) -> CheckReport:
+    """Read and compare one submission (nothing stored); ClueStudioError on bad input."""
     from cluestudio.core.check import check_image_and_text
-    from cluestudio.core.ocr.cache import OcrCache
 
+    label = f"{item.task_id}/{item.source_id}"
+    data = ws.image(item.image_hash)
+    if not data:
+        raise ClueStudioError(f"{label}: image A ({item.image_hash[:12]}) is missing from "
+                              "the workspace")
+    return check_image_and_text(data, item.puml, image_source=f"{label} image A",
+                                puml_source=f"{label} revision {item.revision_id}",
+                                engine=engine, cache=cache)
+
+
+def check_job(workspace: str, items: Sequence[CheckItem], *, cancel: CancelToken,
+              emit: Any) -> Job[int]:
+    """In the window's worker process, on a read-only view of the workspace file (the window
+    keeps the writer): check each item; each report goes back as
+    ``emit("checked", (item, report))``, or ``emit("failed", (item, message))``."""
+    from cluestudio.core.workspace import open_workspace
+
+    ws = open_workspace(workspace, readonly=True)
     cache = OcrCache()
     checked = 0
     try:
@@ -61,9 +217,7 @@ def check_job(items: Sequence[CheckItem], *, cancel: CancelToken, emit: Any) -> 
             cancel.raise_if_cancelled()
             yield Progress(number, len(items), f"reading image A of {item.label}")
             try:
-                report = check_image_and_text(item.image, item.puml,
-                                              image_source=f"image A of {item.label}",
-                                              puml_source=item.label, cache=cache)
+                report = check_one(ws, item, None, cache)
             except ClueStudioError as error:
                 emit("failed", (item, str(error)))
                 continue
@@ -72,20 +226,95 @@ def check_job(items: Sequence[CheckItem], *, cancel: CancelToken, emit: Any) -> 
         yield Progress(len(items), len(items), "checked")
     finally:
         cache.close()
+        ws.close()
     return checked
 
 
-def store_checked(ws: Workspace, item: CheckItem, report: Any) -> None:
-    """In the window's process: keep one report (a rerun of the same revision replaces it)."""
-    from cluestudio.core.check.workspace import store_check
+def check_workspace(ws: Workspace, cancel: CancelToken | None = None, *,
+                    submission_ids: Collection[int] | None = None, tasks: Sequence[str] = (),
+                    redo: bool = False, engine: OcrEngine | None = None,
+                    cache: OcrCache | None = None) -> Job[CheckSummary]:
+    """Check the head revision of every checkable submission against its image A, in this
+    process, storing each result as it is done (``cluestudio check --workspace``)."""
+    cancel = cancel or CancelToken()
+    engine_id = engine.engine_id if engine is not None else installed_engine_id()
+    if engine_id is None:
+        raise OcrUnavailable("OCR is not installed: pip install 'cluestudio[ocr]'")
+    plan = plan_checks(ws, submission_ids, tasks=tasks, redo=redo, engine_id=engine_id)
+    outcomes = list(plan.outcomes)
+    todo = plan.items
+    yield Progress(0, len(todo), f"{len(todo)} to check, {len(outcomes)} skipped")
+    if todo and engine is None:
+        from cluestudio.core.ocr.engine import get_engine
 
+        engine = get_engine()
+    for done, item in enumerate(todo, start=1):
+        cancel.raise_if_cancelled()
+        try:
+            report = check_one(ws, item, engine, cache)
+        except ClueStudioError as error:
+            outcomes.append(_outcome(item, FAILED, str(error), revision_id=item.revision_id))
+            yield Progress(done, len(todo), f"#{item.submission_id}: failed ({error})")
+            continue
+        store_check(ws, item.submission_id, item.revision_id, item.image_hash, report)
+        outcomes.append(_outcome(item, CHECKED, revision_id=item.revision_id,
+                                 triage=report.triage, flagged=report.flagged,
+                                 missing=len(report.missing), invented=len(report.invented)))
+        verdict = "flagged" if report.flagged else "agrees"
+        yield Progress(done, len(todo), f"#{item.submission_id} {item.task_id}/"
+                                        f"{item.source_id}: {verdict} "
+                                        f"(triage {report.triage:.2f})")
+    ordered = sorted(outcomes, key=lambda o: (o.task_id, o.source_id, o.submission_id))
+    return CheckSummary(engine_id, CHECK_VERSION, tuple(ordered))
+
+
+def check_submission(ws: Workspace, submission_id: int, *, engine: OcrEngine | None = None,
+                     cache: OcrCache | None = None, store: bool = True) -> CheckReport:
+    """Check one submission's head revision now, whether or not it was checked before, and
+    store it unless ``store`` is false. With the OCR cache warm this is the matching alone
+    (a few ms); ClueStudioError when it is not checkable (the reason of :func:`plan_checks`)."""
+    plan = plan_checks(ws, [submission_id], redo=True)
+    if not plan.items:
+        if not plan.outcomes:
+            raise ClueStudioError(f"{ws.path}: no submission #{submission_id}")
+        outcome = plan.outcomes[0]
+        raise ClueStudioError(f"{outcome.task_id}/{outcome.source_id}: {outcome.reason}")
+    item = plan.items[0]
+    report = check_one(ws, item, engine, cache)
+    if store:
+        store_check(ws, submission_id, item.revision_id, item.image_hash, report)
+    return report
+
+
+# --- store (client) -------------------------------------------------------------------------
+
+
+def store_check(ws: Workspace, submission_id: int, revision_id: int, image_hash: str,
+                report: CheckReport) -> None:
+    """Keep one report (a rerun of the same revision, image, version and engine replaces
+    it)."""
+    from cluestudio.core.workspace import ops
+
+    data = report.to_dict()
+
+    def write(conn: sqlite3.Connection) -> None:
+        ops.put_check_result(conn, submission_id, revision_id, image_hash, data)
+
+    ws.write(write)
+
+
+def store_checked(ws: Workspace, item: CheckItem, report: CheckReport) -> None:
+    """In the window's process: keep a report that came back from :func:`check_job`."""
     store_check(ws, item.submission_id, item.revision_id, item.image_hash, report)
 
 
-def latest_report(ws: Workspace, submission_id: int) -> Any | None:
-    """The stored check of the submission's head revision and image, or None."""
-    from cluestudio.core.check.workspace import stored_report
+def stored_report(row: dict[str, Any]) -> CheckReport:
+    """The :class:`CheckReport` of a ``check_results`` row (``ws.check_results()``)."""
+    return CheckReport.from_dict(json.loads(row["result"]))
 
+
+def latest_report(ws: Workspace, submission_id: int) -> CheckReport | None:
+    """The stored check of the submission's head revision and image, or None."""
     head = ws.head_revision(submission_id)
     submission = ws.submission(submission_id)
     if head is None or submission is None:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cluestudio.app.diagram_diff import DiagramDiff, DiffUnavailable, Status, submission_diff
+from cluestudio.app.diagram_diff import DiffUnavailable, submission_diff
+from cluestudio.core.diff import DiagramDiff, Status
 from cluestudio.core.rubric import get_rubric, rubric_id_for_kind
 from cluestudio.core.workspace import Workspace
 from cluestudio.core.workspace.feedback import AddItemComment, item_comments

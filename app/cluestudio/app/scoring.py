@@ -60,8 +60,8 @@ class ScoringPlan:
         self.summary = ScoreSummary()
         self.tasks = {t.id: t for t in ws.tasks()}
         wanted = set(submission_ids) if submission_ids is not None else None
-        heads = _head_hashes(ws)
-        done = _scored_with(ws, options) if only_missing else set()
+        heads = ws.head_hashes()
+        done = _already_scored(ws, options) if only_missing else set()
         self._todo: list[tuple[int, str, str]] = []  # (submission id, label, content hash)
         self._task_of: dict[int, str] = {}
         for sub in ws.list_submissions(task_id):
@@ -74,7 +74,7 @@ class ScoringPlan:
             if digest is None:
                 self.summary.failed[sub.id] = "no PlantUML yet (convert image A first)"
                 continue
-            if (sub.id, digest) in done:
+            if sub.id in done:
                 self.summary.skipped += 1
                 continue
             self._todo.append((sub.id, f"{sub.task_id} · {sub.source_id}", digest))
@@ -91,7 +91,7 @@ class ScoringPlan:
     def __iter__(self) -> Iterator[ScoreItem]:
         for start in range(0, len(self._todo), self.page):
             page = self._todo[start:start + self.page]
-            texts = _head_texts(self.ws, [sid for sid, _, _ in page])
+            texts = self.ws.head_revisions([sid for sid, _, _ in page])
             for sid, label, digest in page:
                 text = texts.get(sid)
                 if text is None or text_hash(text) != digest:
@@ -102,22 +102,6 @@ class ScoringPlan:
                 task = self.tasks[self._task_of[sid]]
                 yield ScoreItem(sid, label, task.diagram_kind, task.reference_puml, text,
                                 digest)
-
-
-def _head_hashes(ws: Workspace) -> dict[int, str]:
-    """submission id → content hash of its head revision (the newest, as
-    ``Workspace.head_revisions`` defines it), without reading the texts."""
-    return {int(sid): digest for sid, digest in ws._reader().execute(
-        "SELECT c.submission_id, c.content_hash FROM conversions c WHERE c.id = (SELECT "
-        "max(id) FROM conversions WHERE submission_id = c.submission_id)")}
-
-
-def _head_texts(ws: Workspace, ids: Sequence[int]) -> dict[int, str]:
-    marks = ",".join("?" * len(ids))
-    return {int(sid): puml for sid, puml in ws._reader().execute(
-        f"SELECT c.submission_id, c.puml FROM conversions c WHERE c.submission_id IN "
-        f"({marks}) AND c.id = (SELECT max(id) FROM conversions WHERE submission_id = "
-        f"c.submission_id)", list(ids))}
 
 
 def plan_scoring(ws: Workspace, options: ScoringOptions, *,
@@ -133,18 +117,12 @@ def plan_scoring(ws: Workspace, options: ScoringOptions, *,
     return items, plan.summary
 
 
-def _scored_with(ws: Workspace, options: ScoringOptions) -> set[tuple[int, str]]:
-    """(submission, text) pairs already scored with this configuration: CLUE under the same
-    embedder, profile, normalization and weights for class tasks; any value for others."""
-    weights = options.weights().fingerprint()
-    clue = {(int(sid), h) for sid, h in ws._reader().execute(
-        "SELECT submission_id, content_hash FROM scores WHERE metric = 'clue' AND embedder = ?"
-        " AND profile = ? AND normalization = ? AND weights_hash = ?",
-        (options.embedder_id(), options.profile, options.normalization, weights))}
-    others = {(int(sid), h) for sid, h in ws._reader().execute(
-        "SELECT s.submission_id, s.content_hash FROM scores s JOIN submissions u ON u.id ="
-        " s.submission_id JOIN tasks t ON t.id = u.task_id WHERE t.diagram_kind != 'class'")}
-    return clue | others
+def _already_scored(ws: Workspace, options: ScoringOptions) -> set[int]:
+    """The submissions whose head revision is scored with these options (the workspace's
+    definition: core/workspace/heads.py)."""
+    return ws.already_scored(embedder=options.embedder_id(), profile=options.profile,
+                             normalization=options.normalization,
+                             weights_hash=options.weights().fingerprint())
 
 
 # --- score (pure) ---------------------------------------------------------------------------

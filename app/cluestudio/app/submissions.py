@@ -213,8 +213,8 @@ def explanation_for_panel(explanation: dict[str, Any]) -> dict[str, Any]:
 
 def element_diff_for_panel(explanation: Any, configuration: str = "") -> dict[str, Any]:
     """Every candidate element matched / partly / extra and the missing ones, with lines
-    (``DiagramDiff.to_dict()``, app/diagram_diff.py), read from the stored explanation."""
-    from cluestudio.app.diagram_diff import diff_from_explanation
+    (``DiagramDiff.to_dict()``, core/diff), read from the stored explanation."""
+    from cluestudio.core.diff import diff_from_explanation
 
     return diff_from_explanation(explanation if isinstance(explanation, dict) else {},
                                  origin="stored", configuration=configuration).to_dict()

@@ -2,7 +2,9 @@
 
 IMAGE PUML pairs, or ``--workspace COURSE.sqlite``: each submission's head revision
 against its image A, stored in ``check_results`` (skipped when that revision, image and OCR
-engine were already checked). Needs the ``ocr`` extra (``pip install 'cluestudio[ocr]'``).
+engine were already checked; the window's "Check all listed" plans the same way:
+app/checks.py). ``--plan`` lists what would be checked and why the others are not, and checks
+nothing. Needs the ``ocr`` extra (``pip install 'cluestudio[ocr]'``).
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     from cluestudio.cli.cmd_convert import add_workspace_arguments
 
     add_workspace_arguments(parser, "check", "checked (same revision, image and engine)")
+    parser.add_argument("--plan", action="store_true",
+                        help="--workspace: list what would be checked (and why the others "
+                             "are not); check nothing")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -95,11 +100,13 @@ def run_files(args: argparse.Namespace) -> int:
 def run_workspace(args: argparse.Namespace) -> int:
     from collections import Counter
 
+    from cluestudio.app.checks import check_workspace
     from cluestudio.cli.cmd_convert import open_batch_workspace
     from cluestudio.cli.output import print_json, stderr_progress
-    from cluestudio.core.check.workspace import check_workspace
     from cluestudio.core.jobs import CancelToken, run_job
 
+    if args.plan:
+        return run_plan(args)
     cache = _cache(args)
     try:
         with open_batch_workspace(args.workspace) as ws:
@@ -126,3 +133,29 @@ def run_workspace(args: argparse.Namespace) -> int:
     if args.fail_on_flag and summary.flagged:
         return 1
     return 1 if summary.having("failed") else 0
+
+
+def run_plan(args: argparse.Namespace) -> int:
+    """``--workspace --plan``: the submissions a check would read, and the others with why."""
+    from collections import Counter
+
+    from cluestudio.app.checks import plan_checks
+    from cluestudio.cli.cmd_convert import open_batch_workspace
+    from cluestudio.cli.output import print_json
+
+    with open_batch_workspace(args.workspace) as ws:
+        plan = plan_checks(ws, tasks=args.task, redo=args.redo)
+    if args.json:
+        print_json({"workspace": str(args.workspace), "action": "check-plan",
+                    "to_check": [{"submission_id": i.submission_id, "task_id": i.task_id,
+                                  "source_id": i.source_id, "revision_id": i.revision_id}
+                                 for i in plan.items],
+                    "skipped": [o.to_dict() for o in plan.outcomes]})
+        return 0
+    for item in plan.items:
+        print(f"to check #{item.submission_id} {item.task_id}/{item.source_id} "
+              f"(revision {item.revision_id})")
+    print(f"{args.workspace}: {len(plan.items)} to check, {len(plan.outcomes)} skipped")
+    for reason, n in Counter(o.reason for o in plan.outcomes).most_common():
+        print(f"  skipped {n}: {reason}")
+    return 0

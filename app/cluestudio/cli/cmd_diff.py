@@ -4,7 +4,7 @@
                     [--embedder exact] [--json]
 
 Every candidate class, member and relation matched / partly matched / extra and every
-missing reference element, with lines (:mod:`cluestudio.app.diagram_diff`); ``-o`` writes
+missing reference element, with lines (:mod:`cluestudio.core.diff`); ``-o`` writes
 the candidate's PlantUML coloured by that diff, ``--png`` its rendering.
 """
 
@@ -37,9 +37,8 @@ def _read(path: Path) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cluestudio.app.diagram_diff import Status, diff_texts
-    from cluestudio.app.diff_annotation import annotate
     from cluestudio.cli.output import print_json
+    from cluestudio.core.diff import Status, annotate, diff_texts
     from cluestudio.core.safe_output import write_bytes, write_text
 
     candidate = _read(args.candidate)

@@ -1,5 +1,5 @@
 """The element diff on image B: the candidate's PlantUML coloured by its CLUE match with the
-reference (app/diagram_diff.py, app/diff_annotation.py), rendered off the UI thread.
+reference (core/diff, app/diagram_diff.py), rendered off the UI thread.
 
 :func:`diff_picture` is the job (Qt-free): classify the candidate's elements, colour its text
 and render that text through the warm renderer of the live preview (app/preview.py, cached by
@@ -93,8 +93,7 @@ def diff_picture(submission_id: int, reference_text: str, candidate_text: str,
     the explanation saved with the CLUE score of exactly this text, when there is one; else
     computed with the ``exact`` embedder), coloured and rendered. Raises ClueStudioError
     (PlantUMLSyntaxError naming the line) when a text does not parse."""
-    from cluestudio.app.diagram_diff import diff_from_explanation, diff_texts
-    from cluestudio.app.diff_annotation import annotate
+    from cluestudio.core.diff import annotate, diff_from_explanation, diff_texts
 
     if stored is not None:
         diff = diff_from_explanation(stored[0], origin="stored", configuration=stored[1])

@@ -284,13 +284,20 @@ class Workbench(QObject):
 
     def check(self, submission_ids: list[int]) -> JobHandle | None:
         """Check these conversions against their image A offline (OCR in the worker
-        process); each report is stored as it comes and announced as ``changed``."""
+        process), planned as ``cluestudio check --workspace`` plans (app/checks.py: what is
+        already checked is shown as stored, not read again); each report is stored as it
+        comes and announced as ``changed``."""
         from cluestudio.app.checks import check_job, plan_checks, store_checked
 
         ws = self.require()
-        items, skipped = plan_checks(ws, submission_ids)
-        for why in skipped.values():
-            self.problem.emit("check", why)
+        plan = plan_checks(ws, submission_ids)
+        for outcome in plan.not_checkable:
+            self.problem.emit("check", f"{outcome.task_id} · {outcome.source_id}: "
+                                       f"{outcome.reason}")
+        if plan.already_checked:
+            self.message.emit(f"{len(plan.already_checked)} conversion(s) already checked "
+                              "(same revision, image and engine): their stored check stands")
+        items = list(plan.items)
         if not items:
             return None
         if self._check_job is not None:
@@ -304,7 +311,8 @@ class Workbench(QObject):
             else:
                 self.problem.emit("check", str(result))
 
-        job = self.processes.submit(f"{check_job.__module__}:check_job", (items,),
+        job = self.processes.submit(f"{check_job.__module__}:check_job",
+                                    (str(ws.path), items),
                                     label=f"check {len(items)} conversion(s)", on_data=keep)
         self._check_job = job
         return job

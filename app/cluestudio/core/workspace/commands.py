@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.rubric import Rubric, get_rubric, rubric_id_for_kind
 from cluestudio.core.workspace import ops
+from cluestudio.core.workspace.heads import head_revision_id
 from cluestudio.core.workspace.records import AUTHOR_KINDS, VERDICTS, now_iso
 from cluestudio.core.workspace.source_files import MAX_NAME_BYTES, MAX_TEXT_BYTES, field_problems
 from cluestudio.core.workspace.taxonomy import check_tags
@@ -231,9 +232,7 @@ class SaveRevision:
         _require_submission(conn, self.submission_id)
         parent = self.parent_id
         if parent is None:  # default parent: the current head, so history stays a chain
-            head = ops.row(conn, "SELECT max(id) AS id FROM conversions WHERE submission_id=?",
-                           (self.submission_id,))
-            parent = head["id"] if head else None
+            parent = head_revision_id(conn, self.submission_id)
         self.revision_id, _ = ops.add_revision(conn, self.submission_id, self.puml, self.author,
                                                self.author_kind, parent)
         ops.audit(conn, self.author, "save_revision", "conversion", self.revision_id,
@@ -283,9 +282,7 @@ class SetReviewVerdict:
         _require_submission(conn, sid)
         check_tags(self.tags, _task_kind(conn, sid))
         if self.values["conversion_id"] is None:
-            head = ops.row(conn, "SELECT max(id) AS id FROM conversions WHERE submission_id=?",
-                           (sid,))
-            self.values["conversion_id"] = head["id"] if head else None
+            self.values["conversion_id"] = head_revision_id(conn, sid)
         self._before = ops.get_review(conn, sid, reviewer)
         ops.put_review(conn, self.values)
         ops.audit(conn, reviewer, "set_verdict", "review", sid, self._before, self.values)

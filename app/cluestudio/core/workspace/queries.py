@@ -8,6 +8,15 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
+from cluestudio.core.workspace.heads import (
+    ID_LIST,
+    already_scored,
+    head_hashes,
+    head_id_sql,
+    head_row,
+    head_texts,
+    ids_json,
+)
 from cluestudio.core.workspace.ops import row, rows
 from cluestudio.core.workspace.records import (
     Rating,
@@ -42,22 +51,14 @@ class SubmissionSummary:
     verdicts: tuple[str, ...]
 
 
-_LIST_SQL = """
+_LIST_SQL = f"""
 SELECT s.id, s.task_id, s.source_id, s.origin, s.image_hash IS NOT NULL AS has_image,
-  (SELECT max(c.id) FROM conversions c WHERE c.submission_id = s.id) AS head,
+  {head_id_sql('s.id')} AS head,
   (SELECT count(*) FROM conversions c WHERE c.submission_id = s.id) AS revisions,
   (SELECT count(*) FROM ratings r WHERE r.submission_id = s.id) AS ratings,
   (SELECT group_concat(v.verdict) FROM reviews v WHERE v.submission_id = s.id) AS verdicts
-FROM submissions s {where} ORDER BY s.task_id, s.source_id
+FROM submissions s {{where}} ORDER BY s.task_id, s.source_id
 """
-
-# a list of ids passed as one JSON parameter: no limit on how many (SQLite caps bound
-# parameters, at 999 in older builds), and one cached statement for any length
-_ID_LIST = "(SELECT value FROM json_each(?))"
-
-
-def _ids_json(ids: Collection[int]) -> str:
-    return json.dumps(sorted({int(i) for i in ids}))
 
 
 class WorkspaceQueries:
@@ -83,8 +84,8 @@ class WorkspaceQueries:
         if submission_ids is not None:
             if not submission_ids:
                 return []
-            clauses.append(f"s.id IN {_ID_LIST}")
-            params.append(_ids_json(submission_ids))
+            clauses.append(f"s.id IN {ID_LIST}")
+            params.append(ids_json(submission_ids))
         if task_id is not None:
             clauses.append("s.task_id = ?")
             params.append(task_id)
@@ -123,16 +124,28 @@ class WorkspaceQueries:
             self._reader(), "SELECT * FROM conversions WHERE submission_id = ? ORDER BY id",
             (submission_id,))]
 
-    def head_revisions(self) -> dict[int, str]:
-        """submission id → the PlantUML text of its newest revision, in one query."""
-        return {int(sid): puml for sid, puml in self._reader().execute(
-            "SELECT c.submission_id, c.puml FROM conversions c WHERE c.id = (SELECT max(id) "
-            "FROM conversions WHERE submission_id = c.submission_id)")}
+    def head_revisions(self, submission_ids: Collection[int] | None = None
+                       ) -> dict[int, str]:
+        """submission id → the PlantUML text of its head revision (core/workspace/heads.py),
+        in one query."""
+        return head_texts(self._reader(), submission_ids)
+
+    def head_hashes(self, submission_ids: Collection[int] | None = None) -> dict[int, str]:
+        """submission id → the content hash of its head revision, without the texts."""
+        return head_hashes(self._reader(), submission_ids)
 
     def head_revision(self, submission_id: int) -> Revision | None:
-        r = row(self._reader(), "SELECT * FROM conversions WHERE submission_id = ? "
-                "ORDER BY id DESC LIMIT 1", (submission_id,))
+        r = head_row(self._reader(), submission_id)
         return None if r is None else revision_from_row(r)
+
+    def already_scored(self, *, embedder: str, profile: str, normalization: str,
+                       weights_hash: str, submission_ids: Collection[int] | None = None
+                       ) -> set[int]:
+        """The submissions whose head revision is scored with this configuration
+        (core/workspace/heads.py)."""
+        return already_scored(self._reader(), embedder=embedder, profile=profile,
+                              normalization=normalization, weights_hash=weights_hash,
+                              submission_ids=submission_ids)
 
     def ratings_by(self, grader: str, rubric_id: str,
                    submission_ids: Collection[int] | None = None) -> dict[int, Rating]:
@@ -140,8 +153,8 @@ class WorkspaceQueries:
         sql = "SELECT * FROM ratings WHERE grader = ? AND rubric_id = ?"
         params: list[Any] = [grader, rubric_id]
         if submission_ids is not None:
-            sql += f" AND submission_id IN {_ID_LIST}"
-            params.append(_ids_json(submission_ids))
+            sql += f" AND submission_id IN {ID_LIST}"
+            params.append(ids_json(submission_ids))
         return {r.submission_id: r for r in map(rating_from_row,
                                                  rows(self._reader(), sql, tuple(params)))}
 
@@ -218,13 +231,13 @@ class WorkspaceQueries:
         whose head revision or image changed since its last check is left out (stale)."""
         only, params = "", list[str]()
         if submission_ids is not None:
-            only, params = f" AND c.submission_id IN {_ID_LIST}", [_ids_json(submission_ids)]
+            only, params = f" AND c.submission_id IN {ID_LIST}", [ids_json(submission_ids)]
         found = self._reader().execute(
             "SELECT c.submission_id, c.conversion_id, c.triage, c.flagged, c.missing,"
             " c.invented, c.text_recall, c.name_precision, c.check_version, c.engine"
             " FROM check_results c JOIN submissions s ON s.id = c.submission_id"
             " WHERE c.image_hash = s.image_hash AND c.conversion_id ="
-            " (SELECT max(v.id) FROM conversions v WHERE v.submission_id = c.submission_id)"
+            f" {head_id_sql('c.submission_id')}"
             f"{only} ORDER BY c.created_at, c.id", params).fetchall()
         keys = ("conversion_id", "triage", "flagged", "missing", "invented", "text_recall",
                 "name_precision", "check_version", "engine")

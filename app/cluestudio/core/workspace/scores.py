@@ -7,10 +7,10 @@ similarity profile, normalization, weights fingerprint). A submission may hold m
 metric: older revisions, other configurations.
 
 **The current score of (submission, metric) is the most recently computed row for the text of
-the submission's head revision**, whatever its configuration; its configuration is shown with
-it. Scoring the same text again makes that value current (exact → minilm → exact shows the
-exact value), because a re-computed row is written as a new row (``put_score``), so row ids
-follow computation order.
+the submission's head revision** (defined in core/workspace/heads.py), whatever its
+configuration; its configuration is shown with it. Scoring the same text again makes that
+value current (exact → minilm → exact shows the exact value), because a re-computed row is
+written as a new row (``put_score``), so row ids follow computation order.
 """
 
 from __future__ import annotations
@@ -19,8 +19,7 @@ import sqlite3
 from collections.abc import Collection
 from dataclasses import dataclass
 
-_HEAD = ("SELECT c1.submission_id, c1.content_hash FROM conversions c1 WHERE c1.id = "
-         "(SELECT max(c2.id) FROM conversions c2 WHERE c2.submission_id = c1.submission_id)")
+from cluestudio.core.workspace.heads import HEADS
 
 
 @dataclass(frozen=True)
@@ -72,7 +71,7 @@ def current_scores(conn: sqlite3.Connection, submission_ids: Collection[int] | N
                 return {}
             where.append(f"{column} IN ({', '.join('?' * len(chosen))})")
             params += chosen
-    sql = (f"SELECT {columns} FROM scores s JOIN ({_HEAD}) h ON h.submission_id = "
+    sql = (f"SELECT {columns} FROM scores s JOIN ({HEADS}) h ON h.submission_id = "
            f"s.submission_id AND h.content_hash = s.content_hash"
            + (f" WHERE {' AND '.join(where)}" if where else "") + " ORDER BY s.id")
     out: dict[int, dict[str, StoredScore]] = {}
