@@ -315,3 +315,21 @@ def test_cli_renders_and_reports_errors(renderer: PlantUMLRenderer, tmp_path: Pa
     assert f"{bad}:2: Syntax Error?" in capsys.readouterr().err
     assert not (tmp_path / "bad.png").exists()
     assert main(["render", str(good), "-o", str(tmp_path / "shop.gif")]) == 2
+
+
+def test_jvm_started_in_background_serves_the_first_check() -> None:
+    """Scoring starts the JVM while the encoder loads: the first check waits for that JVM
+    (one per process) instead of starting a second one."""
+    own = PlantUMLRenderer()
+    try:
+        starting = own.start_in_background()
+        report = own.check_syntax(SHOP)  # asked while the JVM may still be starting
+        starting.join(timeout=60)
+        assert not starting.is_alive()
+        assert report.ok and report.entities == 2
+        pid = own.pid
+        assert pid is not None
+        own.start_in_background().join(timeout=60)  # a running JVM is kept, not replaced
+        assert own.pid == pid
+    finally:
+        own.close()

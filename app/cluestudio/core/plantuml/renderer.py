@@ -13,6 +13,7 @@ and a JVM memory cap apply to every call.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import re
 import threading
@@ -21,7 +22,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import Literal
 
-from cluestudio.core.errors import RenderError, RendererUnavailable, RenderTimeout
+from cluestudio.core.errors import (
+    ClueStudioError,
+    RenderError,
+    RendererUnavailable,
+    RenderTimeout,
+)
 from cluestudio.core.plantuml import runtime
 from cluestudio.core.plantuml._server import (
     RenderServerProcess,
@@ -325,6 +331,19 @@ class PlantUMLRenderer:
                     raise RenderError(f"PlantUML stopped while rendering: {died}",
                                       source=source) from None
         raise AssertionError("unreachable")
+
+    def start_in_background(self) -> threading.Thread:
+        """Start the JVM on a thread of its own and return at once, so that it starts while
+        the caller does other work (loading an encoder); a render or check asked meanwhile
+        waits for it. A JVM that fails to start is started again, and its error raised, by
+        the first real call."""
+        def start() -> None:
+            with self._lock, contextlib.suppress(ClueStudioError):
+                self._running_server(None)
+
+        thread = threading.Thread(target=start, name="plantuml-jvm-start", daemon=True)
+        thread.start()
+        return thread
 
     def _running_server(self, source: str | None) -> RenderServerProcess:
         if self._server is not None and self._server.alive():
