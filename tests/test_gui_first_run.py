@@ -45,3 +45,33 @@ def test_first_run_ta_opens_the_sample_and_quit_after_still_quits(tmp_path: Path
     assert settings, "no settings file written on the first run"
     assert 'grader = "' in settings[0].read_text(encoding="utf-8")
     assert list(home.rglob("sample-course.sqlite"))
+
+
+def test_ta_opens_the_workbench_and_sees_it_before_the_background_start_ups(
+        qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The JVM's warm-up and the worker process start once the window has been painted:
+    started with the window, they took the 2 cores the first paint needed."""
+    from cluestudio.core.settings import ScoringSettings, Settings, UISettings
+    from cluestudio.core.workspace import open_sample_workspace
+    from cluestudio.gui.main_window import MainWindow
+    from cluestudio.gui.qt import QApplication
+    from cluestudio.gui.worker import JobRunner
+
+    monkeypatch.setenv("CLUESTUDIO_DATA_DIR", str(tmp_path / "data"))
+    runner = JobRunner()
+    window = MainWindow(runner, Settings(ui=UISettings(grader="ta"),
+                                         scoring=ScoringSettings(embedder="exact")))
+    window.ask_before_discard = False
+    qtbot.addWidget(window)
+    try:
+        window.open(open_sample_workspace())
+        QApplication.processEvents()  # what opening the workspace posted, window hidden
+        assert window.bench._warm_jobs == [], "start-ups began before the window was drawn"
+        window.show()
+        qtbot.waitExposed(window)
+        qtbot.waitUntil(lambda: len(window.bench._warm_jobs) == 2, timeout=5000)
+        labels = sorted(job.label for job in window.bench._warm_jobs)
+        assert labels == ["warm up", "warm up the worker process"]
+    finally:
+        window.close()
+        runner.shutdown()
