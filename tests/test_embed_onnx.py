@@ -137,6 +137,14 @@ def test_a_torch_model_without_torch_says_which_extra(tmp_path: Path,
     assert "\n" not in str(error.value)
     with pytest.raises(EmbedderError, match="needs torch"):
         get_embedder("minilm", device="cuda").encode(["x"])
+    # CodeBERTScore with a Hugging Face encoder says the same; with MiniLM it runs.
+    from cluestudio.core.metrics import MetricInput
+    from cluestudio_baselines.codebertscore import CodeBertScoreMetric
+
+    pair = (MetricInput("class Library"), MetricInput("class Library\nclass Book"))
+    with pytest.raises(EmbedderError, match=r"pip install 'cluestudio\[ml\]'"):
+        CodeBertScoreMetric(encoder=str(tmp_path / "model"), cache=False).score(*pair)
+    assert 0 < CodeBertScoreMetric(cache=False).score(*pair).values["codebertscore"] <= 1
 
 
 def test_protobuf_varints_as_the_wire_format_defines_them() -> None:
