@@ -114,6 +114,20 @@ def test_export_is_written_once_and_reused() -> None:
     assert not list(path.parent.glob("*.part"))
 
 
+def test_a_damaged_cached_export_is_written_again(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from cluestudio.core.embed import hf
+
+    monkeypatch.setenv("CLUESTUDIO_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(hf, "_LOADED", {})  # load the weights again, as a new process does
+    path = onnx_cache_path(minilm_path())
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"not an onnx model, a file cut short by a full disk")
+    vectors = get_embedder("minilm").encode(["Library", "Book"])
+    assert vectors.shape == (2, 384)
+    assert path.stat().st_size > 1_000_000
+
+
 def test_codebertscore_encodes_each_text_once_in_batches(tmp_path: Path) -> None:
     encoder = get_embedder("minilm")
     vectors = TokenVectors(encoder, None)

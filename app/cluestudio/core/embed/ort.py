@@ -81,13 +81,18 @@ class OnnxEmbedder(TransformerEmbedder):
         # that follows (the same reason torch runs with OMP_WAIT_POLICY=PASSIVE).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.log_severity_level = 3
-        try:
-            session = onnxruntime.InferenceSession(
-                str(exported_model(folder)), options, providers=["CPUExecutionProvider"])
-        except Exception as error:  # onnxruntime's own error types
-            raise EmbedderError(f"ONNX Runtime cannot load the encoder from {folder}: "
-                                f"{error}") from error
-        return tokenizer, session
+        for attempt in (1, 2):
+            path = exported_model(folder)
+            try:
+                session = onnxruntime.InferenceSession(
+                    str(path), options, providers=["CPUExecutionProvider"])
+                return tokenizer, session
+            except Exception as error:  # onnxruntime's own error types
+                if attempt == 2:
+                    raise EmbedderError(f"ONNX Runtime cannot load the encoder from {folder} "
+                                        f"({path}): {error}") from error
+                path.unlink(missing_ok=True)  # a damaged cached export: write it again
+        raise AssertionError("unreachable")
 
     def _inference(self) -> Any:
         return contextlib.nullcontext()
