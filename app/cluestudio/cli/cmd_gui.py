@@ -45,6 +45,14 @@ def _quit_after_first_paint(seconds: float) -> None:
     app = QApplication.instance() or QApplication(sys.argv[:1])
 
     def quit_like_a_user() -> None:
+        # A modal question open (first run: "Who is grading?") runs an event loop of its
+        # own, and a quit from inside it would be lost before app.exec() starts: dismiss it
+        # as a user would (Cancel), and close the windows once its loop has returned.
+        modal = QApplication.activeModalWidget()
+        if modal is not None:
+            modal.close()
+            QTimer.singleShot(0, quit_like_a_user)
+            return
         QApplication.closeAllWindows()  # closeEvent: save layout, cancel jobs, close workspace
         app.quit()
 

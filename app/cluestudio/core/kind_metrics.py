@@ -27,7 +27,7 @@ GIVEN_INPUTS: dict[str, frozenset[str]] = {
     "code": frozenset({"source"}),
 }
 # Metrics that load neural models; with the "exact" embedder the user chose to run none.
-NEURAL = frozenset({"torch", "transformers"})
+NEURAL = frozenset({"torch", "transformers", "onnxruntime"})  # onnxruntime: the default encoder
 NO_LLM_NOTE = ("skipped: no LLM endpoint configured ([llm] base_url and model in "
                "settings.toml; Settings → Model endpoint in the app)")
 

@@ -36,6 +36,7 @@ from cluestudio.gui.qt import (
     QTabWidget,
     QtCore,
     QtGui,
+    QTimer,
     QVBoxLayout,
     QWidget,
     Signal,
@@ -76,6 +77,7 @@ class MainWindow(QMainWindow):
         self.runner = runner
         self.bench = Workbench(runner, settings, self, processes=processes)
         self.ask_before_discard = True  # tests turn the modal question off
+        self._painted = False  # first paint done: background start-ups may begin
         self._drafts: dict[int, str] = {}  # unsaved editor text per submission
 
         self.review = ReviewMode(self.bench)
@@ -542,6 +544,12 @@ class MainWindow(QMainWindow):
         stored.sync()
 
     # --- lifetime -----------------------------------------------------------------------
+
+    def paintEvent(self, event) -> None:
+        super().paintEvent(event)
+        if not self._painted:  # the window is on screen: now the background start-ups
+            self._painted = True
+            QTimer.singleShot(0, self.bench.start_warm_ups)
 
     def closeEvent(self, event) -> None:
         if self.ask_before_discard and (self.review.has_unsaved_text() or self._drafts):

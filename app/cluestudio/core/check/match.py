@@ -123,6 +123,21 @@ def match(tokens: Sequence[ImageToken], names: Sequence[ModelName]) -> list[Pair
             free_t.discard(t)
             free_n.discard(n)
 
+    # 2c. the rest of a multiplicity OCR read as two pieces: a raised ``*`` after ``0..``
+    # comes out as a token (even a line) of its own; it joins the piece already paired
+    # when the two, side by side, spell that name (PlantUML 1.2026's font, issue 28)
+    for index, pair in enumerate(pairs):
+        n = pair.names[0]
+        if names[n].kind != "multiplicity" or len(pair.tokens) != 1:
+            continue
+        first = tokens[pair.tokens[0]]
+        tail = next((t for t in sorted(free_t) if tokens[t].kind == "multiplicity"
+                     and first.key + tokens[t].key == names[n].key
+                     and _side_by_side(first, tokens[t])), None)
+        if tail is not None:
+            pairs[index] = Pair((pair.tokens[0], tail), (n,), "split")
+            free_t.discard(tail)
+
     # 3a. one token glued from several names
     for t in sorted(free_t):
         tk = tokens[t].key
@@ -163,6 +178,16 @@ def match(tokens: Sequence[ImageToken], names: Sequence[ModelName]) -> list[Pair
                 free_n.discard(n)
                 break
     return pairs
+
+
+def _side_by_side(left: ImageToken, right: ImageToken) -> bool:
+    """``right`` starts where ``left`` ends (a gap under a character's height) and overlaps
+    it vertically: one piece of text that OCR cut in two."""
+    _, l_top, l_right, l_bottom = left.box.rect
+    r_left, r_top, _, r_bottom = right.box.rect
+    height = max(l_bottom - l_top, r_bottom - r_top, 1.0)
+    return (-height <= r_left - l_right <= height
+            and min(l_bottom, r_bottom) - max(l_top, r_top) > -0.5 * height)
 
 
 def _garbled_multiplicity(read: str, written: str) -> bool:

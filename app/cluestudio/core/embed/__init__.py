@@ -3,7 +3,8 @@
 ``get_embedder("exact" | "minilm" | NAME_OR_FOLDER)`` builds one; :func:`embed_strings` is
 the job that embeds each distinct string of a run once, taking what it can from the cache;
 :class:`TokenVectors` does the same for the per-token vectors of whole texts (CodeBERTScore).
-Nothing here imports torch until a neural embedder actually encodes something.
+Nothing here imports torch until a torch encoder actually encodes something; the default
+``minilm`` runs on ONNX Runtime and never does.
 """
 
 from __future__ import annotations
@@ -37,12 +38,18 @@ _CHUNK = 1024
 
 def get_embedder(name: str = "minilm", *, pooling: str = "mean",
                  device: str = "auto") -> Embedder:
-    """``exact``, ``minilm`` (shipped weights), or a Hugging Face model name / local folder."""
+    """``exact``, ``minilm`` (shipped weights; ONNX Runtime unless ``device="cuda"``), or a
+    Hugging Face model name / local folder (torch, the ``ml`` extra)."""
     if name == "exact":
         return ExactEmbedder()
     if name == "minilm":
-        return TransformerEmbedder(minilm_path(), pooling=pooling, device=device,
-                                   label="minilm")
+        if device == "cuda":  # a GPU: torch (the ml extra)
+            return TransformerEmbedder(minilm_path(), pooling=pooling, device=device,
+                                       label="minilm")
+        # The CPU runs the shipped weights on ONNX Runtime, torch-free (docs/adr/0013).
+        from cluestudio.core.embed.ort import OnnxEmbedder
+
+        return OnnxEmbedder(minilm_path(), pooling=pooling, device="cpu", label="minilm")
     return TransformerEmbedder(name, pooling=pooling, device=device)
 
 

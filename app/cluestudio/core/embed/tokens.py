@@ -4,9 +4,9 @@ text encoded once per run and once per machine.
 A course's submissions share a handful of reference texts; before, every pair re-encoded its
 reference. :class:`TokenVectors` answers from a memo bounded in bytes (the references stay in
 it), then from the on-disk cache (:class:`~cluestudio.core.embed.cache.EmbeddingCache`), and
-only then runs the encoder, one text at a time exactly as
-:meth:`~cluestudio.core.embed.hf.TransformerEmbedder.token_embeddings` always did, so scores
-do not move by a bit.
+only then runs the encoder: the windows of all missing texts at once, in batches of similar
+length (:meth:`~cluestudio.core.embed.hf.TransformerEmbedder.token_embeddings_many`); a
+padded batch agrees with one text at a time to float rounding (tests/test_embed_onnx.py).
 """
 
 from __future__ import annotations
@@ -66,9 +66,14 @@ class TokenVectors:
                 self._remember(text, matrix)
             missing = [t for t in missing if t not in stored]
         new: dict[str, np.ndarray] = {}
-        for text in missing:
-            _, matrix = self.embedder.token_embeddings(text, window=self.window)
-            new[text] = out[text] = matrix
+        many = getattr(self.embedder, "token_embeddings_many", None)
+        if missing and many is not None:  # all windows in length-bucketed batches
+            new = many(missing, window=self.window)
+        else:
+            for text in missing:
+                _, new[text] = self.embedder.token_embeddings(text, window=self.window)
+        for text, matrix in new.items():
+            out[text] = matrix
             self._remember(text, matrix)
         self.encoded += len(new)
         if new:

@@ -5,7 +5,9 @@ that many bytes of diagram text, and answers ``<id> <status> <body length> <log 
 followed by the body and what PlantUML printed meanwhile. Each answer carries its own length
 and the id it answers, and only the server's own code writes to stdout, so nothing a diagram
 prints or reads can make one request's answer pass for another's (issue 14, DESIGN §8).
-Not thread-safe; the renderer serialises access.
+The answer is read by the thread that asked (no hand-over from a reader thread, which cost a
+wake-up or two per diagram on a busy machine); a watchdog kills the JVM at the timeout,
+which ends that read. Not thread-safe; the renderer serialises access.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ import re
 import secrets
 import subprocess
 import threading
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO
@@ -51,7 +52,7 @@ class ServerAnswer:
 
 
 class _Stream:
-    """Bytes read by a daemon thread, so waits can have a deadline on every platform."""
+    """The JVM's stderr, drained by a daemon thread so it never fills its pipe."""
 
     def __init__(self, name: str, source: IO[bytes], cond: threading.Condition,
                  keep: int | None = None) -> None:
@@ -80,36 +81,6 @@ class _Stream:
                     del self.data[: -self._keep]
                 self._cond.notify_all()
 
-    def _wait(self, deadline: float) -> None:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise ServerTimeout
-        self._cond.wait(remaining)
-
-    def take_line(self, limit: int, deadline: float) -> bytes | None:
-        """The next line without its newline; ``None`` at EOF. Call with the condition held."""
-        while True:
-            index = self.data.find(b"\n", 0, limit + 1)
-            if index >= 0:
-                line = bytes(self.data[:index])
-                del self.data[: index + 1]
-                return line
-            if len(self.data) > limit:
-                raise ServerProtocolError(f"answer header longer than {limit} bytes")
-            if self.eof:
-                return None
-            self._wait(deadline)
-
-    def take_exactly(self, size: int, deadline: float) -> bytes | None:
-        """The next ``size`` bytes; ``None`` at EOF first. Call with the condition held."""
-        while len(self.data) < size:
-            if self.eof:
-                return None
-            self._wait(deadline)
-        chunk = bytes(self.data[:size])
-        del self.data[:size]
-        return chunk
-
 
 class RenderServerProcess:
     """A running ``java … cluestudio.RenderServer`` and its request/answer protocol."""
@@ -134,7 +105,7 @@ class RenderServerProcess:
             raise ServerDied(f"cannot start Java: {error}") from error
         assert self.process.stdin and self.process.stdout and self.process.stderr
         self._stdin = self.process.stdin
-        self._out = _Stream("plantuml-stdout", self.process.stdout, self._cond)
+        self._stdout = self.process.stdout
         self._err = _Stream("plantuml-stderr", self.process.stderr, self._cond, _STDERR_KEEP)
 
     @property
@@ -151,8 +122,8 @@ class RenderServerProcess:
     def request(self, command: str, payload: bytes, timeout: float) -> ServerAnswer:
         """Send one request and wait for the answer that carries its id."""
         request_id = secrets.token_hex(8)
-        deadline = time.monotonic() + timeout
-        # The write blocks if the JVM stops reading; the watchdog's kill unblocks it.
+        # The write blocks if the JVM stops reading, the read if it stops answering; the
+        # watchdog's kill unblocks either.
         watchdog = threading.Timer(timeout, self._kill_for_timeout)
         watchdog.daemon = True
         watchdog.start()
@@ -163,7 +134,7 @@ class RenderServerProcess:
                 self._stdin.flush()
             except (OSError, ValueError) as error:
                 self._raise_dead(f"stdin closed: {error}")
-            return self._read_answer(request_id, deadline)
+            return self._read_answer(request_id)
         except ServerTimeout:
             self.kill()
             raise
@@ -173,22 +144,28 @@ class RenderServerProcess:
         finally:
             watchdog.cancel()
 
-    def _read_answer(self, request_id: str, deadline: float) -> ServerAnswer:
-        with self._cond:
-            header = self._out.take_line(_MAX_HEADER, deadline)
-            if header is None:
-                self._raise_dead("no answer")
-            assert header is not None
-            match = _HEADER.fullmatch(header)
-            if match is None or match.group(1).decode("ascii") != request_id:
-                raise ServerProtocolError(f"unexpected answer header {header[:80]!r}")
-            body_size, log_size = int(match.group(3)), int(match.group(4))
-            if body_size + log_size > _MAX_ANSWER:
-                raise ServerProtocolError(f"answer of {body_size + log_size} bytes")
-            rest = self._out.take_exactly(body_size + log_size, deadline)
-        if rest is None:
+    def _read_answer(self, request_id: str) -> ServerAnswer:
+        try:
+            line = self._stdout.readline(_MAX_HEADER + 1)
+        except (OSError, ValueError):
+            line = b""
+        if not line.endswith(b"\n"):
+            if len(line) > _MAX_HEADER:
+                raise ServerProtocolError(f"answer header longer than {_MAX_HEADER} bytes")
+            self._raise_dead("no answer")
+        header = line[:-1]
+        match = _HEADER.fullmatch(header)
+        if match is None or match.group(1).decode("ascii") != request_id:
+            raise ServerProtocolError(f"unexpected answer header {header[:80]!r}")
+        body_size, log_size = int(match.group(3)), int(match.group(4))
+        if body_size + log_size > _MAX_ANSWER:
+            raise ServerProtocolError(f"answer of {body_size + log_size} bytes")
+        try:
+            rest = self._stdout.read(body_size + log_size)
+        except (OSError, ValueError):
+            rest = b""
+        if len(rest) < body_size + log_size:
             self._raise_dead("answer cut short")
-        assert rest is not None
         return ServerAnswer(match.group(2).decode("ascii"), rest[:body_size],
                             rest[body_size:].decode("utf-8", "replace"))
 
@@ -201,8 +178,12 @@ class RenderServerProcess:
         raise ServerDied(f"{why} (exit status {code}){': ' + tail if tail else ''}")
 
     def _kill_for_timeout(self) -> None:
+        """The watchdog: only the kill here; the asking thread, whose read it ends, releases
+        the pipes (closing them under its blocked read could wait on that read)."""
         self._timed_out = True
-        self.kill()
+        with self._kill_lock, contextlib.suppress(OSError):
+            if self.process.poll() is None:
+                self.process.kill()
 
     def kill(self) -> None:
         """Stop the JVM now and release its pipes and reader threads (idempotent)."""
@@ -229,8 +210,7 @@ class RenderServerProcess:
         # OSError: a broken pipe on flush-at-close; the JVM is gone anyway.
         with contextlib.suppress(OSError):
             self._stdin.close()
-        if threading.current_thread() not in (self._out.thread, self._err.thread):
-            self._out.thread.join(5)
+        if threading.current_thread() is not self._err.thread:
             self._err.thread.join(5)
             for stream in (self.process.stdout, self.process.stderr):
                 if stream is not None:

@@ -13,6 +13,7 @@ and a JVM memory cap apply to every call.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import re
 import threading
@@ -21,7 +22,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import Literal
 
-from cluestudio.core.errors import RenderError, RendererUnavailable, RenderTimeout
+from cluestudio.core.errors import (
+    ClueStudioError,
+    RenderError,
+    RendererUnavailable,
+    RenderTimeout,
+)
 from cluestudio.core.plantuml import runtime
 from cluestudio.core.plantuml._server import (
     RenderServerProcess,
@@ -54,8 +60,9 @@ _SERVER_CLASS = "cluestudio.RenderServer"
 # command line (its Java port of Graphviz, so no `dot` binary is needed).
 _CONFIG = ("!pragma layout smetana",)
 _SECURITY_PROPERTIES = (
-    # runtime.JVM_ARGS sets the profile already; the environment variable is a second lock
-    # for launchers that drop -D options (PlantUML reads the property, then the variable).
+    # runtime.JVM_ARGS sets the profile already. Not in the environment: PlantUML 1.2023 on
+    # lets %getenv read any PLANTUML* variable; the server checks the profile instead and
+    # refuses to start without SANDBOX (RenderServer.sandbox).
     ("PLANTUML_SECURITY_PROFILE", "SANDBOX"),
     ("PLANTUML_LIMIT_SIZE", str(LIMIT_SIZE)),
 )
@@ -82,9 +89,11 @@ _SVG_LINK = re.compile(rb'((?:xlink:)?href=")([^"]*)(")')
 _SAFE_LINK = re.compile(rb"(?i)(?:https?:|mailto:|#)")
 
 
-def jvm_command(max_memory_mb: int = DEFAULT_MAX_MEMORY_MB) -> list[str]:
-    """The full command line of a sandboxed render server JVM."""
-    classpath = os.pathsep.join([str(SERVER_JAR), str(runtime.plantuml_jar())])
+def jvm_command(max_memory_mb: int = DEFAULT_MAX_MEMORY_MB, jar: Path | None = None
+                ) -> list[str]:
+    """The full command line of a sandboxed render server JVM (``jar``: a PlantUML jar
+    other than the configured one)."""
+    classpath = os.pathsep.join([str(SERVER_JAR), str(jar or runtime.plantuml_jar())])
     return [
         str(runtime.java_executable()),
         *runtime.JVM_ARGS,
@@ -96,7 +105,8 @@ def jvm_command(max_memory_mb: int = DEFAULT_MAX_MEMORY_MB) -> list[str]:
 
 def jvm_environment() -> dict[str, str]:
     env = {key: value for key, value in os.environ.items() if key.upper() in _ENV_KEEP}
-    env.update(_SECURITY_PROPERTIES)
+    env.update((key, value) for key, value in _SECURITY_PROPERTIES
+               if key != "PLANTUML_SECURITY_PROFILE")
     return env
 
 
@@ -238,8 +248,10 @@ class PlantUMLRenderer:
     def __init__(self, *, timeout: float = DEFAULT_TIMEOUT,
                  max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES,
                  startup_timeout: float = STARTUP_TIMEOUT,
-                 max_memory_mb: int = DEFAULT_MAX_MEMORY_MB) -> None:
+                 max_memory_mb: int = DEFAULT_MAX_MEMORY_MB,
+                 jar: Path | None = None) -> None:
         self.timeout = timeout
+        self.jar = jar  # None: the configured jar (runtime.plantuml_jar)
         self.max_input_bytes = max_input_bytes
         self.startup_timeout = startup_timeout
         self.max_memory_mb = max_memory_mb
@@ -326,11 +338,25 @@ class PlantUMLRenderer:
                                       source=source) from None
         raise AssertionError("unreachable")
 
+    def start_in_background(self) -> threading.Thread:
+        """Start the JVM on a thread of its own and return at once, so that it starts while
+        the caller does other work (loading an encoder); a render or check asked meanwhile
+        waits for it. A JVM that fails to start is started again, and its error raised, by
+        the first real call."""
+        def start() -> None:
+            with self._lock, contextlib.suppress(ClueStudioError):
+                self._running_server(None)
+
+        thread = threading.Thread(target=start, name="plantuml-jvm-start", daemon=True)
+        thread.start()
+        return thread
+
     def _running_server(self, source: str | None) -> RenderServerProcess:
         if self._server is not None and self._server.alive():
             return self._server
         self._discard()
-        self._server = start_server(self.max_memory_mb, self.startup_timeout, source)
+        self._server = start_server(self.max_memory_mb, self.startup_timeout, source,
+                                    jar=self.jar)
         return self._server
 
     def _discard(self) -> None:
@@ -354,11 +380,12 @@ class PlantUMLRenderer:
 
 
 def start_server(max_memory_mb: int, startup_timeout: float,
-                 source: str | None = None) -> RenderServerProcess:
+                 source: str | None = None, *, jar: Path | None = None
+                 ) -> RenderServerProcess:
     """A started JVM that has drawn one small diagram (JVM start and class loading paid for
     under ``startup_timeout``, so a caller's diagram gets the whole per-diagram timeout)."""
     try:
-        server = RenderServerProcess(jvm_command(max_memory_mb), jvm_environment())
+        server = RenderServerProcess(jvm_command(max_memory_mb, jar), jvm_environment())
     except RuntimeMissing as error:
         raise RendererUnavailable(str(error), source=source) from None
     except ServerDied as error:

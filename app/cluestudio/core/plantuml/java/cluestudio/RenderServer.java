@@ -5,8 +5,14 @@
  * read (%getenv("sun.java.command")) and print, which puts every later answer one request out
  * of step. Here a diagram can never write to the channel: System.out and System.err are
  * captured per request, and only this class writes frames, each carrying its own length and
- * the request id it answers. OptionFlags.setAllowIncludeFalse() makes %getenv and
- * %file_exists answer nothing, so no system property or environment variable reaches a diagram.
+ * the request id it answers. OptionFlags.setAllowIncludeFalse() (PlantUML up to 1.2023) makes
+ * %getenv and %file_exists answer nothing; newer PlantUML has no such switch and its SANDBOX
+ * security profile (set on the command line) guards them, and the JVM's environment holds
+ * nothing secret (renderer.py) either way.
+ *
+ * One source for old and new PlantUML (1.2022.6 up to 1.2026.x, a user's own jar included):
+ * the few classes that moved between packages (StringLocated, LineLocation, UmlDiagramType)
+ * are reached by reflection, by method name, never by their type.
  *
  * Protocol (stdin/stdout, bytes):
  *   request:  "<id> <command> <length>\n" then <length> bytes of UTF-8 diagram text
@@ -31,6 +37,8 @@ import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Collections;
@@ -42,8 +50,6 @@ import net.sourceforge.plantuml.FileFormat;
 import net.sourceforge.plantuml.FileFormatOption;
 import net.sourceforge.plantuml.OptionFlags;
 import net.sourceforge.plantuml.SourceStringReader;
-import net.sourceforge.plantuml.StringLocated;
-import net.sourceforge.plantuml.UmlDiagram;
 import net.sourceforge.plantuml.core.Diagram;
 import net.sourceforge.plantuml.error.PSystemError;
 import net.sourceforge.plantuml.preproc.Defines;
@@ -92,8 +98,54 @@ public final class RenderServer {
         }
     }
 
+    /** {@code target.name()} by reflection (public methods only), its exception unwrapped. */
+    private static Object call(Object target, String name) {
+        try {
+            Method method = target.getClass().getMethod(name);
+            method.setAccessible(true);  // a public method of a package-private class
+            return method.invoke(target);
+        } catch (InvocationTargetException error) {
+            Throwable cause = error.getCause();
+            throw cause instanceof RuntimeException ? (RuntimeException) cause
+                    : new IllegalStateException(cause);
+        } catch (ReflectiveOperationException error) {
+            throw new IllegalStateException("PlantUML has no " + name + "() here", error);
+        }
+    }
+
+    private static int position(Object located) {
+        return ((Number) call(call(located, "getLocation"), "getPosition")).intValue();
+    }
+
+    /**
+     * PlantUML 1.2023 on: the SANDBOX security profile (the -D option renderer.py passes)
+     * guards %getenv and %file_exists. PlantUML reads it once; we refuse to run without it,
+     * then drop the property, which %getenv would otherwise show (it lets a diagram read
+     * every variable whose name starts with "plantuml").
+     */
+    private static void sandbox() throws IOException {
+        String profile;
+        try {
+            profile = String.valueOf(Class.forName("net.sourceforge.plantuml.security.SecurityUtils")
+                    .getMethod("getSecurityProfile").invoke(null));
+        } catch (ReflectiveOperationException error) {
+            throw new IOException("cannot read PlantUML's security profile", error);
+        }
+        if (!"SANDBOX".equals(profile)) {
+            throw new IOException("PlantUML runs with the " + profile + " security profile, "
+                    + "not SANDBOX: start it with -DPLANTUML_SECURITY_PROFILE=SANDBOX");
+        }
+        System.clearProperty("PLANTUML_SECURITY_PROFILE");
+    }
+
     public static void main(String[] args) throws IOException {
-        OptionFlags.setAllowIncludeFalse();
+        try {
+            OptionFlags.class.getMethod("setAllowIncludeFalse").invoke(null);
+        } catch (NoSuchMethodException newerPlantUml) {
+            sandbox();
+        } catch (ReflectiveOperationException error) {
+            throw new IOException("cannot switch off PlantUML's includes", error);
+        }
         List<String> config = Arrays.asList(args);
         OutputStream out = new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16);
         DataInputStream in = new DataInputStream(new BufferedInputStream(new FileInputStream(FileDescriptor.in), 1 << 16));
@@ -185,9 +237,16 @@ public final class RenderServer {
             if (diagram instanceof PSystemError) {
                 return error((PSystemError) diagram);
             }
-            String type = diagram instanceof UmlDiagram
-                    ? ((UmlDiagram) diagram).getUmlDiagramType().name() : "OTHER";
-            return Answer.text("OK", type + "\n" + diagram.getDescription());
+            String type = "OTHER";
+            try {
+                type = String.valueOf(diagram.getClass().getMethod("getUmlDiagramType")
+                        .invoke(diagram));
+            } catch (NoSuchMethodException notUml) {
+                // a diagram that is no UML diagram (salt, ditaa, ...): OTHER
+            } catch (InvocationTargetException | IllegalAccessException error) {
+                throw new IOException("cannot read the diagram type", error);
+            }
+            return Answer.text("OK", type + "\n" + call(diagram, "getDescription"));
         }
         FileFormat format = format(command);
         if (diagram instanceof PSystemError) {
@@ -219,28 +278,29 @@ public final class RenderServer {
 
     private static Answer error(PSystemError error) {
         StringBuilder body = new StringBuilder();
-        body.append(error.getLineLocation().getPosition()).append('\n');
-        for (ErrorUml one : error.getErrorsUml()) {
-            body.append(one.getError()).append('\n');
+        body.append(((Number) call(call(error, "getLineLocation"), "getPosition")).intValue())
+                .append('\n');
+        for (Object one : (Iterable<?>) call(error, "getErrorsUml")) {
+            body.append(((ErrorUml) one).getError()).append('\n');
         }
         return Answer.text("ERROR", body.toString());
     }
 
     private static Answer preprocessed(BlockUml block) {
         StringBuilder body = new StringBuilder();
-        for (StringLocated line : block.getData()) {
-            if (line.getPreprocessorError() != null) {
+        for (Object line : block.getData()) {
+            Object problem = call(line, "getPreprocessorError");
+            if (problem != null) {
                 // The diagram's error report locates preprocessor errors better than the
                 // marker line does (that one often carries the previous line's position).
                 Diagram diagram = block.getDiagram();
                 if (diagram instanceof PSystemError) {
                     return error((PSystemError) diagram);
                 }
-                return Answer.text("ERROR", line.getLocation().getPosition() + "\n"
-                        + line.getPreprocessorError() + "\n");
+                return Answer.text("ERROR", position(line) + "\n" + problem + "\n");
             }
-            body.append(line.getLocation().getPosition()).append('\t')
-                    .append(line.getString()).append('\n');
+            body.append(position(line)).append('\t').append(call(line, "getString"))
+                    .append('\n');
         }
         return Answer.text("OK", body.toString());
     }
