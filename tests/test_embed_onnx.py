@@ -1,4 +1,4 @@
-"""The default encoder on ONNX Runtime: the shipped MiniLM without torch (docs/adr/0013).
+"""The default encoder on ONNX Runtime: the shipped MiniLM without torch (docs/adr/0015).
 
 The ONNX graph is written from the safetensors weights by our own code, so it is checked
 against the torch model it replaces — vectors, tokenisation and the token vectors of

@@ -46,7 +46,7 @@ def get_embedder(name: str = "minilm", *, pooling: str = "mean",
         if device == "cuda":  # a GPU: torch (the ml extra)
             return TransformerEmbedder(minilm_path(), pooling=pooling, device=device,
                                        label="minilm")
-        # The CPU runs the shipped weights on ONNX Runtime, torch-free (docs/adr/0013).
+        # The CPU runs the shipped weights on ONNX Runtime, torch-free (docs/adr/0015).
         from cluestudio.core.embed.ort import OnnxEmbedder
 
         return OnnxEmbedder(minilm_path(), pooling=pooling, device="cpu", label="minilm")
