@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from cluestudio.core.draft.classes import DraftClass, classes_from
 from cluestudio.core.model import ClassDiagram
 from cluestudio.core.ocr.cache import OcrCache
 from cluestudio.core.ocr.engine import OcrEngine
+from cluestudio.core.ocr.result import OcrResult
+
+if TYPE_CHECKING:
+    import numpy as np
 
 DRAFT_VERSION = "1"
 _ARROWS = {"AS": "-->", "AG": "o--", "CO": "*--", "DE": "..>", "GE": "--|>", "RE": "..|>"}
@@ -45,14 +50,22 @@ def draft_from_image(data: bytes, source: str = "<image>", *, engine: OcrEngine 
                      cache: OcrCache | None = None) -> DraftResult:
     """A draft diagram of image ``data``; members the parser cannot read are left out
     (and listed in ``warnings``) so the draft always parses."""
-    from cluestudio.core.draft.relations import trace_relations
-    from cluestudio.core.errors import ClueStudioError
     from cluestudio.core.ocr.image import load_image_bytes
     from cluestudio.core.ocr.service import read_loaded
-    from cluestudio.core.plantuml import parse_plantuml
 
     image = load_image_bytes(data, source)
     ocr = read_loaded(image, engine=engine, cache=cache)
+    return draft_from_ocr(image.pixels, ocr, source)
+
+
+def draft_from_ocr(pixels: np.ndarray, ocr: OcrResult, source: str = "<image>"
+                   ) -> DraftResult:
+    """The draft of an image already read (``pixels`` as decoded, ``ocr`` of them): the
+    check and the draft of one image share one OCR pass."""
+    from cluestudio.core.draft.relations import trace_relations
+    from cluestudio.core.errors import ClueStudioError
+    from cluestudio.core.plantuml import parse_plantuml
+
     classes = classes_from(ocr)
     warnings: list[str] = []
     body: list[str] = []
@@ -69,7 +82,7 @@ def draft_from_image(data: bytes, source: str = "<image>", *, engine: OcrEngine 
             kept.append(member)
         body += _class_block(DraftClass(cls.name, cls.keyword, cls.stereotype, tuple(kept),
                                         cls.box))
-    relations = trace_relations(image.pixels, ocr, [c.box.rect for c in classes])
+    relations = trace_relations(pixels, ocr, [c.box.rect for c in classes])
     for rel in relations:
         begin, end = _safe(classes[rel.begin].name), _safe(classes[rel.end].name)
         ends = tuple(f' "{_multiplicity(m)}"' if m else "" for m in (rel.from_, rel.to))
