@@ -366,7 +366,8 @@ def run_item(item: Item, cache: OcrCache | None, relayout: bool) -> ImageResult:
     false_flags = [f"missing {t} ({k})" for t, k in _flags(faithful, "missing")]
     false_flags += [f"invented {t} ({k})" for t, k in _flags(faithful, "invented")]
     dropped, dropped_missed = [], []
-    for cls in item.truth.classes:
+    # a class PlantUML draws without its name (``<> diamond``) cannot be missed by name
+    for cls in (c for c in item.truth.classes if c.stereotype != "diamond"):
         report = check_conversion(ocr, without_class(item.truth, cls.name))
         found = _names_flag(report, "missing", cls.name)
         dropped.append(found)
@@ -398,7 +399,9 @@ def summarise(results: list[ImageResult]) -> dict[str, Any]:
             counts[part].add(*r.draft[part])
     judged = [r for r in results if not r.item.caveat]
     caveated = [r for r in results if r.item.caveat]
-    dropped = [d for r in judged for d in r.dropped]
+    # where the check says it cannot judge the image, it makes no claim on its variants
+    decided = [r for r in judged if r.faithful in ("flagged", "clean")]
+    dropped = [d for r in decided for d in r.dropped]
     ocr_cpu = [r.ocr_cpu for r in results if r.ocr_cpu is not None]
     return {
         "images": len(results),
@@ -411,8 +414,8 @@ def summarise(results: list[ImageResult]) -> dict[str, Any]:
             "abstained": sum(r.faithful not in ("flagged", "clean") for r in judged),
             "dropped_recall": sum(dropped) / len(dropped) if dropped else None,
             "dropped_n": len(dropped),
-            "invented_recall": (sum(r.invented for r in judged) / len(judged)
-                                if judged else None),
+            "invented_recall": (sum(r.invented for r in decided) / len(decided)
+                                if decided else None),
             "caveated": len(caveated),
             "caveated_verdicts": dict(Counter(r.faithful for r in caveated)),
         },

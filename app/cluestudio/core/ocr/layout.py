@@ -124,7 +124,9 @@ def find_layout(pixels: np.ndarray, *, min_side: int = 12) -> Layout:
 
 def _outlined(ink: np.ndarray, rect: Rect, cover: float = 0.85) -> bool:
     """Whether ink runs along all four sides of ``rect``: a compartment is drawn with four
-    strokes; a loop of relation lines has slanted sides. The band allows a photo's tilt."""
+    strokes; a loop of relation lines has slanted sides. The band reaches inside the
+    rectangle as far as outside it: a box in a photo is a trapezoid (perspective), so its
+    bounding rectangle touches each side only at one end, and the rest runs inside."""
     import numpy as np
 
     height, width = ink.shape
@@ -135,10 +137,10 @@ def _outlined(ink: np.ndarray, rect: Rect, cover: float = 0.85) -> bool:
     def band(rows: slice, cols: slice, axis: int) -> float:
         return float(np.asarray(ink[rows, cols]).any(axis=axis).mean())
 
-    top = band(slice(max(0, y0 - across), y0 + 2), slice(x0, x1), 0)
-    bottom = band(slice(max(0, y1 - 2), min(height, y1 + across)), slice(x0, x1), 0)
-    left = band(slice(y0, y1), slice(max(0, x0 - down), x0 + 2), 1)
-    right = band(slice(y0, y1), slice(max(0, x1 - 2), min(width, x1 + down)), 1)
+    top = band(slice(max(0, y0 - across), y0 + across), slice(x0, x1), 0)
+    bottom = band(slice(max(0, y1 - across), min(height, y1 + across)), slice(x0, x1), 0)
+    left = band(slice(y0, y1), slice(max(0, x0 - down), x0 + down), 1)
+    right = band(slice(y0, y1), slice(max(0, x1 - down), min(width, x1 + down)), 1)
     return min(top, bottom, left, right) >= cover
 
 
