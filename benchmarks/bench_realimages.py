@@ -296,7 +296,7 @@ def with_invented(diagram: ClassDiagram, ocr: OcrResult) -> tuple[ClassDiagram, 
     relations = diagram.relations
     if diagram.classes:
         relations += (Relation(RelationType.ASSOCIATION, diagram.classes[0].name, name),)
-    return ClassDiagram(diagram.classes + (invented,), relations, diagram.notes), name
+    return ClassDiagram((*diagram.classes, invented), relations, diagram.notes), name
 
 
 def _flags(report: CheckReport, direction: str) -> list[tuple[str, str]]:
@@ -467,7 +467,8 @@ def print_table(groups: dict[str, dict[str, Any]], engine: str) -> None:
 def print_misses(results: list[ImageResult]) -> None:
     for r in results:
         d = r.draft
-        print(f"{r.item.folder}/{r.item.name} [{r.item.kind}{'; ' + r.item.caveat if r.item.caveat else ''}]"
+        caveat = f"; {r.item.caveat}" if r.item.caveat else ""
+        print(f"{r.item.folder}/{r.item.name} [{r.item.kind}{caveat}]"
               f" check={r.faithful} triage={r.faithful_triage:.2f}"
               f" class {d['class'][0]}/{d['class'][1]}/{d['class'][2]}"
               f" rel {d['relation'][0]}/{d['relation'][1]}/{d['relation'][2]}")

@@ -25,12 +25,14 @@ _TOKEN = re.compile(r"(?P<mult>(?<![\w.])(?:\d+|\*)(?:\s?\.{1,3}\s?(?:\d+|\*|n)?
 # Words a diagram writes that are no model name of their own: visibility and other
 # modifiers, primitive types, UML's keywords (an ``«interface»`` whose guillemets OCR lost,
 # a frame's ``class``/``package`` tab). Read but not in the PlantUML, they are no finding.
-KEYWORDS = frozenset("""
-public private protected package internal static final abstract virtual override const
-readonly void int integer bool boolean string str float double long char byte short
-null none true false self this new return extends implements interface
-enum enumeration class object datatype primitive utility namespace frame pkg cd
-""".split())
+KEYWORDS = frozenset((
+    "public", "private", "protected", "package", "internal", "static", "final", "abstract",
+    "virtual", "override", "const", "readonly", "void", "int", "integer", "bool", "boolean",
+    "string", "str", "float", "double", "long", "char", "byte", "short", "null", "none",
+    "true", "false", "self", "this", "new", "return", "extends", "implements", "interface",
+    "enum", "enumeration", "class", "object", "datatype", "primitive", "utility", "namespace",
+    "frame", "pkg", "cd",
+))
 # Text between these is a stereotype, a constraint or a property (``«entity»``,
 # ``{ordered, unique}``, ``{abstract}``), not a name.
 _BRACKETED = re.compile(r"«[^»]*»?|<<[^>]*(?:>>)?|\{[^}]*\}?|\[[^\]]*\]?")
@@ -133,8 +135,7 @@ def image_tokens(ocr: OcrResult, layout: Layout | None = None) -> list[ImageToke
                 # member (``protected int count``, ``AgentAction act()``) whose last word
                 # is the name and whose words before it are modifiers and types
                 last = position == max(i for i, f in enumerate(found) if not f[3])
-                kind = "attribute" if last or "(" in text[end:] and not any(
-                    not f[3] for f in found[position + 1:]) else "type"
+                kind = "attribute" if last else "type"
             if not mult and (any(a <= start < b for a, b in bracketed)
                              or word.casefold() in KEYWORDS):
                 kind = "stereotype"
