@@ -20,6 +20,13 @@ _KIND_LETTERS = {"A": "abstract class", "I": "interface", "E": "enum", "C": "cla
 _CIRCLE_ALONE = re.compile(r"\W*\(?\s*([CAIE])\s*\)?\W*")
 _CIRCLE = re.compile(r"^\W*\(?\s*([CAIE])\s*\)?\s*(?=\W|[A-Z])")
 _IDENT = re.compile(r"[^\W\d]\w*")
+_BRACKETED = re.compile(r"«[^»]*»?|<<[^>]*(?:>>)?|\{[^}]*\}?")
+# stereotypes and properties that say what kind of classifier a box is
+_KEYWORD_STEREOTYPES = {"abstract": "abstract class", "interface": "interface",
+                        "enumeration": "enum", "enum": "enum"}
+# what a tool's palette or a frame calls its shapes: never a class of a model
+_PLACEHOLDERS = frozenset({"class", "abstract", "abstractclass", "interface", "enumeration",
+                           "enum", "package", "object", "note", "datatype"})
 # letters whose two cases differ only in size: OCR often gets their case wrong, most of all
 # in italics (an abstract class's name) and in photographed diagrams
 _SIZE_ONLY_CASE = set("cosuvwxz")
@@ -35,15 +42,27 @@ class DraftClass:
 
 
 def _lines_in(ocr: OcrResult, rect: tuple[float, float, float, float]) -> list[TextLine]:
+    """The OCR lines inside ``rect`` (mostly: a line a box only cuts through, such as the
+    loop of a letter a thick marker closed, belongs to no box)."""
     x0, y0, x1, y1 = rect
-    inside = [ln for ln in ocr.lines
-              if x0 - 2 <= ln.box.center[0] <= x1 + 2 and y0 - 2 <= ln.box.center[1] <= y1 + 2]
+    inside = []
+    for ln in ocr.lines:
+        cx, cy = ocr.layout.upright(ln.box.center)
+        if not (x0 - 2 <= cx <= x1 + 2 and y0 - 2 <= cy <= y1 + 2):
+            continue
+        lx0, _top, lx1, _bottom = ln.box.rect
+        width = max(1.0, lx1 - lx0)
+        if (min(lx1, x1 + 4) - max(lx0, x0 - 4)) / width >= 0.7:
+            inside.append(ln)
     return sorted(inside, key=lambda ln: (ln.box.rect[1], ln.box.rect[0]))
 
 
 def _header(lines: list[TextLine]) -> tuple[str, str, str]:
-    """(name, keyword, stereotype) from the header's lines."""
-    keyword, stereotype, name = "class", "", ""
+    """(name, keyword, stereotype) from the header's lines: a stereotype («…», <<…>>) or a
+    property ({abstract}) is taken out wherever it stands; a name the box was too narrow
+    for runs over several lines (``Administrative`` / ``Employee``) and is joined."""
+    keyword, stereotype = "class", ""
+    name_lines: list[list[str]] = []
     for line in lines:
         text = line.text.strip()
         alone = _CIRCLE_ALONE.fullmatch(text)
@@ -54,15 +73,30 @@ def _header(lines: list[TextLine]) -> tuple[str, str, str]:
         if circle:
             keyword = _KIND_LETTERS[circle.group(1)]
             text = text[circle.end():]
-        if "«" in text or "<<" in text:
-            words = _IDENT.findall(text)
-            stereotype = words[0] if words else ""
-            continue
+        for found in _BRACKETED.finditer(text):
+            words = _IDENT.findall(found.group())
+            word = words[0].casefold() if words else ""
+            if word in _KEYWORD_STEREOTYPES:
+                keyword = _KEYWORD_STEREOTYPES[word]
+            elif words and not stereotype:
+                stereotype = words[0]
+        text = _BRACKETED.sub(" ", text)
         words = [w for w in _IDENT.findall(_drop_icon(text)) if len(w) > 1]
+        if len(words) == 1 and words[0].casefold() in _KEYWORD_STEREOTYPES:
+            keyword = _KEYWORD_STEREOTYPES[words[0].casefold()]  # guillemets OCR lost
+            continue
         if words:
-            capitalised = all(w[0].isupper() for w in words)
-            name = "".join(words) if capitalised else max(words, key=len)
-    return name, keyword, stereotype
+            name_lines.append(words)
+    if not name_lines:
+        return "", keyword, stereotype
+    capitalised = [ws for ws in name_lines if all(w[0].isupper() for w in ws)]
+    if len(name_lines) == 2 and len(capitalised) == 2 and all(
+            len(ws) == 1 for ws in name_lines):
+        return "".join(w for ws in name_lines for w in ws), keyword, stereotype
+    if capitalised:  # the name comes first; more lines are members of a box without rules
+        return "".join(capitalised[0]), keyword, stereotype
+    words = max(name_lines, key=lambda ws: sum(map(len, ws)))
+    return max(words, key=len), keyword, stereotype
 
 
 def _drop_icon(text: str) -> str:
@@ -101,6 +135,8 @@ def classes_from(ocr: OcrResult) -> list[DraftClass]:
         name, keyword, stereotype = _header(_lines_in(ocr, header))
         if not name or (not parts and not name[0].isupper()):
             continue  # a closed loop of lines with a label in it, not a class
+        if name.casefold() in _PLACEHOLDERS:
+            continue  # a palette's sample shape (an editor's screenshot), not the model's
         while name in taken:
             name += "_"
         taken.add(name)

@@ -89,9 +89,37 @@ def find_layout(pixels: np.ndarray, *, min_side: int = 12) -> Layout:
 
     gray, angle = straightened(pixels)
     ink = ink_mask(gray)
+    boxes = _boxes(ink, min_side)
+    # A marker's or a pen's outline has gaps a pixel's thickening does not close (a corner
+    # drawn in two strokes that do not meet): look again with thicker strokes, and keep
+    # the boxes found only that way (grown back by the thickening).
+    grow = 3
+    thick = np.asarray(ndimage.binary_dilation(ink, iterations=grow))
+    for box in _boxes(thick, min_side):
+        grown = ClassBox(_grown(box.rect, grow),
+                         tuple(_grown(r, grow) for r in box.compartments))
+        if not any(_overlap(grown.rect, b.rect) for b in boxes):
+            boxes.append(grown)
+    center = (pixels.shape[1] / 2, pixels.shape[0] / 2)
+    return Layout(tuple(boxes), angle, center)
+
+
+def _grown(rect: Rect, by: float) -> Rect:
+    return (rect[0] - by, rect[1] - by, rect[2] + by, rect[3] + by)
+
+
+def _overlap(a: Rect, b: Rect) -> bool:
+    return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
+
+
+def _boxes(ink: np.ndarray, min_side: int) -> list[ClassBox]:
+    """The class boxes outlined by ``ink``: enclosed, nearly rectangular regions."""
+    import numpy as np
+    from scipy import ndimage
+
     labels, count = ndimage.label(~ink)
     if count == 0:
-        return Layout(())
+        return []
     outside = set(np.unique(np.concatenate(
         [labels[0, :], labels[-1, :], labels[:, 0], labels[:, -1]])).tolist())
     sizes = np.bincount(labels.ravel(), minlength=count + 1)
@@ -118,8 +146,7 @@ def find_layout(pixels: np.ndarray, *, min_side: int = 12) -> Layout:
                 thin.append(rect)
         elif _outlined(ink, rect):
             parts.append(rect)
-    center = (pixels.shape[1] / 2, pixels.shape[0] / 2)
-    return Layout(tuple(_stack(parts, thin)), angle, center)
+    return _stack(parts, thin)
 
 
 def _outlined(ink: np.ndarray, rect: Rect, cover: float = 0.85) -> bool:
