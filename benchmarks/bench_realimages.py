@@ -351,7 +351,8 @@ def _read(image: LoadedImage, cache: OcrCache | None, relayout: bool
     ocr = read_loaded(image, engine=engine, cache=cache)
     spent = None if ocr.cached else time.process_time() - cpu
     if ocr.cached and relayout:
-        ocr = dataclasses.replace(ocr, layout=find_layout(image.pixels))
+        ocr = dataclasses.replace(ocr, layout=find_layout(
+            image.pixels, text=[line.box for line in ocr.lines]))
     return ocr, spent
 
 

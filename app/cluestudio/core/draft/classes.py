@@ -20,7 +20,11 @@ _KIND_LETTERS = {"A": "abstract class", "I": "interface", "E": "enum", "C": "cla
 _CIRCLE_ALONE = re.compile(r"\W*\(?\s*([CAIE])\s*\)?\W*")
 _CIRCLE = re.compile(r"^\W*\(?\s*([CAIE])\s*\)?\s*(?=\W|[A-Z])")
 _IDENT = re.compile(r"[^\W\d]\w*")
-_BRACKETED = re.compile(r"«[^»]*»?|<<[^>]*(?:>>)?|\{[^}]*\}?")
+_BRACKETED = re.compile(r"«[^»]*»?|\{[^}]*\}?")
+# how OCR reads guillemets: doubled angle brackets, full-width or mathematical ones
+_GUILLEMETS = (("<<", "«"), (">>", "»"), ("《", "«"), ("》", "»"), ("≪", "«"), ("≫", "»"))
+# a member line: a visibility mark first, or a type after a colon, or parentheses
+_MEMBER_LINE = re.compile(r"^\s*[-+#~—–]|:|\(")
 # stereotypes and properties that say what kind of classifier a box is
 _KEYWORD_STEREOTYPES = {"abstract": "abstract class", "interface": "interface",
                         "enumeration": "enum", "enum": "enum"}
@@ -73,6 +77,10 @@ def _header(lines: list[TextLine]) -> tuple[str, str, str]:
         if circle:
             keyword = _KIND_LETTERS[circle.group(1)]
             text = text[circle.end():]
+        for read, meant in _GUILLEMETS:
+            text = text.replace(read, meant)
+        if _MEMBER_LINE.search(_BRACKETED.sub(" ", text)):
+            continue  # a member where a header was expected (a box without a rule)
         for found in _BRACKETED.finditer(text):
             words = _IDENT.findall(found.group())
             word = words[0].casefold() if words else ""

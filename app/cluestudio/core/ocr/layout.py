@@ -11,9 +11,10 @@ Works for straight (PlantUML), wobbly (``handwritten``) and slightly rotated out
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from cluestudio.core.ocr.result import ClassBox, Layout, Rect
+from cluestudio.core.ocr.result import Box, ClassBox, Layout, Rect
 
 if TYPE_CHECKING:
     import numpy as np
@@ -82,25 +83,46 @@ def straightened(pixels: np.ndarray) -> tuple[np.ndarray, float]:
     return upright_gray(pixels, angle), angle
 
 
-def find_layout(pixels: np.ndarray, *, min_side: int = 12) -> Layout:
-    """The class boxes of an RGB image (H×W×3 uint8), tilt corrected (``Layout.angle``)."""
+def find_layout(pixels: np.ndarray, *, min_side: int = 12,
+                text: Sequence[Box] = ()) -> Layout:
+    """The class boxes of an RGB image (H×W×3 uint8), tilt corrected (``Layout.angle``).
+    ``text``: where OCR read lines of text (image pixels), so thick strokes of writing are
+    not taken for outlines."""
     import numpy as np
     from scipy import ndimage
 
     gray, angle = straightened(pixels)
+    center = (pixels.shape[1] / 2, pixels.shape[0] / 2)
     ink = ink_mask(gray)
     boxes = _boxes(ink, min_side)
     # A marker's or a pen's outline has gaps a pixel's thickening does not close (a corner
     # drawn in two strokes that do not meet): look again with thicker strokes, and keep
-    # the boxes found only that way (grown back by the thickening).
+    # the boxes found only that way (grown back by the thickening). Thickened writing would
+    # touch the rules above and below it and cut a header in two: it is wiped first (the
+    # middle of each line of text, so an outline it overlaps stays closed).
     grow = 3
-    thick = np.asarray(ndimage.binary_dilation(ink, iterations=grow))
-    for box in _boxes(thick, min_side):
+    thick = ink.copy()
+    layout = Layout((), angle, center)
+    for box in text:
+        x0, y0, x1, y1 = box.rect
+        cx, cy = layout.upright(box.center)
+        half_w, half_h = (x1 - x0) / 2 - 0.2 * (y1 - y0), 0.3 * (y1 - y0)
+        if half_w > 0:
+            thick[max(0, int(cy - half_h)):max(0, int(cy + half_h)),
+                  max(0, int(cx - half_w)):max(0, int(cx + half_w))] = False
+    # A hand-drawn side often stops short of the side it should meet: straight strokes
+    # are drawn on, along their own direction, by up to ``reach`` pixels.
+    reach = 12
+    for run, along in (((1, 25), (1, 2 * reach + 1)), ((25, 1), (2 * reach + 1, 1))):
+        straight = ndimage.binary_opening(thick, structure=np.ones(run, dtype=bool))
+        thick |= ndimage.binary_dilation(straight, structure=np.ones(along, dtype=bool))
+    thick = np.asarray(ndimage.binary_dilation(thick, iterations=grow))
+    # … and a rounded corner leaves less of each side straight
+    for box in _boxes(thick, min_side, cover=0.7):
         grown = ClassBox(_grown(box.rect, grow),
                          tuple(_grown(r, grow) for r in box.compartments))
         if not any(_overlap(grown.rect, b.rect) for b in boxes):
             boxes.append(grown)
-    center = (pixels.shape[1] / 2, pixels.shape[0] / 2)
     return Layout(tuple(boxes), angle, center)
 
 
@@ -112,7 +134,7 @@ def _overlap(a: Rect, b: Rect) -> bool:
     return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
 
 
-def _boxes(ink: np.ndarray, min_side: int) -> list[ClassBox]:
+def _boxes(ink: np.ndarray, min_side: int, cover: float = 0.85) -> list[ClassBox]:
     """The class boxes outlined by ``ink``: enclosed, nearly rectangular regions."""
     import numpy as np
     from scipy import ndimage
@@ -144,7 +166,7 @@ def _boxes(ink: np.ndarray, min_side: int) -> list[ClassBox]:
         if height < min_side:
             if sizes[index] >= 0.8 * area:
                 thin.append(rect)
-        elif _outlined(ink, rect):
+        elif _outlined(ink, rect, cover):
             parts.append(rect)
     return _stack(parts, thin)
 
@@ -185,11 +207,12 @@ def _stack(parts: list[Rect], thin: list[Rect] = []) -> list[ClassBox]:  # noqa:
         column = [first]
         while True:
             last = column[-1]
-            tolerance = max(6.0, 0.04 * (last[2] - last[0]))
+            # a hand-drawn box's sides wander; regions of thickened strokes may overlap
+            tolerance = max(6.0, 0.05 * (last[2] - last[0]))
             nxt = next((j for j, r in enumerate(parts) if not used[j]
                         and abs(r[0] - last[0]) <= tolerance
                         and abs(r[2] - last[2]) <= tolerance
-                        and 0 <= r[1] - last[3] <= 18), None)
+                        and -6 <= r[1] - last[3] <= 18), None)
             if nxt is None:
                 break
             used[nxt] = True
