@@ -10,7 +10,7 @@ visibility as icons, which OCR reads as stray characters: a round one (``•``, 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from cluestudio.core.ocr.result import ClassBox, OcrResult, TextLine
 
@@ -43,6 +43,14 @@ class DraftClass:
     stereotype: str
     members: tuple[str, ...]  # PlantUML member lines
     box: ClassBox
+    confidence: float = 1.0  # how sure the name is (0..1)
+    doubt: str = ""  # why it is not sure, for a reviewer ("" when it is)
+    # members OCR read with little confidence: (member line, confidence)
+    doubtful_members: tuple[tuple[str, float], ...] = ()
+
+
+# OCR confidence below which a name or member is worth a reviewer's look
+SURE_READ = 0.9
 
 
 def _lines_in(ocr: OcrResult, rect: tuple[float, float, float, float]) -> list[TextLine]:
@@ -59,6 +67,25 @@ def _lines_in(ocr: OcrResult, rect: tuple[float, float, float, float]) -> list[T
         if (min(lx1, x1 + 4) - max(lx0, x0 - 4)) / width >= 0.7:
             inside.append(ln)
     return sorted(inside, key=lambda ln: (ln.box.rect[1], ln.box.rect[0]))
+
+
+def _header_read(lines: list[TextLine]) -> tuple[str, str, str, float, str]:
+    """:func:`_header` with how sure the name is and why not."""
+    name, keyword, stereotype = _header(lines)
+    if not name:
+        return name, keyword, stereotype, 0.0, ""
+    used = [ln for ln in lines if any(w in ln.text for w in _IDENT.findall(name))] or lines
+    confidence = min(ln.confidence for ln in used)
+    doubts = []
+    if confidence < SURE_READ:
+        doubts.append(f"name read at {confidence:.2f}")
+    if sum(1 for ln in lines if _IDENT.search(ln.text) and ln.text.strip() in name) >= 2:
+        confidence *= 0.8
+        doubts.append("name joined from two lines")
+    if not name[0].isupper():
+        confidence *= 0.8
+        doubts.append("a class name in lower case")
+    return name, keyword, stereotype, confidence, "; ".join(doubts)
 
 
 def _header(lines: list[TextLine]) -> tuple[str, str, str]:
@@ -140,21 +167,27 @@ def classes_from(ocr: OcrResult) -> list[DraftClass]:
     taken: set[str] = set()
     for box in ocr.layout.boxes:
         header, *parts = box.compartments
-        name, keyword, stereotype = _header(_lines_in(ocr, header))
+        name, keyword, stereotype, confidence, doubt = _header_read(_lines_in(ocr, header))
         if not name or (not parts and not name[0].isupper()):
             continue  # a closed loop of lines with a label in it, not a class
         if name.casefold() in _PLACEHOLDERS:
             continue  # a palette's sample shape (an editor's screenshot), not the model's
+        if name in taken:
+            confidence *= 0.5
+            doubt = "; ".join(filter(None, [doubt, "another box has this name"]))
         while name in taken:
             name += "_"
         taken.add(name)
-        members = []
+        members, doubtful = [], []
         for part in parts:
             for line in _lines_in(ocr, part):
                 member = _member(line.text)
                 if member:
                     members.append(member)
-        out.append(DraftClass(name, keyword, stereotype, tuple(members), box))
+                    if line.confidence < SURE_READ:
+                        doubtful.append((member, round(line.confidence, 2)))
+        out.append(DraftClass(name, keyword, stereotype, tuple(members), box,
+                              round(confidence, 2), doubt, tuple(doubtful)))
     return in_diagram_case(out)
 
 
@@ -174,5 +207,5 @@ def in_diagram_case(classes: list[DraftClass]) -> list[DraftClass]:
         if name != cls.name and name in taken:
             name = cls.name  # two names that differ only in case stay apart
         taken.add(name)
-        out.append(DraftClass(name, cls.keyword, cls.stereotype, cls.members, cls.box))
+        out.append(replace(cls, name=name))
     return out

@@ -48,6 +48,8 @@ class DraftRelation:
     from_: str = ""  # multiplicity at begin
     to: str = ""  # multiplicity at end
     name: str = ""
+    confidence: float = 0.9  # how sure the relation and its kind are (0..1)
+    doubt: str = ""  # why it is not sure, for a reviewer
 
 
 def _grow(rect: Rect, by: float, shape: tuple[int, int]) -> tuple[int, int, int, int]:
@@ -172,6 +174,7 @@ def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Rin
     if len(touches) < 2:
         return []
     bare, marks = ink
+    doubts: list[str] = ["a dashed line pieced together"] if dashed else []
     if len(touches) > 2:
         # One triangle and several boxes on one tree of lines: the generalizations of a
         # shared trunk (UML's tree style), each child to the one parent.
@@ -185,7 +188,9 @@ def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Rin
             if all(_side(point, rings[child][1]) == facing
                    for child, point in touches if child != parent):
                 kind = RelationType.REALIZATION if dashed else RelationType.GENERALIZATION
-                return [DraftRelation(kind, child, parent) for child in children]
+                return [DraftRelation(kind, child, parent, confidence=0.8,
+                                      doubt="one trunk shared by several children")
+                        for child in children]
     if len(touches) > 2:
         # A line that passes close by a third box still ends at two: the two contacts
         # farthest apart.
@@ -194,6 +199,7 @@ def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Rin
                  if i < j]
         _d, i, j = max(pairs)
         touches = [touches[i], touches[j]]
+        doubts.append("the line passes other boxes: are these its ends?")
     (a, pa), (b, pb) = touches
     if not dashed:
         strokes = bare[found] & component
@@ -209,13 +215,16 @@ def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Rin
         # A filled arrowhead and a filled diamond look alike at this size: take it for an
         # arrow (the commoner), pointing at that box.
         begin, end = (b, a) if head_a == "blob" else (a, b)
+        doubts.append("a filled head: an arrow, or a composition's diamond?")
     elif dashed:
         rtype = RelationType.DEPENDENCY
     at = {a: pa, b: pb}
     ys, xs = np.nonzero(component)
     line_points = np.stack([xs + found[1].start, ys + found[0].start], axis=1)[::7]
     from_, to, name = _texts(texts, at[begin], at[end], line_points, used)
-    return [DraftRelation(rtype, begin, end, from_, to, name)]
+    confidence = 0.9 * 0.75 ** len(doubts)
+    return [DraftRelation(rtype, begin, end, from_, to, name, round(confidence, 2),
+                          "; ".join(doubts))]
 
 
 _OPPOSITE = {"top": "bottom", "bottom": "top", "left": "right", "right": "left"}

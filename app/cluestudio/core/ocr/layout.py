@@ -121,13 +121,23 @@ def find_layout(pixels: np.ndarray, *, min_side: int = 12,
     for box in _boxes(thick, min_side, cover=0.7):
         grown = ClassBox(_grown(box.rect, grow),
                          tuple(_grown(r, grow) for r in box.compartments))
-        if not any(_overlap(grown.rect, b.rect) for b in boxes):
+        same = [i for i, b in enumerate(boxes) if _overlap(grown.rect, b.rect)]
+        if not same:
             boxes.append(grown)
+        elif (len(same) == 1 and len(grown.compartments) > len(boxes[same[0]].compartments)
+              and _similar(grown.rect, boxes[same[0]].rect, 3 * grow)):
+            # the same box, whose compartment rule stops short of its sides: the thick
+            # look splits it where the thin one could not
+            boxes[same[0]] = grown
     return Layout(tuple(boxes), angle, center)
 
 
 def _grown(rect: Rect, by: float) -> Rect:
     return (rect[0] - by, rect[1] - by, rect[2] + by, rect[3] + by)
+
+
+def _similar(a: Rect, b: Rect, slack: float) -> bool:
+    return all(abs(p - q) <= slack for p, q in zip(a, b, strict=True))
 
 
 def _overlap(a: Rect, b: Rect) -> bool:
