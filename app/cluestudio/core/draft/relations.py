@@ -180,8 +180,8 @@ def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Rin
         # shared trunk (UML's tree style), each child to the one parent.
         heads = [_head(marks, point, scale) for _b, point in touches]
         if heads.count("triangle") == 1:
-            parent, at = touches[heads.index("triangle")]
-            facing = _OPPOSITE[_side(at, rings[parent][1])]
+            parent, where = touches[heads.index("triangle")]
+            facing = _OPPOSITE[_side(where, rings[parent][1])]
             children = [child for child, point in touches if child != parent]
             # a tree: every child meets the trunk on the side that faces the triangle
             # (crossing lines that merely touch make no such pattern)

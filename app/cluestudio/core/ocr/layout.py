@@ -103,9 +103,9 @@ def find_layout(pixels: np.ndarray, *, min_side: int = 12,
     grow = 3
     thick = ink.copy()
     layout = Layout((), angle, center)
-    for box in text:
-        x0, y0, x1, y1 = box.rect
-        cx, cy = layout.upright(box.center)
+    for line in text:
+        x0, y0, x1, y1 = line.rect
+        cx, cy = layout.upright(line.center)
         half_w, half_h = (x1 - x0) / 2 - 0.2 * (y1 - y0), 0.3 * (y1 - y0)
         if half_w > 0:
             thick[max(0, int(cy - half_h)):max(0, int(cy + half_h)),
