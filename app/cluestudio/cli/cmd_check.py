@@ -83,6 +83,9 @@ def run_files(args: argparse.Namespace) -> int:
             verdict = "FLAGGED" if report.flagged else "agrees"
             if not report.readable:
                 verdict = "UNREADABLE (OCR read almost nothing)"
+            elif report.verdict in ("could not judge", "language"):
+                verdict = report.reason.upper() if report.doubt else (
+                    f"ANOTHER LANGUAGE ({report.reason})")
             recall = "n/a" if report.text_recall is None else f"{report.text_recall:.0%}"
             shown = "n/a" if report.name_precision is None else f"{report.name_precision:.0%}"
             print(f"{image}: {verdict}, triage {report.triage:.2f} (image text in the "
