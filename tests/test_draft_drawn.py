@@ -131,3 +131,37 @@ def test_the_draft_marks_what_it_read_with_doubt() -> None:
     assert lines[doubts["Autor"].line - 2].startswith(DOUBT_MARK)
     assert lines[doubts["Library.name : str"].line - 1].strip() == "name : str"
     assert "Library" not in {d.element for d in draft.doubts}  # read surely: no mark
+
+
+class _CountingEngine:
+    """An OCR engine that reads the same two lines from any image and counts its reads."""
+
+    engine_id = "counting-test-engine"
+
+    def __init__(self) -> None:
+        self.reads = 0
+
+    def read(self, pixels: np.ndarray) -> list[TextLine]:
+        self.reads += 1
+        return [TextLine("Library", Box.from_rect(120, 95, 260, 140), 0.99),
+                TextLine("name: str", Box.from_rect(80, 170, 250, 210), 0.97)]
+
+
+def test_the_draft_reuses_the_reading_the_check_made() -> None:
+    import io
+
+    from cluestudio.core.draft.plugin import OfflineDraftConverter
+    from cluestudio.core.ocr import OcrCache, read_image
+    from cluestudio.core.vlm.backend import ImageInput, VLMRequest
+
+    image, draw = _canvas()
+    _marker_box(draw, 60, 80, 320, 300, rule=150)
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    engine = _CountingEngine()
+    with OcrCache() as cache:  # the user's cache (CLUESTUDIO_CACHE_DIR in tests)
+        read_image(buffer.getvalue(), "a.png", engine=engine, cache=cache)
+    assert engine.reads == 1
+    answer = OfflineDraftConverter(engine=engine).complete(
+        VLMRequest("convert", (ImageInput.from_bytes(buffer.getvalue()),)))
+    assert "class Library" in answer.text and engine.reads == 1
