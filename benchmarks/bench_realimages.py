@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import itertools
 import json
 import os
 import re
@@ -367,15 +368,21 @@ def run_item(item: Item, cache: OcrCache | None, relayout: bool) -> ImageResult:
     false_flags = [f"missing {t} ({k})" for t, k in _flags(faithful, "missing")]
     false_flags += [f"invented {t} ({k})" for t, k in _flags(faithful, "invented")]
     dropped, dropped_missed = [], []
+    # (triage, really wrong, weight): each image weighs one faithful, one dropped (spread
+    # over its classes) and one invented conversion in the calibration table
+    triages: list[tuple[float, bool, float]] = [(faithful.triage, False, 1.0)]
     # a class PlantUML draws without its name (``<> diamond``) cannot be missed by name
-    for cls in (c for c in item.truth.classes if c.stereotype != "diamond"):
+    named = [c for c in item.truth.classes if c.stereotype != "diamond"]
+    for cls in named:
         report = check_conversion(ocr, without_class(item.truth, cls.name))
+        triages.append((report.triage, True, 1.0 / len(named)))
         found = _names_flag(report, "missing", cls.name)
         dropped.append(found)
         if not found:
             dropped_missed.append(cls.name)
     invented_diagram, invented_name = with_invented(item.truth, ocr)
     report = check_conversion(ocr, invented_diagram)
+    triages.append((report.triage, True, 1.0))
     invented = _names_flag(report, "invented", invented_name)
     cpu = time.process_time()
     error = ""
@@ -386,7 +393,26 @@ def run_item(item: Item, cache: OcrCache | None, relayout: bool) -> ImageResult:
     draft_cpu = time.process_time() - cpu
     return ImageResult(item, ocr_cpu, check_cpu, draft_cpu, _judged(faithful),
                        faithful.triage, false_flags, dropped, dropped_missed, invented,
-                       score_draft(item.truth, made), error)
+                       score_draft(item.truth, made), error, {"triages": triages})
+
+
+TRIAGE_BINS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.01)
+
+
+def calibration(results: list[ImageResult]) -> list[tuple[str, float, float, float]]:
+    """(bin, conversions, mean triage, share really wrong) over the judged images, each
+    weighing one faithful, one dropped-class and one invented-class conversion."""
+    pooled = [t for r in results if not r.item.caveat and r.faithful in ("flagged", "clean")
+              for t in r.extra["triages"]]
+    rows = []
+    for low, high in itertools.pairwise(TRIAGE_BINS):
+        inside = [(v, wrong, w) for v, wrong, w in pooled if low <= v < high]
+        weight = sum(w for _v, _wrong, w in inside)
+        if weight:
+            rows.append((f"{low:.1f}–{min(high, 1.0):.1f}", weight,
+                         sum(v * w for v, _x, w in inside) / weight,
+                         sum(w for _v, wrong, w in inside if wrong) / weight))
+    return rows
 
 
 def _fmt(value: float | None, digits: int = 2) -> str:
@@ -536,6 +562,11 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(groups, indent=2, default=str))
     else:
         print_table(groups, get_engine().engine_id)
+    if not args.json:
+        print("triage calibration (judged images; each: 1 faithful, 1 dropped, 1 invented):")
+        for label, weight, mean, wrong in calibration(results):
+            print(f"  triage {label}: {weight:5.1f} conversions, mean triage {mean:.2f}, "
+                  f"really wrong {wrong:.2f}")
     if args.misses:
         print_misses(results)
     return 0
