@@ -217,3 +217,33 @@ def test_language_guesses_need_several_leaning_words() -> None:
     assert guess_language(["Customer", "Account", "Player", "Measurement", "Building"]) == "en"
     assert guess_language(["Utilisateur", "Stratégie", "Joueur", "Numéro"]) == "fr"
     assert guess_language(["Konto"]) == ""  # one word says nothing
+
+
+def test_initial_values_drawn_in_the_image_are_no_findings() -> None:
+    text = PATIENT.replace("  name : String\n}\nclass Doctor", '  name : String = "Admin"\n}'
+                           "\nclass Doctor")
+    read = [r for r in PATIENT_READ if r[0] != "Invoice"]
+    read[1] = ('name : String = "Admin"', 10, 30)
+    read.append(("count : int = 0x7F0", 210, 48))  # an attribute the PlantUML lacks
+    report = check_conversion(_ocr(read, PATIENT_LAYOUT), parse_plantuml(text).diagram)
+    findings = [m.text for m in report.missing if m.kind in ("class", "attribute", "method")]
+    assert findings == ["count"]  # the name is a finding, its value is not
+
+
+def test_members_of_a_class_ocr_barely_read_are_weak_evidence() -> None:
+    """OCR read Order's name but none of its five members (small, low-contrast text): that
+    is OCR's blind spot, not five invented members; one unread member among read ones is a
+    finding."""
+    members = ["total", "placedOn", "discount", "currency", "status"]
+    text = "@startuml\nclass Customer {\n  name : String\n  email : String\n}\n"
+    text += "class Order {\n" + "".join(f"  {m} : String\n" for m in members) + "}\n@enduml\n"
+    diagram = parse_plantuml(text).diagram
+    layout = Layout((_box(0, 0, 200, 140, 25), _box(300, 0, 500, 80, 25)))
+    customer = [("Customer", 320, 5), ("name : String", 310, 30), ("email : String", 310, 48)]
+    blind = check_conversion(_ocr([("Order", 20, 5), *customer], layout), diagram)
+    assert blind.verdict == "clean", [(i.text, i.confidence) for i in blind.invented]
+    read = [("Order", 20, 5), *customer] + [(f"{m} : String", 10, 30 + 18 * i)
+                                            for i, m in enumerate(members[:4])]
+    one_missing = check_conversion(_ocr(read, layout), diagram)
+    assert one_missing.verdict == "flagged"
+    assert [i.text for i in one_missing.invented if i.confidence >= 0.5] == ["status"]

@@ -41,6 +41,25 @@ POOR_MEDIAN = 0.9
 POOR_SHARE = 0.25
 
 
+# A class whose box OCR read less than this share of (its class name read, most members
+# not) is a patch OCR did not see well (small or low-contrast text): its unread members are
+# weak evidence of invention, since a conversion seldom invents most of a class's members.
+BLIND_SHARE = 0.5
+BLIND_FACTOR = 0.4
+
+
+def _blind_owners(names: Sequence[ModelName], paired: set[int]) -> set[str]:
+    """Classes whose name OCR read but fewer than :data:`BLIND_SHARE` of their members."""
+    read_classes = {names[n].text for n in paired if names[n].kind == "class"}
+    members: dict[str, list[bool]] = {}
+    for n, name in enumerate(names):
+        if name.kind in ("attribute", "method", "parameter", "type") and name.owner:
+            members.setdefault(name.owner, []).append(n in paired)
+    return {owner for owner, read in members.items()
+            if owner in read_classes and len(read) >= 3
+            and sum(read) < BLIND_SHARE * len(read)}
+
+
 def read_trust(confidence: float) -> float:
     """How far a word OCR read with ``confidence`` can carry a flag (0..1)."""
     return min(1.0, max(0.0, (confidence - UNSURE_READ) / (SURE_READ - UNSURE_READ)))
@@ -111,6 +130,7 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram) -> CheckReport:
         missing.append(MissingName(token.text, token.kind, token.box, confidence, owner,
                                    owner_line))
 
+    blind = _blind_owners(names, paired_n)
     line_texts = [line.text for line in ocr.lines]
     compact = " ".join(line_texts).replace(" ", "").replace("_", "").casefold()
     keys = [token.key for token in tokens]
@@ -130,6 +150,8 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram) -> CheckReport:
         confidence = invented_confidence(best)
         if len(name.key) == 1 and name.kind != "multiplicity":
             confidence *= ONE_LETTER_FACTOR
+        if name.kind not in ("class", "multiplicity") and name.owner in blind:
+            confidence *= BLIND_FACTOR
         if name.kind == "multiplicity":
             confidence *= LONE_GLYPH_FACTOR if len(name.key) == 1 else SMALL_TEXT_FACTOR
         invented.append(InventedName(name.text, name.kind, name.line, name.owner,

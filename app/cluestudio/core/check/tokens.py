@@ -34,8 +34,10 @@ KEYWORDS = frozenset((
     "frame", "pkg", "cd",
 ))
 # Text between these is a stereotype, a constraint or a property (``«entity»``,
-# ``{ordered, unique}``, ``{abstract}``), not a name.
-_BRACKETED = re.compile(r"«[^»]*»?|<<[^>]*(?:>>)?|\{[^}]*\}?|\[[^\]]*\]?")
+# ``{ordered, unique}``, ``{abstract}``), a quoted value (``"Admin"``) or what follows an
+# ``=`` (an initial value, ``= 0x7F0``): not a name.
+_BRACKETED = re.compile(r"«[^»]*»?|<<[^>]*(?:>>)?|\{[^}]*\}?|\[[^\]]*\]?|\"[^\"]*\"?"
+                        r"|=[^,;)]*")
 
 
 @dataclass(frozen=True)
