@@ -248,6 +248,11 @@ def _multiset_tp(a: list[Any], b: list[Any]) -> int:
 
 
 def score_draft(truth: ClassDiagram, made: ClassDiagram) -> dict[str, Any]:
+    # ``<> name`` is an n-ary association's diamond, drawn without a name: no class to find
+    truth = ClassDiagram(tuple(c for c in truth.classes if c.stereotype != "diamond"),
+                         tuple(r for r in truth.relations if not any(
+                             c.stereotype == "diamond" and c.name in (r.begin, r.end)
+                             for c in truth.classes)), truth.notes)
     t_names = list(truth.class_names)
     m_names = list(made.class_names)
     pairs = _pair_names(t_names, m_names)

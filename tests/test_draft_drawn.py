@@ -165,3 +165,20 @@ def test_the_draft_reuses_the_reading_the_check_made() -> None:
     answer = OfflineDraftConverter(engine=engine).complete(
         VLMRequest("convert", (ImageInput.from_bytes(buffer.getvalue()),)))
     assert "class Library" in answer.text and engine.reads == 1
+
+
+def test_a_package_frame_s_name_tab_is_no_class() -> None:
+    image = Image.new("RGB", (WIDTH, HEIGHT), "white")
+    draw = ImageDraw.Draw(image)
+    ink = (30, 30, 30)
+    draw.rectangle((40, 40, 160, 70), outline=ink, width=1)  # the tab, "App"
+    draw.rectangle((40, 70, 700, 500), outline=ink, width=1)  # the frame below it
+    draw.rectangle((120, 150, 360, 260), outline=ink, width=1)  # a class inside
+    draw.line((120, 185, 360, 185), fill=ink, width=1)
+    texts: list[Text] = [("App", (80, 45, 120, 66), 0.99), ("Clock", (200, 158, 280, 180), 0.99),
+                         ("now : Date", (130, 195, 260, 215), 0.98)]
+    for _t, (x0, y0, x1, y1), _c in texts:
+        draw.rectangle((x0 + 3, y0 + 6, x1 - 3, y1 - 6), fill=ink)
+    pixels, ocr = _ocr(image, texts)
+    draft = draft_from_ocr(pixels, ocr)
+    assert draft.diagram.class_names == ("Clock",)

@@ -129,7 +129,24 @@ def find_layout(pixels: np.ndarray, *, min_side: int = 12,
             # the same box, whose compartment rule stops short of its sides: the thick
             # look splits it where the thin one could not
             boxes[same[0]] = grown
+    boxes = [b for b in boxes if not _package_tab(ink, b)]
     return Layout(tuple(boxes), angle, center)
+
+
+def _package_tab(ink: np.ndarray, box: ClassBox) -> bool:
+    """Whether ``box`` is a package's (or a frame's) name tab: one compartment whose bottom
+    side runs on to the right as the top of the frame below it. A class box's sides end at
+    its corners."""
+    import numpy as np
+
+    if len(box.compartments) != 1:
+        return False
+    x0, _y0, x1, y1 = (int(v) for v in box.rect)
+    reach = max(40, x1 - x0)
+    band = ink[max(0, y1 - 2):y1 + 6, x1 + 6:x1 + 6 + reach]
+    if band.shape[1] < reach:
+        return False
+    return float(np.asarray(band).any(axis=0).mean()) >= 0.95
 
 
 def _grown(rect: Rect, by: float) -> Rect:
