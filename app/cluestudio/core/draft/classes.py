@@ -60,7 +60,8 @@ def _lines_in(ocr: OcrResult, rect: tuple[float, float, float, float]) -> list[T
     inside = []
     for ln in ocr.lines:
         cx, cy = ocr.layout.upright(ln.box.center)
-        if not (x0 - 2 <= cx <= x1 + 2 and y0 - 2 <= cy <= y1 + 2):
+        slack = max(2.0, 0.1 * ln.box.height)  # a line centred on the rule below
+        if not (x0 - 2 <= cx <= x1 + 2 and y0 - slack <= cy <= y1 + slack):
             continue
         lx0, _top, lx1, _bottom = ln.box.rect
         width = max(1.0, lx1 - lx0)

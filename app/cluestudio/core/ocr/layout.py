@@ -118,13 +118,14 @@ def find_layout(pixels: np.ndarray, *, min_side: int = 12,
         thick |= ndimage.binary_dilation(straight, structure=np.ones(along, dtype=bool))
     thick = np.asarray(ndimage.binary_dilation(thick, iterations=grow))
     # … and a rounded corner leaves less of each side straight
-    for box in _boxes(thick, min_side, cover=0.7):
+    for box in _boxes(thick, min_side, cover=0.7, overlap=6):
         grown = ClassBox(_grown(box.rect, grow),
                          tuple(_grown(r, grow) for r in box.compartments))
         same = [i for i, b in enumerate(boxes) if _overlap(grown.rect, b.rect)]
         if not same:
             boxes.append(grown)
-        elif (len(same) == 1 and len(grown.compartments) > len(boxes[same[0]].compartments)
+        elif (len(same) == 1 and len(boxes[same[0]].compartments) == 1
+              and len(grown.compartments) > 1
               and _similar(grown.rect, boxes[same[0]].rect, 3 * grow)):
             # the same box, whose compartment rule stops short of its sides: the thick
             # look splits it where the thin one could not
@@ -161,7 +162,8 @@ def _overlap(a: Rect, b: Rect) -> bool:
     return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
 
 
-def _boxes(ink: np.ndarray, min_side: int, cover: float = 0.85) -> list[ClassBox]:
+def _boxes(ink: np.ndarray, min_side: int, cover: float = 0.85, overlap: int = 0
+           ) -> list[ClassBox]:
     """The class boxes outlined by ``ink``: enclosed, nearly rectangular regions."""
     import numpy as np
     from scipy import ndimage
@@ -195,7 +197,7 @@ def _boxes(ink: np.ndarray, min_side: int, cover: float = 0.85) -> list[ClassBox
                 thin.append(rect)
         elif _outlined(ink, rect, cover):
             parts.append(rect)
-    return _stack(parts, thin)
+    return _stack(parts, thin, overlap)
 
 
 def _outlined(ink: np.ndarray, rect: Rect, cover: float = 0.85) -> bool:
@@ -220,9 +222,11 @@ def _outlined(ink: np.ndarray, rect: Rect, cover: float = 0.85) -> bool:
     return min(top, bottom, left, right) >= cover
 
 
-def _stack(parts: list[Rect], thin: list[Rect] = []) -> list[ClassBox]:  # noqa: B006
+def _stack(parts: list[Rect], thin: list[Rect] = [], overlap: int = 0  # noqa: B006
+           ) -> list[ClassBox]:
     """Group compartments into class boxes: same left/right edges, touching vertically; an
-    empty (thin) compartment joins a box but never starts one."""
+    empty (thin) compartment joins a box but never starts one. ``overlap``: how far regions
+    of thickened strokes may overlap and still stack."""
     starts = len(parts)
     parts = sorted(parts, key=lambda r: (r[1], r[0])) + sorted(thin, key=lambda r: r[1])
     used = [False] * len(parts)
@@ -234,12 +238,12 @@ def _stack(parts: list[Rect], thin: list[Rect] = []) -> list[ClassBox]:  # noqa:
         column = [first]
         while True:
             last = column[-1]
-            # a hand-drawn box's sides wander; regions of thickened strokes may overlap
-            tolerance = max(6.0, 0.05 * (last[2] - last[0]))
+            # a hand-drawn box's sides wander
+            tolerance = max(6.0, (0.05 if overlap else 0.04) * (last[2] - last[0]))
             nxt = next((j for j, r in enumerate(parts) if not used[j]
                         and abs(r[0] - last[0]) <= tolerance
                         and abs(r[2] - last[2]) <= tolerance
-                        and -6 <= r[1] - last[3] <= 18), None)
+                        and -overlap <= r[1] - last[3] <= 18), None)
             if nxt is None:
                 break
             used[nxt] = True
