@@ -24,9 +24,9 @@ beyond OCR, the draft beyond OCR.
 
 Figures before and after issue 29's changes, per kind of image, with the misses and the
 load average of each run: ``benchmarks/realimages_figures.md``. In short (all 56 images,
-2 shared cores, load 6–8): draft class F1 0.83 → 0.86 (photos 0.12 → 0.93, other tools
-with a truth as drawn 0.91 → 0.94, PlantUML renders 0.92 → 0.93); faithful conversions
-flagged 31 % → 20 %; dropped class found 0.96 → 0.98; invented class found 0.90 → 1.00;
+2 shared cores, load 5–7): draft class F1 0.83 → 0.87 (photos 0.12 → 0.93, other tools
+with a truth as drawn 0.91 → 0.97, PlantUML renders 0.92 → 0.95); faithful conversions
+flagged 31 % → 16 %; dropped class found 0.96 → 0.98; invented class found 0.90 → 1.00;
 German drawings with an English truth: 6/6 now reported as another language.
 """
 
