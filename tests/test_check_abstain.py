@@ -247,3 +247,23 @@ def test_members_of_a_class_ocr_barely_read_are_weak_evidence() -> None:
     one_missing = check_conversion(_ocr(read, layout), diagram)
     assert one_missing.verdict == "flagged"
     assert [i.text for i in one_missing.invented if i.confidence >= 0.5] == ["status"]
+
+
+def test_a_course_s_language_set_in_settings_decides_a_doubtful_guess() -> None:
+    """Three German names are too few for the spelling guess, and the English PlantUML's
+    names lean to no language: the check cannot say it is a translation until the user
+    says in settings that the course's drawings are German."""
+    from cluestudio.core.settings import settings_from_dict
+
+    read = [("Kunde", 20, 5), ("Konto", 220, 5), ("Filiale", 420, 5)]
+    layout = Layout((_box(0, 0, 180, 60, 25), _box(200, 0, 380, 60, 25),
+                     _box(400, 0, 580, 60, 25)))
+    text = "@startuml\nclass Customer\nclass Account\nclass Branch\n@enduml\n"
+    diagram = parse_plantuml(text).diagram
+    assert check_conversion(_ocr(read, layout), diagram).verdict == "flagged"
+    settings, warnings = settings_from_dict({"ocr": {"language": "de"}})
+    assert warnings == [] and settings.ocr.language == "de"
+    told = check_conversion(_ocr(read, layout), diagram, language=settings.ocr.language)
+    assert told.verdict == "language" and "German" in told.reason
+    _, refused = settings_from_dict({"ocr": {"language": "klingon"}})
+    assert refused and "not one of" in refused[0]

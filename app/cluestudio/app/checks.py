@@ -53,8 +53,10 @@ def check_job(items: Sequence[CheckItem], *, cancel: CancelToken, emit: Any) -> 
     ``emit("checked", (item, report))``, or ``emit("failed", (item, message))``."""
     from cluestudio.core.check import check_image_and_text
     from cluestudio.core.ocr.cache import OcrCache
+    from cluestudio.core.settings import load_settings
 
     cache = OcrCache()
+    language = load_settings()[0].ocr.language  # what image A's names are written in
     checked = 0
     try:
         for number, item in enumerate(items):
@@ -63,7 +65,8 @@ def check_job(items: Sequence[CheckItem], *, cancel: CancelToken, emit: Any) -> 
             try:
                 report = check_image_and_text(item.image, item.puml,
                                               image_source=f"image A of {item.label}",
-                                              puml_source=item.label, cache=cache)
+                                              puml_source=item.label, cache=cache,
+                                              language=language)
             except ClueStudioError as error:
                 emit("failed", (item, str(error)))
                 continue

@@ -67,11 +67,15 @@ def run_files(args: argparse.Namespace) -> int:
 
     if len(args.pairs) % 2:
         raise ClueStudioError("give IMAGE PUML pairs (an even number of paths)")
+    from cluestudio.core.settings import load_settings
+
     cache = _cache(args)
+    language = load_settings()[0].ocr.language  # [ocr] language: image A's names
     results = []
     try:
         for image, puml in zip(args.pairs[::2], args.pairs[1::2], strict=True):
-            results.append((image, puml, check_files(image, puml, cache=cache)))
+            results.append((image, puml, check_files(image, puml, cache=cache,
+                                                     language=language)))
     finally:
         if cache is not None:
             cache.close()
@@ -106,8 +110,12 @@ def run_workspace(args: argparse.Namespace) -> int:
     cache = _cache(args)
     try:
         with open_batch_workspace(args.workspace) as ws:
+            from cluestudio.core.settings import load_settings
+
+            language = load_settings()[0].ocr.language
             summary = run_job(check_workspace(ws, CancelToken(), tasks=args.task,
-                                              redo=args.redo, cache=cache),
+                                              redo=args.redo, cache=cache,
+                                              language=language),
                               on_progress=stderr_progress)
     finally:
         if cache is not None:

@@ -108,8 +108,11 @@ def _owners(tokens: Sequence[ImageToken], names: Sequence[ModelName],
     return owners
 
 
-def check_conversion(ocr: OcrResult, diagram: ClassDiagram) -> CheckReport:
-    """Compare what OCR read in image A with what ``diagram`` (the PlantUML) says."""
+def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "auto"
+                     ) -> CheckReport:
+    """Compare what OCR read in image A with what ``diagram`` (the PlantUML) says.
+    ``language``: what image A's names are written in (settings ``[ocr] language``);
+    "auto" guesses it from their spelling."""
     started = time.perf_counter()
     tokens = image_tokens(ocr, ocr.layout if ocr.layout.boxes else None)
     names = diagram_names(diagram)
@@ -158,6 +161,7 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram) -> CheckReport:
                                      round(confidence, 4), nearest))
 
     readable = len(counted) >= min(MIN_READABLE_TOKENS, len(names))
+    said = language  # the user's setting; ``language`` becomes the verdict's
     doubt, language, written = "", "", ""
     # Overlap of the names that carry meaning (types, multiplicities and keywords are
     # shared by any two diagrams of one language family: ``String``, ``int``, ``1..*``).
@@ -169,7 +173,8 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram) -> CheckReport:
     if readable and overlap_low:
         from cluestudio.core.check.language import guess_language
 
-        read = guess_language(tokens[t].text for t in read_words if t not in paired_t)
+        read = said if said != "auto" else guess_language(
+            tokens[t].text for t in read_words if t not in paired_t)
         written = guess_language(names[n].text for n in words if n not in paired_n)
         # names that lean to no language are English's as often as not: only a drawing
         # clearly in another language says "translation" against them

@@ -127,8 +127,8 @@ def plan_checks(ws: Any, engine_id: str, tasks: Sequence[str] = (), redo: bool =
     return todo, done
 
 
-def check_one(ws: Any, item: _Item, engine: OcrEngine, cache: OcrCache | None
-              ) -> CheckReport:
+def check_one(ws: Any, item: _Item, engine: OcrEngine, cache: OcrCache | None,
+              language: str = "auto") -> CheckReport:
     """Read and compare one submission (nothing stored); ClueStudioError on bad input."""
     from cluestudio.core.ocr.service import read_image
     from cluestudio.core.plantuml import parse_plantuml
@@ -140,7 +140,7 @@ def check_one(ws: Any, item: _Item, engine: OcrEngine, cache: OcrCache | None
                               "the workspace")
     diagram = parse_plantuml(item.puml, source=f"{label} revision {item.revision_id}").diagram
     ocr = read_image(data, f"{label} image A", engine=engine, cache=cache)
-    return check_conversion(ocr, diagram)
+    return check_conversion(ocr, diagram, language=language)
 
 
 def store_check(ws: Any, submission_id: int, revision_id: int, image_hash: str,
@@ -157,7 +157,8 @@ def store_check(ws: Any, submission_id: int, revision_id: int, image_hash: str,
 
 def check_workspace(ws: Any, cancel: CancelToken | None = None, *, tasks: Sequence[str] = (),
                     redo: bool = False, engine: OcrEngine | None = None,
-                    cache: OcrCache | None = None) -> Job[CheckSummary]:
+                    cache: OcrCache | None = None, language: str = "auto"
+                    ) -> Job[CheckSummary]:
     """Check the head revision of every class-diagram submission against its image A."""
     cancel = cancel or CancelToken()
     engine_id = engine.engine_id if engine is not None else installed_engine_id()
@@ -174,7 +175,7 @@ def check_workspace(ws: Any, cancel: CancelToken | None = None, *, tasks: Sequen
         summary = item.summary
         try:
             assert engine is not None
-            report = check_one(ws, item, engine, cache)
+            report = check_one(ws, item, engine, cache, language)
         except ClueStudioError as error:
             outcomes.append(_outcome(summary, FAILED, str(error), revision_id=item.revision_id))
             yield Progress(done, len(todo), f"#{summary.id}: failed ({error})")
@@ -197,7 +198,8 @@ def stored_report(row: dict[str, Any]) -> CheckReport:
 
 
 def check_submission(ws: Any, submission_id: int, *, engine: OcrEngine | None = None,
-                     cache: OcrCache | None = None, store: bool = True) -> CheckReport:
+                     cache: OcrCache | None = None, store: bool = True,
+                     language: str = "auto") -> CheckReport:
     """Check one submission's head revision now (the review mode, after a save) and store
     it unless ``store`` is false. With the OCR cache warm this is the matching alone (a few
     ms); ClueStudioError when there is no image A or PlantUML, or either is unusable."""
@@ -215,7 +217,7 @@ def check_submission(ws: Any, submission_id: int, *, engine: OcrEngine | None = 
 
         engine = get_engine()
     item = _Item(summary, head.id, head.puml, submission.image_hash)
-    report = check_one(ws, item, engine, cache)
+    report = check_one(ws, item, engine, cache, language)
     if store:
         store_check(ws, submission_id, head.id, submission.image_hash, report)
     return report
