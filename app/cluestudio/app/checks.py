@@ -188,7 +188,7 @@ def plan_checks(ws: Workspace, submission_ids: Collection[int] | None = None, *,
 
 
 def check_one(ws: Workspace, item: CheckItem, engine: OcrEngine | None,
-              cache: OcrCache | None) -> CheckReport:
+              cache: OcrCache | None, language: str = "auto") -> CheckReport:
     """Read and compare one submission (nothing stored); ClueStudioError on bad input."""
     from cluestudio.core.check import check_image_and_text
 
@@ -199,7 +199,7 @@ def check_one(ws: Workspace, item: CheckItem, engine: OcrEngine | None,
                               "the workspace")
     return check_image_and_text(data, item.puml, image_source=f"{label} image A",
                                 puml_source=f"{label} revision {item.revision_id}",
-                                engine=engine, cache=cache)
+                                engine=engine, cache=cache, language=language)
 
 
 def check_job(workspace: str, items: Sequence[CheckItem], *, cancel: CancelToken,
@@ -207,17 +207,19 @@ def check_job(workspace: str, items: Sequence[CheckItem], *, cancel: CancelToken
     """In the window's worker process, on a read-only view of the workspace file (the window
     keeps the writer): check each item; each report goes back as
     ``emit("checked", (item, report))``, or ``emit("failed", (item, message))``."""
+    from cluestudio.core.settings import load_settings
     from cluestudio.core.workspace import open_workspace
 
     ws = open_workspace(workspace, readonly=True)
     cache = OcrCache()
+    language = load_settings()[0].ocr.language  # what image A's names are written in
     checked = 0
     try:
         for number, item in enumerate(items):
             cancel.raise_if_cancelled()
             yield Progress(number, len(items), f"reading image A of {item.label}")
             try:
-                report = check_one(ws, item, None, cache)
+                report = check_one(ws, item, None, cache, language)
             except ClueStudioError as error:
                 emit("failed", (item, str(error)))
                 continue
@@ -233,7 +235,8 @@ def check_job(workspace: str, items: Sequence[CheckItem], *, cancel: CancelToken
 def check_workspace(ws: Workspace, cancel: CancelToken | None = None, *,
                     submission_ids: Collection[int] | None = None, tasks: Sequence[str] = (),
                     redo: bool = False, engine: OcrEngine | None = None,
-                    cache: OcrCache | None = None) -> Job[CheckSummary]:
+                    cache: OcrCache | None = None, language: str = "auto"
+                    ) -> Job[CheckSummary]:
     """Check the head revision of every checkable submission against its image A, in this
     process, storing each result as it is done (``cluestudio check --workspace``)."""
     cancel = cancel or CancelToken()
@@ -251,7 +254,7 @@ def check_workspace(ws: Workspace, cancel: CancelToken | None = None, *,
     for done, item in enumerate(todo, start=1):
         cancel.raise_if_cancelled()
         try:
-            report = check_one(ws, item, engine, cache)
+            report = check_one(ws, item, engine, cache, language)
         except ClueStudioError as error:
             outcomes.append(_outcome(item, FAILED, str(error), revision_id=item.revision_id))
             yield Progress(done, len(todo), f"#{item.submission_id}: failed ({error})")
@@ -269,7 +272,8 @@ def check_workspace(ws: Workspace, cancel: CancelToken | None = None, *,
 
 
 def check_submission(ws: Workspace, submission_id: int, *, engine: OcrEngine | None = None,
-                     cache: OcrCache | None = None, store: bool = True) -> CheckReport:
+                     cache: OcrCache | None = None, store: bool = True,
+                     language: str = "auto") -> CheckReport:
     """Check one submission's head revision now, whether or not it was checked before, and
     store it unless ``store`` is false. With the OCR cache warm this is the matching alone
     (a few ms); ClueStudioError when it is not checkable (the reason of :func:`plan_checks`)."""
@@ -280,7 +284,7 @@ def check_submission(ws: Workspace, submission_id: int, *, engine: OcrEngine | N
         outcome = plan.outcomes[0]
         raise ClueStudioError(f"{outcome.task_id}/{outcome.source_id}: {outcome.reason}")
     item = plan.items[0]
-    report = check_one(ws, item, engine, cache)
+    report = check_one(ws, item, engine, cache, language)
     if store:
         store_check(ws, submission_id, item.revision_id, item.image_hash, report)
     return report

@@ -72,11 +72,15 @@ def run_files(args: argparse.Namespace) -> int:
 
     if len(args.pairs) % 2:
         raise ClueStudioError("give IMAGE PUML pairs (an even number of paths)")
+    from cluestudio.core.settings import load_settings
+
     cache = _cache(args)
+    language = load_settings()[0].ocr.language  # [ocr] language: image A's names
     results = []
     try:
         for image, puml in zip(args.pairs[::2], args.pairs[1::2], strict=True):
-            results.append((image, puml, check_files(image, puml, cache=cache)))
+            results.append((image, puml, check_files(image, puml, cache=cache,
+                                                     language=language)))
     finally:
         if cache is not None:
             cache.close()
@@ -88,6 +92,9 @@ def run_files(args: argparse.Namespace) -> int:
             verdict = "FLAGGED" if report.flagged else "agrees"
             if not report.readable:
                 verdict = "UNREADABLE (OCR read almost nothing)"
+            elif report.verdict in ("could not judge", "language"):
+                verdict = report.reason.upper() if report.doubt else (
+                    f"ANOTHER LANGUAGE ({report.reason})")
             recall = "n/a" if report.text_recall is None else f"{report.text_recall:.0%}"
             shown = "n/a" if report.name_precision is None else f"{report.name_precision:.0%}"
             print(f"{image}: {verdict}, triage {report.triage:.2f} (image text in the "
@@ -110,8 +117,12 @@ def run_workspace(args: argparse.Namespace) -> int:
     cache = _cache(args)
     try:
         with open_batch_workspace(args.workspace) as ws:
+            from cluestudio.core.settings import load_settings
+
+            language = load_settings()[0].ocr.language
             summary = run_job(check_workspace(ws, CancelToken(), tasks=args.task,
-                                              redo=args.redo, cache=cache),
+                                              redo=args.redo, cache=cache,
+                                              language=language),
                               on_progress=stderr_progress)
     finally:
         if cache is not None:

@@ -99,12 +99,20 @@ class RendererSettings:
 
 
 @dataclass(frozen=True)
+class OcrSettings:
+    # The language image A writes its names in ("auto": guessed from their spelling). The
+    # conversion check uses it to tell a translated conversion from one that lost its names.
+    language: str = "auto"
+
+
+@dataclass(frozen=True)
 class Settings:
     scoring: ScoringSettings = ScoringSettings()
     llm: LLMSettings = LLMSettings()
     ui: UISettings = UISettings()
     workspace: WorkspaceSettings = WorkspaceSettings()
     renderer: RendererSettings = RendererSettings()
+    ocr: OcrSettings = OcrSettings()
     # Keys found in the file that this version does not know, kept so a save loses nothing.
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
@@ -143,13 +151,14 @@ class Settings:
 
 _SECTIONS: dict[str, type] = {
     "scoring": ScoringSettings, "llm": LLMSettings, "ui": UISettings,
-    "workspace": WorkspaceSettings, "renderer": RendererSettings,
+    "workspace": WorkspaceSettings, "renderer": RendererSettings, "ocr": OcrSettings,
 }
 # Values restricted to a fixed set; the embedder may also be any model name, so it is free.
 _CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("scoring", "device"): DEVICES,
     ("scoring", "weight_profile"): WEIGHT_PROFILES,
     ("ui", "theme"): THEMES,
+    ("ocr", "language"): ("auto", "en", "de", "fr", "es"),
 }
 # Numbers that only make sense above a floor (a JVM with 16 MB of heap does not start).
 _MINIMUM: dict[tuple[str, str], int] = {

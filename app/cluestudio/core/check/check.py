@@ -7,13 +7,13 @@ from collections.abc import Sequence
 
 from cluestudio.core.check.match import match
 from cluestudio.core.check.names import ModelName, diagram_names
-from cluestudio.core.check.report import CheckReport, InventedName, MissingName
+from cluestudio.core.check.report import FLAG_KINDS, CheckReport, InventedName, MissingName
 from cluestudio.core.check.tokens import ImageToken, image_tokens
 from cluestudio.core.model import ClassDiagram
 from cluestudio.core.ocr.result import OcrResult
 
 # Bump when the matching or the flags change, so stored checks are redone.
-CHECK_VERSION = "1"
+CHECK_VERSION = "2"
 # OCR often overlooks a lone ``1`` or ``*`` beside a line: its absence is weak evidence.
 LONE_GLYPH_FACTOR = 0.45
 # … and reads other multiplicities less reliably than names.
@@ -21,6 +21,70 @@ SMALL_TEXT_FACTOR = 0.6
 # Fewer words than this read from an image that should show at least as many names: the
 # image is unreadable (blank, a photo of something else), and that is what gets reported.
 MIN_READABLE_TOKENS = 3
+# OCR's own confidence in a word: at or above SURE_READ a missing name is as sure as the
+# kind allows; the flag fades to nothing at UNSURE_READ (a garbled word is no finding).
+SURE_READ = 0.95
+UNSURE_READ = 0.75
+# A PlantUML name whose best counterpart in the image is at least this similar was most
+# likely misread, not invented; at most ``INVENTED_SURE_BELOW`` it was surely not written.
+MISREAD_SIMILARITY = 0.8
+INVENTED_SURE_BELOW = 0.5
+# A one-letter name (``x``, an enum value ``A``) is too small for OCR to vouch for.
+ONE_LETTER_FACTOR = 0.3
+# Too little in common to judge name by name: fewer than this share of the PlantUML's names
+# read in the image, or of the image's words found in the PlantUML. Only then does the
+# check ask whether the names are in another language or OCR read the image poorly.
+LOW_OVERLAP = 0.5
+# OCR reading the image poorly: the median line confidence below this, or more than
+# POOR_SHARE of its lines read at less than UNSURE_READ.
+POOR_MEDIAN = 0.9
+POOR_SHARE = 0.25
+
+
+# A class whose box OCR read less than this share of (its class name read, most members
+# not) is a patch OCR did not see well (small or low-contrast text): its unread members are
+# weak evidence of invention, since a conversion seldom invents most of a class's members.
+BLIND_SHARE = 0.5
+BLIND_FACTOR = 0.4
+
+
+def _blind_owners(names: Sequence[ModelName], paired: set[int]) -> set[str]:
+    """Classes whose name OCR read but fewer than :data:`BLIND_SHARE` of their members."""
+    read_classes = {names[n].text for n in paired if names[n].kind == "class"}
+    members: dict[str, list[bool]] = {}
+    for n, name in enumerate(names):
+        if name.kind in ("attribute", "method", "parameter", "type") and name.owner:
+            members.setdefault(name.owner, []).append(n in paired)
+    return {owner for owner, read in members.items()
+            if owner in read_classes and len(read) >= 3
+            and sum(read) < BLIND_SHARE * len(read)}
+
+
+def read_trust(confidence: float) -> float:
+    """How far a word OCR read with ``confidence`` can carry a flag (0..1)."""
+    return min(1.0, max(0.0, (confidence - UNSURE_READ) / (SURE_READ - UNSURE_READ)))
+
+
+def invented_confidence(similarity: float) -> float:
+    """How sure a PlantUML name is invented, from its best similarity to text read."""
+    span = MISREAD_SIMILARITY - INVENTED_SURE_BELOW
+    return min(1.0, max(0.0, (MISREAD_SIMILARITY - similarity) / span))
+
+
+def ocr_doubt(ocr: OcrResult) -> str:
+    """Why OCR's reading of this image cannot be trusted name by name ("" when it can)."""
+    import statistics
+
+    worded = [line.confidence for line in ocr.lines
+              if sum(c.isalpha() for c in line.text) >= 3]
+    if not worded:
+        return ""
+    poor = sum(c < UNSURE_READ for c in worded) / len(worded)
+    median = statistics.median(worded)
+    if median < POOR_MEDIAN or poor > POOR_SHARE:
+        return (f"OCR reads this image poorly (median confidence {median:.2f}, "
+                f"{poor:.0%} of its lines garbled): small or blurred text")
+    return ""
 
 
 def _similarity(a: str, b: str) -> float:
@@ -44,8 +108,11 @@ def _owners(tokens: Sequence[ImageToken], names: Sequence[ModelName],
     return owners
 
 
-def check_conversion(ocr: OcrResult, diagram: ClassDiagram) -> CheckReport:
-    """Compare what OCR read in image A with what ``diagram`` (the PlantUML) says."""
+def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "auto"
+                     ) -> CheckReport:
+    """Compare what OCR read in image A with what ``diagram`` (the PlantUML) says.
+    ``language``: what image A's names are written in (settings ``[ocr] language``);
+    "auto" guesses it from their spelling."""
     started = time.perf_counter()
     tokens = image_tokens(ocr, ocr.layout if ocr.layout.boxes else None)
     names = diagram_names(diagram)
@@ -62,10 +129,11 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram) -> CheckReport:
         token = tokens[t]
         owner, owner_line = owners.get(token.class_box, ("", None)) \
             if token.class_box is not None else ("", None)
-        confidence = token.confidence * (0.6 if len(token.text) < 3 else 1.0)
+        confidence = read_trust(token.confidence) * (0.6 if len(token.text) < 3 else 1.0)
         missing.append(MissingName(token.text, token.kind, token.box, confidence, owner,
                                    owner_line))
 
+    blind = _blind_owners(names, paired_n)
     line_texts = [line.text for line in ocr.lines]
     compact = " ".join(line_texts).replace(" ", "").replace("_", "").casefold()
     keys = [token.key for token in tokens]
@@ -82,16 +150,43 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram) -> CheckReport:
                 best, nearest = similarity, token.text
         if len(name.key) >= 4 and name.key in compact:
             best = max(best, 0.8)  # written in the image, glued to something else
-        confidence = 1.0 - best
+        confidence = invented_confidence(best)
+        if len(name.key) == 1 and name.kind != "multiplicity":
+            confidence *= ONE_LETTER_FACTOR
+        if name.kind not in ("class", "multiplicity") and name.owner in blind:
+            confidence *= BLIND_FACTOR
         if name.kind == "multiplicity":
             confidence *= LONE_GLYPH_FACTOR if len(name.key) == 1 else SMALL_TEXT_FACTOR
         invented.append(InventedName(name.text, name.kind, name.line, name.owner,
                                      round(confidence, 4), nearest))
 
     readable = len(counted) >= min(MIN_READABLE_TOKENS, len(names))
+    said = language  # the user's setting; ``language`` becomes the verdict's
+    doubt, language, written = "", "", ""
+    # Overlap of the names that carry meaning (types, multiplicities and keywords are
+    # shared by any two diagrams of one language family: ``String``, ``int``, ``1..*``).
+    words = [n for n, name in enumerate(names) if name.kind in FLAG_KINDS]
+    read_words = [t for t in counted if tokens[t].kind in FLAG_KINDS]
+    overlap_low = len(words) >= 3 and (
+        sum(n in paired_n for n in words) < LOW_OVERLAP * len(words)
+        or sum(t in paired_t for t in read_words) < LOW_OVERLAP * max(1, len(read_words)))
+    if readable and overlap_low:
+        from cluestudio.core.check.language import guess_language
+
+        read = said if said != "auto" else guess_language(
+            tokens[t].text for t in read_words if t not in paired_t)
+        written = guess_language(names[n].text for n in words if n not in paired_n)
+        # names that lean to no language are English's as often as not: only a drawing
+        # clearly in another language says "translation" against them
+        if read and read != written and (written or read != "en"):
+            language = read
+        else:
+            doubt = ocr_doubt(ocr)
     return CheckReport(
         ocr.image_sha256, ocr.engine, ocr.width, ocr.height,
         image_tokens=len(counted), image_found=sum(1 for t in counted if t in paired_t),
         names=len(names), names_found=len(paired_n),
         missing=tuple(missing), invented=tuple(invented), readable=readable,
-        version=CHECK_VERSION, seconds=ocr.seconds + time.perf_counter() - started)
+        version=CHECK_VERSION, seconds=ocr.seconds + time.perf_counter() - started,
+        doubt=doubt, language=language,
+        written_language=written if language else "")

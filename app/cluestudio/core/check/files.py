@@ -12,7 +12,8 @@ from cluestudio.core.ocr.engine import OcrEngine
 
 def check_image_and_text(image: bytes, puml: str, *, image_source: str = "<image>",
                          puml_source: str = "<plantuml>", engine: OcrEngine | None = None,
-                         cache: OcrCache | None = None) -> CheckReport:
+                         cache: OcrCache | None = None, language: str = "auto"
+                         ) -> CheckReport:
     """Parse ``puml`` (errors name ``puml_source`` and the line), read ``image`` (errors
     name ``image_source``), compare."""
     from cluestudio.core.ocr.service import read_image
@@ -20,15 +21,16 @@ def check_image_and_text(image: bytes, puml: str, *, image_source: str = "<image
 
     diagram = parse_plantuml(puml, source=puml_source).diagram
     ocr = read_image(image, image_source, engine=engine, cache=cache)
-    return check_conversion(ocr, diagram)
+    return check_conversion(ocr, diagram, language=language)
 
 
 def check_files(image_path: str | os.PathLike[str], puml_path: str | os.PathLike[str], *,
-                engine: OcrEngine | None = None, cache: OcrCache | None = None) -> CheckReport:
+                engine: OcrEngine | None = None, cache: OcrCache | None = None,
+                language: str = "auto") -> CheckReport:
     from cluestudio.core.ocr.image import load_image_file
     from cluestudio.core.ocr.service import read_loaded
     from cluestudio.core.plantuml import parse_file
 
     diagram = parse_file(puml_path).diagram
     ocr = read_loaded(load_image_file(image_path), engine=engine, cache=cache)
-    return check_conversion(ocr, diagram)
+    return check_conversion(ocr, diagram, language=language)

@@ -9,7 +9,10 @@ would have claimed:
    edit, two beyond ten letters, with lengths at most one apart (OCR confuses ``l``/``I``,
    drops a letter, glues an icon on: ``obook``); shorter names must be exact;
 3. OCR glued two neighbouring words (``employshead``): names that together make up the
-   token; or it split one (``patient No``): neighbouring tokens that together make a name.
+   token; or it split one (``patient No``): neighbouring tokens that together make a name;
+4. a name the drawing wrapped over two lines (``Research`` above ``Associate`` in a box
+   too narrow for ``ResearchAssociate``): a token and the one just below or above it,
+   paired already or not (the second word is often a name of its own, ``Employee``).
 """
 
 from __future__ import annotations
@@ -177,6 +180,28 @@ def match(tokens: Sequence[ImageToken], names: Sequence[ModelName]) -> list[Pair
                 free_t.difference_update(run)
                 free_n.discard(n)
                 break
+
+    # 4. one name wrapped over two lines
+    for n in sorted(free_n):
+        nk = names[n].key
+        if len(nk) < 6 or names[n].kind == "multiplicity":
+            continue
+        found = _wrapped(n, nk, tokens, free_t)
+        if found is None:
+            continue
+        for u in found[1]:
+            # the second word was paired with a name of its own (``Employee``) that another,
+            # free token spells as well: that token takes the name, this one the wrap
+            twin = next((v for v in sorted(free_t) if v not in found[0]
+                         and tokens[v].key == tokens[u].key), None)
+            owner = next((i for i, p in enumerate(pairs) if u in p.tokens), None)
+            if twin is not None and owner is not None and len(pairs[owner].tokens) == 1:
+                pairs[owner] = Pair((twin,), pairs[owner].names, pairs[owner].how)
+                free_t.discard(twin)
+                found = ((*found[0], u), ())
+        pairs.append(Pair(found[0], (n,), "wrapped"))
+        free_t.difference_update(found[0])
+        free_n.discard(n)
     return pairs
 
 
@@ -188,6 +213,41 @@ def _side_by_side(left: ImageToken, right: ImageToken) -> bool:
     height = max(l_bottom - l_top, r_bottom - r_top, 1.0)
     return (-height <= r_left - l_right <= height
             and min(l_bottom, r_bottom) - max(l_top, r_top) > -0.5 * height)
+
+
+def _stacked(upper: ImageToken, lower: ImageToken) -> bool:
+    """Whether ``lower`` is the next line of text below ``upper``: overlapping columns, a
+    line's height or so apart."""
+    ax0, ay0, ax1, ay1 = upper.box.rect
+    bx0, by0, bx1, by1 = lower.box.rect
+    height = max(ay1 - ay0, by1 - by0, 1.0)
+    gap = by0 - ay1
+    overlap = min(ax1, bx1) - max(ax0, bx0)
+    return -0.3 * height <= gap <= 0.9 * height and overlap > -0.5 * height
+
+
+def _wrapped(n: int, key: str, tokens: Sequence[ImageToken], free: set[int]
+             ) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """(free, already paired) tokens of two stacked lines that together spell ``key``
+    (one of the two may already be paired with a name of its own)."""
+    words = [t for t, token in enumerate(tokens)
+             if token.kind != "multiplicity" and 2 <= len(token.key) < len(key)]
+    firsts = [t for t in words if key.startswith(tokens[t].key[:2])]
+    seconds = [u for u in words if key.endswith(tokens[u].key[-2:])]
+    allowed = edit_allowance(len(key))
+    for t in firsts:
+        for u in seconds:
+            if u == t or (t not in free and u not in free):
+                continue
+            first, second = tokens[t], tokens[u]
+            if second.line == first.line:
+                continue
+            joined = first.key + second.key
+            if (abs(len(joined) - len(key)) <= allowed and _distance(joined, key) <= allowed
+                    and _stacked(first, second)):
+                return (tuple(x for x in (t, u) if x in free),
+                        tuple(x for x in (t, u) if x not in free))
+    return None
 
 
 def _garbled_multiplicity(read: str, written: str) -> bool:

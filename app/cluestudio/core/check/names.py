@@ -66,7 +66,12 @@ def diagram_names(diagram: ClassDiagram) -> list[ModelName]:
 
     packages: set[str] = set()
     for cls in diagram.classes:
-        out.append(ModelName(cls.name, "class", cls.line, cls.name))
+        if cls.stereotype == "diamond" and not (cls.attributes or cls.methods):
+            continue  # ``<> name``: an n-ary association's diamond, drawn without its name
+        if _IDENTIFIER.fullmatch(cls.name):
+            out.append(ModelName(cls.name, "class", cls.line, cls.name))
+        else:  # a display name (``"Html (utility)"``, ``Queue.Node<T>``): its words
+            words(cls.name, "class", cls.line, cls.name)
         words(cls.stereotype, "stereotype", cls.line, cls.name)
         if cls.package:
             packages.update(cls.package.split("."))

@@ -82,6 +82,39 @@ class CheckReport:
     version: str = ""
     seconds: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
+    # Why the check could not judge name by name ("" when it could): the image and the
+    # PlantUML have too little in common and OCR read the image poorly. A person looks.
+    doubt: str = ""
+    # The image's names read in another language than the PlantUML's (language codes, ""
+    # when not): a translation, not a conversion that lost every name.
+    language: str = ""
+    written_language: str = ""
+
+    @property
+    def verdict(self) -> str:
+        """'clean', 'flagged', 'language' (names in another language) or 'could not judge'
+        (unreadable, or too hard to compare name by name: see :attr:`reason`)."""
+        if not self.readable or self.doubt:
+            return "could not judge"
+        if self.language:
+            return "language"
+        return "flagged" if self.flagged_by_names else "clean"
+
+    @property
+    def reason(self) -> str:
+        """The verdict in words, for a reviewer."""
+        from cluestudio.core.check.language import NAMES
+
+        if not self.readable:
+            return "could not judge: OCR read almost nothing in image A"
+        if self.doubt:
+            return f"could not judge: {self.doubt}"
+        if self.language:
+            read = NAMES.get(self.language, self.language)
+            written = NAMES.get(self.written_language, self.written_language)
+            return (f"the image's names are in {read}, the PlantUML's in {written}: "
+                    "a translation; compare the structure by eye")
+        return "flagged: look here first" if self.flagged else "no flag"
 
     @property
     def text_recall(self) -> float | None:
@@ -101,16 +134,20 @@ class CheckReport:
 
     @property
     def triage(self) -> float:
-        """0 (nothing to look at) … 1 (open this one first). An unreadable image is 1: a
-        person has to look at it."""
-        if not self.readable:
+        """0 (nothing to look at) … 1 (open this one first). An image the check could not
+        judge by names (unreadable, too hard, another language) is 1: a person has to look."""
+        if self.verdict in ("could not judge", "language"):
             return 1.0
         return 1.0 - math.exp(-self.weighted_flags / TRIAGE_SCALE)
 
     @property
     def flagged(self) -> bool:
-        if not self.readable:
-            return True
+        """Whether a reviewer should look first: a finding, or a verdict the check could
+        not reach by names (unreadable, too hard, another language)."""
+        return self.verdict != "clean"
+
+    @property
+    def flagged_by_names(self) -> bool:
         flags = [(m.kind, m.confidence) for m in self.missing]
         flags += [(i.kind, i.confidence) for i in self.invented]
         return any(kind in FLAG_KINDS and conf >= FLAG_CONFIDENCE for kind, conf in flags)
@@ -122,6 +159,8 @@ class CheckReport:
         return {
             "version": self.version, "engine": self.engine, "image_sha256": self.image_sha256,
             "width": self.width, "height": self.height, "readable": self.readable,
+            "verdict": self.verdict, "reason": self.reason, "doubt": self.doubt,
+            "language": self.language, "written_language": self.written_language,
             "triage": round(self.triage, 4), "flagged": self.flagged,
             "text_recall": rounded(self.text_recall),
             "name_precision": rounded(self.name_precision),
@@ -143,4 +182,6 @@ class CheckReport:
                    tuple(MissingName.from_dict(m) for m in d.get("missing", [])),
                    tuple(InventedName.from_dict(i) for i in d.get("invented", [])),
                    bool(d.get("readable", True)), str(d.get("version", "")),
-                   float(d.get("seconds", 0.0)))
+                   float(d.get("seconds", 0.0)), doubt=str(d.get("doubt", "")),
+                   language=str(d.get("language", "")),
+                   written_language=str(d.get("written_language", "")))

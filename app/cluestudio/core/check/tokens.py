@@ -11,6 +11,7 @@ multiplicity); otherwise the line's own shape does.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from cluestudio.core.check.names import name_key
@@ -19,6 +20,24 @@ from cluestudio.core.ocr.result import Box, Layout, OcrResult
 # An identifier, or a multiplicity as OCR reads it (``0..*``, ``0.*``, ``1..n``, ``*``).
 _TOKEN = re.compile(r"(?P<mult>(?<![\w.])(?:\d+|\*)(?:\s?\.{1,3}\s?(?:\d+|\*|n)?)?(?![\w]))"
                     r"|(?P<ident>[^\W\d]\w*)")
+
+
+# Words a diagram writes that are no model name of their own: visibility and other
+# modifiers, primitive types, UML's keywords (an ``«interface»`` whose guillemets OCR lost,
+# a frame's ``class``/``package`` tab). Read but not in the PlantUML, they are no finding.
+KEYWORDS = frozenset((
+    "public", "private", "protected", "package", "internal", "static", "final", "abstract",
+    "virtual", "override", "const", "readonly", "void", "int", "integer", "bool", "boolean",
+    "string", "str", "float", "double", "long", "char", "byte", "short", "null", "none",
+    "true", "false", "self", "this", "new", "return", "extends", "implements", "interface",
+    "enum", "enumeration", "class", "object", "datatype", "primitive", "utility", "namespace",
+    "frame", "pkg", "cd",
+))
+# Text between these is a stereotype, a constraint or a property (``«entity»``,
+# ``{ordered, unique}``, ``{abstract}``), a quoted value (``"Admin"``) or what follows an
+# ``=`` (an initial value, ``= 0x7F0``): not a name.
+_BRACKETED = re.compile(r"«[^»]*»?|<<[^>]*(?:>>)?|\{[^}]*\}?|\[[^\]]*\]?|\"[^\"]*\"?"
+                        r"|=[^,;)]*")
 
 
 @dataclass(frozen=True)
@@ -86,7 +105,12 @@ def image_tokens(ocr: OcrResult, layout: Layout | None = None) -> list[ImageToke
     out: list[ImageToken] = []
     for index, line in enumerate(ocr.lines):
         found: list[tuple[str, int, int, bool]] = []
-        for match in _TOKEN.finditer(line.text):
+        # full-width letters (ＢＣ) are the same letters; NFKC keeps their count, so
+        # character offsets still point into the line's box
+        text = unicodedata.normalize("NFKC", line.text)
+        text = text if len(text) == len(line.text) else line.text
+        bracketed = [m.span() for m in _BRACKETED.finditer(text)]
+        for match in _TOKEN.finditer(text):
             if match.group("mult") is not None:
                 found.append((match.group(), match.start(), match.end(), True))
                 continue
@@ -95,7 +119,7 @@ def image_tokens(ocr: OcrResult, layout: Layout | None = None) -> list[ImageToke
         if not found:
             continue
         idents = [(s, e) for w, s, e, mult in found if not mult]
-        shape = iter(_line_kinds(line.text, idents))
+        shape = iter(_line_kinds(text, idents))
         located = None if layout is None else layout.locate(line.box)
         for position, (word, start, end, mult) in enumerate(found):
             kind = "multiplicity" if mult else next(shape)
@@ -104,10 +128,19 @@ def image_tokens(ocr: OcrResult, layout: Layout | None = None) -> list[ImageToke
                     and len(found) > 1 and not found[1][3])
             if not mult and located is not None and located[1] == 0:
                 kind = "stereotype" if "«" in line.text or "<<" in line.text else "class"
+                if kind == "class" and len(idents) >= 3:
+                    kind = "label"  # a sentence in a box: a note's or a legend's text
             elif not mult and located is None and layout is not None and layout.boxes:
                 kind = "label"
             elif not mult and located is not None and kind == "label":
-                kind = "attribute"  # a bare word in a member compartment: an enum value
+                # a bare word in a member compartment: an enum value, or a Java-style
+                # member (``protected int count``, ``AgentAction act()``) whose last word
+                # is the name and whose words before it are modifiers and types
+                last = position == max(i for i, f in enumerate(found) if not f[3])
+                kind = "attribute" if last else "type"
+            if not mult and (any(a <= start < b for a, b in bracketed)
+                             or word.casefold() in KEYWORDS):
+                kind = "stereotype"
             out.append(ImageToken(word, kind, line.char_box(start, end), line.confidence,
                                   index, position, weak=icon or (not mult and _weak(word)),
                                   class_box=None if located is None else located[0]))

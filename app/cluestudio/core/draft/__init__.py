@@ -6,6 +6,11 @@ draft for a reviewer to correct, offered as the ``offline-draft`` converter plug
 VLM is configured.
 """
 
-from cluestudio.core.draft.convert import DRAFT_VERSION, DraftResult, draft_from_image
+from cluestudio.core.draft.convert import (
+    DRAFT_VERSION,
+    DraftResult,
+    draft_from_image,
+    draft_from_ocr,
+)
 
-__all__ = ["DRAFT_VERSION", "DraftResult", "draft_from_image"]
+__all__ = ["DRAFT_VERSION", "DraftResult", "draft_from_image", "draft_from_ocr"]

@@ -10,7 +10,7 @@ visibility as icons, which OCR reads as stray characters: a round one (``•``, 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from cluestudio.core.ocr.result import ClassBox, OcrResult, TextLine
 
@@ -20,6 +20,17 @@ _KIND_LETTERS = {"A": "abstract class", "I": "interface", "E": "enum", "C": "cla
 _CIRCLE_ALONE = re.compile(r"\W*\(?\s*([CAIE])\s*\)?\W*")
 _CIRCLE = re.compile(r"^\W*\(?\s*([CAIE])\s*\)?\s*(?=\W|[A-Z])")
 _IDENT = re.compile(r"[^\W\d]\w*")
+_BRACKETED = re.compile(r"«[^»]*»?|\{[^}]*\}?")
+# how OCR reads guillemets: doubled angle brackets, full-width or mathematical ones
+_GUILLEMETS = (("<<", "«"), (">>", "»"), ("《", "«"), ("》", "»"), ("≪", "«"), ("≫", "»"))
+# a member line: a visibility mark first, or a type after a colon, or parentheses
+_MEMBER_LINE = re.compile(r"^\s*[-+#~—–]|:|\(")
+# stereotypes and properties that say what kind of classifier a box is
+_KEYWORD_STEREOTYPES = {"abstract": "abstract class", "interface": "interface",
+                        "enumeration": "enum", "enum": "enum"}
+# what a tool's palette or a frame calls its shapes: never a class of a model
+_PLACEHOLDERS = frozenset({"class", "abstract", "abstractclass", "interface", "enumeration",
+                           "enum", "package", "object", "note", "datatype"})
 # letters whose two cases differ only in size: OCR often gets their case wrong, most of all
 # in italics (an abstract class's name) and in photographed diagrams
 _SIZE_ONLY_CASE = set("cosuvwxz")
@@ -32,18 +43,58 @@ class DraftClass:
     stereotype: str
     members: tuple[str, ...]  # PlantUML member lines
     box: ClassBox
+    confidence: float = 1.0  # how sure the name is (0..1)
+    doubt: str = ""  # why it is not sure, for a reviewer ("" when it is)
+    # members OCR read with little confidence: (member line, confidence)
+    doubtful_members: tuple[tuple[str, float], ...] = ()
+
+
+# OCR confidence below which a name or member is worth a reviewer's look
+SURE_READ = 0.9
 
 
 def _lines_in(ocr: OcrResult, rect: tuple[float, float, float, float]) -> list[TextLine]:
+    """The OCR lines inside ``rect`` (mostly: a line a box only cuts through, such as the
+    loop of a letter a thick marker closed, belongs to no box)."""
     x0, y0, x1, y1 = rect
-    inside = [ln for ln in ocr.lines
-              if x0 - 2 <= ln.box.center[0] <= x1 + 2 and y0 - 2 <= ln.box.center[1] <= y1 + 2]
+    inside = []
+    for ln in ocr.lines:
+        cx, cy = ocr.layout.upright(ln.box.center)
+        slack = max(2.0, 0.1 * ln.box.height)  # a line centred on the rule below
+        if not (x0 - 2 <= cx <= x1 + 2 and y0 - slack <= cy <= y1 + slack):
+            continue
+        lx0, _top, lx1, _bottom = ln.box.rect
+        width = max(1.0, lx1 - lx0)
+        if (min(lx1, x1 + 4) - max(lx0, x0 - 4)) / width >= 0.7:
+            inside.append(ln)
     return sorted(inside, key=lambda ln: (ln.box.rect[1], ln.box.rect[0]))
 
 
+def _header_read(lines: list[TextLine]) -> tuple[str, str, str, float, str]:
+    """:func:`_header` with how sure the name is and why not."""
+    name, keyword, stereotype = _header(lines)
+    if not name:
+        return name, keyword, stereotype, 0.0, ""
+    used = [ln for ln in lines if any(w in ln.text for w in _IDENT.findall(name))] or lines
+    confidence = min(ln.confidence for ln in used)
+    doubts = []
+    if confidence < SURE_READ:
+        doubts.append(f"name read at {confidence:.2f}")
+    if sum(1 for ln in lines if _IDENT.search(ln.text) and ln.text.strip() in name) >= 2:
+        confidence *= 0.8
+        doubts.append("name joined from two lines")
+    if not name[0].isupper():
+        confidence *= 0.8
+        doubts.append("a class name in lower case")
+    return name, keyword, stereotype, confidence, "; ".join(doubts)
+
+
 def _header(lines: list[TextLine]) -> tuple[str, str, str]:
-    """(name, keyword, stereotype) from the header's lines."""
-    keyword, stereotype, name = "class", "", ""
+    """(name, keyword, stereotype) from the header's lines: a stereotype («…», <<…>>) or a
+    property ({abstract}) is taken out wherever it stands; a name the box was too narrow
+    for runs over several lines (``Administrative`` / ``Employee``) and is joined."""
+    keyword, stereotype = "class", ""
+    name_lines: list[list[str]] = []
     for line in lines:
         text = line.text.strip()
         alone = _CIRCLE_ALONE.fullmatch(text)
@@ -54,15 +105,34 @@ def _header(lines: list[TextLine]) -> tuple[str, str, str]:
         if circle:
             keyword = _KIND_LETTERS[circle.group(1)]
             text = text[circle.end():]
-        if "«" in text or "<<" in text:
-            words = _IDENT.findall(text)
-            stereotype = words[0] if words else ""
-            continue
+        for read, meant in _GUILLEMETS:
+            text = text.replace(read, meant)
+        if _MEMBER_LINE.search(_BRACKETED.sub(" ", text)):
+            continue  # a member where a header was expected (a box without a rule)
+        for found in _BRACKETED.finditer(text):
+            words = _IDENT.findall(found.group())
+            word = words[0].casefold() if words else ""
+            if word in _KEYWORD_STEREOTYPES:
+                keyword = _KEYWORD_STEREOTYPES[word]
+            elif words and not stereotype:
+                stereotype = words[0]
+        text = _BRACKETED.sub(" ", text)
         words = [w for w in _IDENT.findall(_drop_icon(text)) if len(w) > 1]
+        if len(words) == 1 and words[0].casefold() in _KEYWORD_STEREOTYPES:
+            keyword = _KEYWORD_STEREOTYPES[words[0].casefold()]  # guillemets OCR lost
+            continue
         if words:
-            capitalised = all(w[0].isupper() for w in words)
-            name = "".join(words) if capitalised else max(words, key=len)
-    return name, keyword, stereotype
+            name_lines.append(words)
+    if not name_lines:
+        return "", keyword, stereotype
+    capitalised = [ws for ws in name_lines if all(w[0].isupper() for w in ws)]
+    if len(name_lines) == 2 and len(capitalised) == 2 and all(
+            len(ws) == 1 for ws in name_lines):
+        return "".join(w for ws in name_lines for w in ws), keyword, stereotype
+    if capitalised:  # the name comes first; more lines are members of a box without rules
+        return "".join(capitalised[0]), keyword, stereotype
+    words = max(name_lines, key=lambda ws: sum(map(len, ws)))
+    return max(words, key=len), keyword, stereotype
 
 
 def _drop_icon(text: str) -> str:
@@ -98,19 +168,27 @@ def classes_from(ocr: OcrResult) -> list[DraftClass]:
     taken: set[str] = set()
     for box in ocr.layout.boxes:
         header, *parts = box.compartments
-        name, keyword, stereotype = _header(_lines_in(ocr, header))
+        name, keyword, stereotype, confidence, doubt = _header_read(_lines_in(ocr, header))
         if not name or (not parts and not name[0].isupper()):
             continue  # a closed loop of lines with a label in it, not a class
+        if name.casefold() in _PLACEHOLDERS:
+            continue  # a palette's sample shape (an editor's screenshot), not the model's
+        if name in taken:
+            confidence *= 0.5
+            doubt = "; ".join(filter(None, [doubt, "another box has this name"]))
         while name in taken:
             name += "_"
         taken.add(name)
-        members = []
+        members, doubtful = [], []
         for part in parts:
             for line in _lines_in(ocr, part):
                 member = _member(line.text)
                 if member:
                     members.append(member)
-        out.append(DraftClass(name, keyword, stereotype, tuple(members), box))
+                    if line.confidence < SURE_READ:
+                        doubtful.append((member, round(line.confidence, 2)))
+        out.append(DraftClass(name, keyword, stereotype, tuple(members), box,
+                              round(confidence, 2), doubt, tuple(doubtful)))
     return in_diagram_case(out)
 
 
@@ -130,5 +208,5 @@ def in_diagram_case(classes: list[DraftClass]) -> list[DraftClass]:
         if name != cls.name and name in taken:
             name = cls.name  # two names that differ only in case stay apart
         taken.add(name)
-        out.append(DraftClass(name, cls.keyword, cls.stereotype, cls.members, cls.box))
+        out.append(replace(cls, name=name))
     return out

@@ -3,15 +3,40 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from cluestudio.core.draft.classes import DraftClass, classes_from
 from cluestudio.core.model import ClassDiagram
 from cluestudio.core.ocr.cache import OcrCache
 from cluestudio.core.ocr.engine import OcrEngine
+from cluestudio.core.ocr.result import OcrResult
+
+if TYPE_CHECKING:
+    import numpy as np
 
 DRAFT_VERSION = "1"
 _ARROWS = {"AS": "-->", "AG": "o--", "CO": "*--", "DE": "..>", "GE": "--|>", "RE": "..|>"}
+
+
+# Elements the draft is less sure of than this are marked for the reviewer.
+DOUBT_BELOW = 0.8
+DOUBT_MARK = "' ?"  # the comment line above a doubtful element in the draft's PlantUML
+
+
+@dataclass(frozen=True)
+class DraftDoubt:
+    """An element of the draft a reviewer should look at: the draft says how sure it is."""
+
+    kind: str  # "class", "member" or "relation"
+    element: str  # the class name, ``Class.member`` or ``A -- B``
+    confidence: float
+    reason: str
+    line: int  # 1-based line of the element in the draft's PlantUML
+
+    def to_dict(self) -> dict[str, object]:
+        return {"kind": self.kind, "element": self.element,
+                "confidence": self.confidence, "reason": self.reason, "line": self.line}
 
 
 @dataclass(frozen=True)
@@ -21,6 +46,12 @@ class DraftResult:
     classes: int
     relations: int
     warnings: tuple[str, ...] = ()
+    doubts: tuple[DraftDoubt, ...] = ()  # doubtful elements, in the PlantUML's order
+
+
+def doubt_comment(confidence: float, reason: str) -> str:
+    """The PlantUML comment line that marks the next element as doubtful."""
+    return f"{DOUBT_MARK} {confidence:.2f} {reason}"
 
 
 def _safe(name: str) -> str:
@@ -45,17 +76,32 @@ def draft_from_image(data: bytes, source: str = "<image>", *, engine: OcrEngine 
                      cache: OcrCache | None = None) -> DraftResult:
     """A draft diagram of image ``data``; members the parser cannot read are left out
     (and listed in ``warnings``) so the draft always parses."""
-    from cluestudio.core.draft.relations import trace_relations
-    from cluestudio.core.errors import ClueStudioError
     from cluestudio.core.ocr.image import load_image_bytes
     from cluestudio.core.ocr.service import read_loaded
-    from cluestudio.core.plantuml import parse_plantuml
 
     image = load_image_bytes(data, source)
     ocr = read_loaded(image, engine=engine, cache=cache)
+    return draft_from_ocr(image.pixels, ocr, source)
+
+
+def draft_from_ocr(pixels: np.ndarray, ocr: OcrResult, source: str = "<image>"
+                   ) -> DraftResult:
+    """The draft of an image already read (``pixels`` as decoded, ``ocr`` of them): the
+    check and the draft of one image share one OCR pass."""
+    from cluestudio.core.draft.relations import trace_relations
+    from cluestudio.core.errors import ClueStudioError
+    from cluestudio.core.plantuml import parse_plantuml
+
     classes = classes_from(ocr)
     warnings: list[str] = []
     body: list[str] = []
+    doubts: list[DraftDoubt] = []
+
+    def mark(kind: str, element: str, confidence: float, reason: str) -> None:
+        if confidence < DOUBT_BELOW:
+            body.append(doubt_comment(confidence, reason))
+            doubts.append(DraftDoubt(kind, element, confidence, reason, len(body) + 2))
+
     for cls in classes:
         kept = []
         for member in cls.members:
@@ -67,15 +113,25 @@ def draft_from_image(data: bytes, source: str = "<image>", *, engine: OcrEngine 
                 warnings.append(f"{cls.name}: left out {member!r} (unreadable)")
                 continue
             kept.append(member)
-        body += _class_block(DraftClass(cls.name, cls.keyword, cls.stereotype, tuple(kept),
-                                        cls.box))
-    relations = trace_relations(image.pixels, ocr, [c.box.rect for c in classes])
+        mark("class", cls.name, cls.confidence, cls.doubt or "name read with doubt")
+        block = _class_block(replace(cls, members=tuple(kept)))
+        start = len(body)
+        body += block
+        for member, confidence in cls.doubtful_members:
+            if member in kept and confidence < DOUBT_BELOW:
+                at = start + 1 + kept.index(member) + 1  # 1-based, after @startuml
+                doubts.append(DraftDoubt("member", f"{cls.name}.{member}", confidence,
+                                         f"member read at {confidence:.2f}", at + 1))
+    relations = trace_relations(pixels, ocr, [c.box.rect for c in classes])
     for rel in relations:
         begin, end = _safe(classes[rel.begin].name), _safe(classes[rel.end].name)
         ends = tuple(f' "{_multiplicity(m)}"' if m else "" for m in (rel.from_, rel.to))
         label = re.sub(r"[^\w\s]", "", rel.name).strip()
         suffix = f" : {label}" if label else ""
-        body.append(f"{begin}{ends[0]} {_ARROWS[rel.type.value]}{ends[1]} {end}{suffix}")
+        arrow = _ARROWS[rel.type.value]
+        mark("relation", f"{begin} {arrow} {end}", rel.confidence, rel.doubt)
+        body.append(f"{begin}{ends[0]} {arrow}{ends[1]} {end}{suffix}")
     puml = "\n".join(["@startuml", *body, "@enduml"]) + "\n"
     diagram = parse_plantuml(puml, source=f"draft of {source}").diagram
-    return DraftResult(puml, diagram, len(classes), len(relations), tuple(warnings))
+    return DraftResult(puml, diagram, len(classes), len(relations), tuple(warnings),
+                       tuple(doubts))

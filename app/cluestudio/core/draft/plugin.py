@@ -6,6 +6,7 @@ draft again (it always parses)."""
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Sequence
 
@@ -31,10 +32,21 @@ class OfflineDraftConverter:
         description="First-draft conversion without a VLM: class boxes and compartments "
                     "from the image, their text by OCR, relations traced along the lines.")
 
-    def __init__(self, *, engine: OcrEngine | None = None, cache: OcrCache | None = None
-                 ) -> None:
+    def __init__(self, *, engine: OcrEngine | None = None, cache: OcrCache | None = None,
+                 shared_cache: bool = True) -> None:
         self._engine = engine
         self._cache = cache
+        # Without a cache of its own the converter reads through the user's OCR cache, the
+        # one the check writes: an image the check has read is not read again.
+        self._shared_cache = shared_cache and cache is None
+
+    def _ocr_cache(self) -> OcrCache | None:
+        if self._cache is None and self._shared_cache:
+            try:
+                self._cache = OcrCache()
+            except (OSError, sqlite3.Error):
+                self._shared_cache = False  # a read-only home: read without a cache
+        return self._cache
 
     @property
     def model_id(self) -> str:
@@ -49,7 +61,7 @@ class OfflineDraftConverter:
             raise BackendError("the offline draft converter needs image A in the request")
         started = time.perf_counter()
         draft = draft_from_image(request.images[0].data, "image A", engine=self._engine,
-                                 cache=self._cache)
+                                 cache=self._ocr_cache())
         notes = "".join(f"' {w}\n" for w in draft.warnings)
         text = f"```plantuml\n{draft.puml.rstrip()}\n```\n{notes}"
         return VLMResponse(text, self.model_id, Usage(), time.perf_counter() - started)

@@ -48,6 +48,8 @@ class DraftRelation:
     from_: str = ""  # multiplicity at begin
     to: str = ""  # multiplicity at end
     name: str = ""
+    confidence: float = 0.9  # how sure the relation and its kind are (0..1)
+    doubt: str = ""  # why it is not sure, for a reviewer
 
 
 def _grow(rect: Rect, by: float, shape: tuple[int, int]) -> tuple[int, int, int, int]:
@@ -67,8 +69,12 @@ def trace_relations(pixels: np.ndarray, ocr: OcrResult, boxes: list[Rect]
     raw = ink_mask(upright_gray(pixels, ocr.layout.angle))
     lines = raw.copy()
     shape = lines.shape
+    # a box's outline is as thick as the drawing's strokes (a big export draws them 5 px)
+    stroke = stroke_width(raw)
+    clear = max(_CLEAR, stroke + 3)
+    scale = min(2.0, max(1.0, stroke / 3))  # arrowheads grow with the strokes, a little
     for rect in boxes:
-        x0, y0, x1, y1 = _grow(rect, _CLEAR, shape)
+        x0, y0, x1, y1 = _grow(rect, clear, shape)
         lines[y0:y1, x0:x1] = False
     texts = [_Text(ln.text.strip(), ocr.layout.upright(ln.box.center), ln.box.height,
                    ln.box.rect[2] - ln.box.rect[0]) for ln in ocr.lines]
@@ -86,30 +92,44 @@ def trace_relations(pixels: np.ndarray, ocr: OcrResult, boxes: list[Rect]
         marks[y0:y1, x0:x1] = False
     joined = ndimage.binary_dilation(lines, iterations=3)  # bridges small gaps
     labels, _count = ndimage.label(joined)
-    rings = [(_grow(rect, _CLEAR + _RING, shape), _grow(rect, _CLEAR, shape))
+    rings = [(_grow(rect, clear + _RING, shape), _grow(rect, clear, shape))
              for rect in boxes]
     relations: list[DraftRelation] = []
     used_labels: set[int] = set()
     loose = np.zeros(shape, dtype=bool)  # pieces that reach fewer than two boxes
     for found, component in _components(labels):
-        relation = _relation(component, found, rings, (bare, marks), outside, used_labels,
-                             False)
-        if relation is not None:
-            relations.append(relation)
+        found_relations = _relation(component, found, rings, (bare, marks), outside,
+                                    used_labels, False, scale)
+        if found_relations:
+            relations.extend(found_relations)
         elif len(_touches(component, found, rings)) < 2:
             loose[found] |= component & lines[found]
     # Dashed lines (dependencies, realizations) fall apart into dashes: join what is left
     # over with a wider reach, and those runs are dashed.
     labels, _count = ndimage.label(ndimage.binary_dilation(loose, iterations=6))
     for found, component in _components(labels):
-        relation = _relation(component, found, rings, (bare, marks), outside, used_labels,
-                             True)
-        if relation is not None:
-            relations.append(relation)
+        relations.extend(_relation(component, found, rings, (bare, marks), outside,
+                                   used_labels, True, scale))
     return relations
 
 
 Ring = tuple[tuple[int, int, int, int], tuple[int, int, int, int]]
+
+
+def stroke_width(ink: np.ndarray) -> int:
+    """The usual thickness of the drawing's strokes (px): the median length of the short
+    runs of ink down a sample of columns (long runs are vertical lines, not thickness)."""
+    import numpy as np
+
+    sample = ink[:, :: max(1, ink.shape[1] // 200)].astype(np.int8)
+    edges = np.diff(np.pad(sample, ((1, 1), (0, 0))), axis=0)
+    starts = np.argwhere(edges.T == 1)
+    ends = np.argwhere(edges.T == -1)
+    if len(starts) == 0 or len(starts) != len(ends):
+        return 1
+    runs = ends[:, 1] - starts[:, 1]
+    runs = runs[runs <= 30]
+    return int(np.median(runs)) if len(runs) else 1
 
 
 def _components(labels: np.ndarray) -> Iterator[tuple[tuple[slice, slice], np.ndarray]]:
@@ -146,13 +166,31 @@ def _touches(component: np.ndarray, found: tuple[slice, slice], rings: list[Ring
 
 def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Ring],
               ink: tuple[np.ndarray, np.ndarray], texts: list[_Text], used: set[int],
-              dashed: bool) -> DraftRelation | None:
+              dashed: bool, scale: float = 1.0) -> list[DraftRelation]:
     import numpy as np
     from scipy import ndimage
 
     touches = _touches(component, found, rings)
     if len(touches) < 2:
-        return None
+        return []
+    bare, marks = ink
+    doubts: list[str] = ["a dashed line pieced together"] if dashed else []
+    if len(touches) > 2:
+        # One triangle and several boxes on one tree of lines: the generalizations of a
+        # shared trunk (UML's tree style), each child to the one parent.
+        heads = [_head(marks, point, scale) for _b, point in touches]
+        if heads.count("triangle") == 1:
+            parent, where = touches[heads.index("triangle")]
+            facing = _OPPOSITE[_side(where, rings[parent][1])]
+            children = [child for child, point in touches if child != parent]
+            # a tree: every child meets the trunk on the side that faces the triangle
+            # (crossing lines that merely touch make no such pattern)
+            if all(_side(point, rings[child][1]) == facing
+                   for child, point in touches if child != parent):
+                kind = RelationType.REALIZATION if dashed else RelationType.GENERALIZATION
+                return [DraftRelation(kind, child, parent, confidence=0.8,
+                                      doubt="one trunk shared by several children")
+                        for child in children]
     if len(touches) > 2:
         # A line that passes close by a third box still ends at two: the two contacts
         # farthest apart.
@@ -161,13 +199,13 @@ def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Rin
                  if i < j]
         _d, i, j = max(pairs)
         touches = [touches[i], touches[j]]
+        doubts.append("the line passes other boxes: are these its ends?")
     (a, pa), (b, pb) = touches
-    bare, marks = ink
     if not dashed:
         strokes = bare[found] & component
         sizes = np.bincount(ndimage.label(strokes)[0].ravel())[1:]
         dashed = int((sizes >= 6).sum()) >= 4  # several short dashes, not one stroke
-    head_a, head_b = _head(marks, pa), _head(marks, pb)
+    head_a, head_b = _head(marks, pa, scale), _head(marks, pb, scale)
     rtype, begin, end = RelationType.ASSOCIATION, a, b
     if "triangle" in (head_a, head_b):
         parent, child = (a, b) if head_a == "triangle" else (b, a)
@@ -177,33 +215,53 @@ def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Rin
         # A filled arrowhead and a filled diamond look alike at this size: take it for an
         # arrow (the commoner), pointing at that box.
         begin, end = (b, a) if head_a == "blob" else (a, b)
+        doubts.append("a filled head: an arrow, or a composition's diamond?")
     elif dashed:
         rtype = RelationType.DEPENDENCY
     at = {a: pa, b: pb}
     ys, xs = np.nonzero(component)
     line_points = np.stack([xs + found[1].start, ys + found[0].start], axis=1)[::7]
     from_, to, name = _texts(texts, at[begin], at[end], line_points, used)
-    return DraftRelation(rtype, begin, end, from_, to, name)
+    confidence = 0.9 * 0.75 ** len(doubts)
+    return [DraftRelation(rtype, begin, end, from_, to, name, round(confidence, 2),
+                          "; ".join(doubts))]
 
 
-def _head(ink: np.ndarray, point: tuple[float, float]) -> str:
-    """'triangle', 'blob' or '' for the decoration where a line meets a box."""
+_OPPOSITE = {"top": "bottom", "bottom": "top", "left": "right", "right": "left"}
+
+
+def _side(point: tuple[float, float], rect: tuple[int, int, int, int]) -> str:
+    """The side of ``rect`` that ``point`` (just outside it) is nearest to."""
+    x, y = point
+    gaps = {"left": abs(x - rect[0]), "top": abs(y - rect[1]), "right": abs(x - rect[2]),
+            "bottom": abs(y - rect[3])}
+    return min(gaps, key=lambda k: gaps[k])
+
+
+def _head(ink: np.ndarray, point: tuple[float, float], scale: float = 1.0) -> str:
+    """'triangle', 'blob' or '' for the decoration where a line meets a box (``scale``:
+    the drawing's stroke thickness over PlantUML's)."""
     import numpy as np
     from scipy import ndimage
 
     x, y = int(point[0]), int(point[1])
     h, w = ink.shape
-    y0, y1, x0, x1 = max(0, y - 16), min(h, y + 17), max(0, x - 16), min(w, x + 17)
+    reach = int(16 * scale)
+    y0, y1, x0, x1 = max(0, y - reach), min(h, y + reach + 1), max(0, x - reach), min(
+        w, x + reach + 1)
     window = ink[y0:y1, x0:x1]
     if window.size == 0:
         return ""
     holes, count = ndimage.label(~window)
     sizes = np.bincount(holes.ravel())
     border = set(np.unique(np.concatenate([holes[0], holes[-1], holes[:, 0], holes[:, -1]])))
-    enclosed = [i for i in range(1, count + 1) if i not in border and 12 <= sizes[i] <= 400]
+    area = scale * scale
+    enclosed = [i for i in range(1, count + 1)
+                if i not in border and 12 * area <= sizes[i] <= 400 * area]
     if enclosed:
         return "triangle"
-    core = ink[max(0, y - 7):min(h, y + 8), max(0, x - 7):min(w, x + 8)]
+    near = int(7 * scale)
+    core = ink[max(0, y - near):min(h, y + near + 1), max(0, x - near):min(w, x + near + 1)]
     if core.size and core.mean() > 0.6:
         return "blob"
     return ""

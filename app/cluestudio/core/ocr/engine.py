@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 # Bump when our use of the engine changes what it reads (settings, preprocessing), so
 # cached results from the old way are not reused.
-PREPARATION_VERSION = "1"
+PREPARATION_VERSION = "2"  # 2: the layout also looks with thicker strokes (issue 29)
 # rapidocr shrinks larger images to this side first; PlantUML text is ~11 px high, so a
 # big diagram shrunk to the default 2000 px loses its smallest labels.
 MAX_SIDE = 3200

@@ -11,9 +11,10 @@ Works for straight (PlantUML), wobbly (``handwritten``) and slightly rotated out
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from cluestudio.core.ocr.result import ClassBox, Layout, Rect
+from cluestudio.core.ocr.result import Box, ClassBox, Layout, Rect
 
 if TYPE_CHECKING:
     import numpy as np
@@ -82,16 +83,94 @@ def straightened(pixels: np.ndarray) -> tuple[np.ndarray, float]:
     return upright_gray(pixels, angle), angle
 
 
-def find_layout(pixels: np.ndarray, *, min_side: int = 12) -> Layout:
-    """The class boxes of an RGB image (H×W×3 uint8), tilt corrected (``Layout.angle``)."""
+def find_layout(pixels: np.ndarray, *, min_side: int = 12,
+                text: Sequence[Box] = ()) -> Layout:
+    """The class boxes of an RGB image (H×W×3 uint8), tilt corrected (``Layout.angle``).
+    ``text``: where OCR read lines of text (image pixels), so thick strokes of writing are
+    not taken for outlines."""
     import numpy as np
     from scipy import ndimage
 
     gray, angle = straightened(pixels)
+    center = (pixels.shape[1] / 2, pixels.shape[0] / 2)
     ink = ink_mask(gray)
+    boxes = _boxes(ink, min_side)
+    # A marker's or a pen's outline has gaps a pixel's thickening does not close (a corner
+    # drawn in two strokes that do not meet): look again with thicker strokes, and keep
+    # the boxes found only that way (grown back by the thickening). Thickened writing would
+    # touch the rules above and below it and cut a header in two: it is wiped first (the
+    # middle of each line of text, so an outline it overlaps stays closed).
+    grow = 3
+    thick = ink.copy()
+    layout = Layout((), angle, center)
+    for line in text:
+        x0, y0, x1, y1 = line.rect
+        cx, cy = layout.upright(line.center)
+        half_w, half_h = (x1 - x0) / 2 - 0.2 * (y1 - y0), 0.3 * (y1 - y0)
+        if half_w > 0:
+            thick[max(0, int(cy - half_h)):max(0, int(cy + half_h)),
+                  max(0, int(cx - half_w)):max(0, int(cx + half_w))] = False
+    # A hand-drawn side often stops short of the side it should meet: straight strokes
+    # are drawn on, along their own direction, by up to ``reach`` pixels.
+    reach = 12
+    for run, along in (((1, 25), (1, 2 * reach + 1)), ((25, 1), (2 * reach + 1, 1))):
+        straight = ndimage.binary_opening(thick, structure=np.ones(run, dtype=bool))
+        thick |= ndimage.binary_dilation(straight, structure=np.ones(along, dtype=bool))
+    thick = np.asarray(ndimage.binary_dilation(thick, iterations=grow))
+    # … and a rounded corner leaves less of each side straight
+    for box in _boxes(thick, min_side, cover=0.7, overlap=6):
+        grown = ClassBox(_grown(box.rect, grow),
+                         tuple(_grown(r, grow) for r in box.compartments))
+        same = [i for i, b in enumerate(boxes) if _overlap(grown.rect, b.rect)]
+        if not same:
+            boxes.append(grown)
+        elif (len(same) == 1 and len(boxes[same[0]].compartments) == 1
+              and len(grown.compartments) > 1
+              and _similar(grown.rect, boxes[same[0]].rect, 3 * grow)):
+            # the same box, whose compartment rule stops short of its sides: the thick
+            # look splits it where the thin one could not
+            boxes[same[0]] = grown
+    boxes = [b for b in boxes if not _package_tab(ink, b)]
+    return Layout(tuple(boxes), angle, center)
+
+
+def _package_tab(ink: np.ndarray, box: ClassBox) -> bool:
+    """Whether ``box`` is a package's (or a frame's) name tab: one compartment whose bottom
+    side runs on to the right as the top of the frame below it. A class box's sides end at
+    its corners."""
+    import numpy as np
+
+    if len(box.compartments) != 1:
+        return False
+    x0, _y0, x1, y1 = (int(v) for v in box.rect)
+    reach = max(40, x1 - x0)
+    band = ink[max(0, y1 - 2):y1 + 6, x1 + 6:x1 + 6 + reach]
+    if band.shape[1] < reach:
+        return False
+    return float(np.asarray(band).any(axis=0).mean()) >= 0.95
+
+
+def _grown(rect: Rect, by: float) -> Rect:
+    return (rect[0] - by, rect[1] - by, rect[2] + by, rect[3] + by)
+
+
+def _similar(a: Rect, b: Rect, slack: float) -> bool:
+    return all(abs(p - q) <= slack for p, q in zip(a, b, strict=True))
+
+
+def _overlap(a: Rect, b: Rect) -> bool:
+    return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
+
+
+def _boxes(ink: np.ndarray, min_side: int, cover: float = 0.85, overlap: int = 0
+           ) -> list[ClassBox]:
+    """The class boxes outlined by ``ink``: enclosed, nearly rectangular regions."""
+    import numpy as np
+    from scipy import ndimage
+
     labels, count = ndimage.label(~ink)
     if count == 0:
-        return Layout(())
+        return []
     outside = set(np.unique(np.concatenate(
         [labels[0, :], labels[-1, :], labels[:, 0], labels[:, -1]])).tolist())
     sizes = np.bincount(labels.ravel(), minlength=count + 1)
@@ -116,15 +195,16 @@ def find_layout(pixels: np.ndarray, *, min_side: int = 12) -> Layout:
         if height < min_side:
             if sizes[index] >= 0.8 * area:
                 thin.append(rect)
-        elif _outlined(ink, rect):
+        elif _outlined(ink, rect, cover):
             parts.append(rect)
-    center = (pixels.shape[1] / 2, pixels.shape[0] / 2)
-    return Layout(tuple(_stack(parts, thin)), angle, center)
+    return _stack(parts, thin, overlap)
 
 
 def _outlined(ink: np.ndarray, rect: Rect, cover: float = 0.85) -> bool:
     """Whether ink runs along all four sides of ``rect``: a compartment is drawn with four
-    strokes; a loop of relation lines has slanted sides. The band allows a photo's tilt."""
+    strokes; a loop of relation lines has slanted sides. The band reaches inside the
+    rectangle as far as outside it: a box in a photo is a trapezoid (perspective), so its
+    bounding rectangle touches each side only at one end, and the rest runs inside."""
     import numpy as np
 
     height, width = ink.shape
@@ -135,16 +215,18 @@ def _outlined(ink: np.ndarray, rect: Rect, cover: float = 0.85) -> bool:
     def band(rows: slice, cols: slice, axis: int) -> float:
         return float(np.asarray(ink[rows, cols]).any(axis=axis).mean())
 
-    top = band(slice(max(0, y0 - across), y0 + 2), slice(x0, x1), 0)
-    bottom = band(slice(max(0, y1 - 2), min(height, y1 + across)), slice(x0, x1), 0)
-    left = band(slice(y0, y1), slice(max(0, x0 - down), x0 + 2), 1)
-    right = band(slice(y0, y1), slice(max(0, x1 - 2), min(width, x1 + down)), 1)
+    top = band(slice(max(0, y0 - across), y0 + across), slice(x0, x1), 0)
+    bottom = band(slice(max(0, y1 - across), min(height, y1 + across)), slice(x0, x1), 0)
+    left = band(slice(y0, y1), slice(max(0, x0 - down), x0 + down), 1)
+    right = band(slice(y0, y1), slice(max(0, x1 - down), min(width, x1 + down)), 1)
     return min(top, bottom, left, right) >= cover
 
 
-def _stack(parts: list[Rect], thin: list[Rect] = []) -> list[ClassBox]:  # noqa: B006
+def _stack(parts: list[Rect], thin: list[Rect] = [], overlap: int = 0  # noqa: B006
+           ) -> list[ClassBox]:
     """Group compartments into class boxes: same left/right edges, touching vertically; an
-    empty (thin) compartment joins a box but never starts one."""
+    empty (thin) compartment joins a box but never starts one. ``overlap``: how far regions
+    of thickened strokes may overlap and still stack."""
     starts = len(parts)
     parts = sorted(parts, key=lambda r: (r[1], r[0])) + sorted(thin, key=lambda r: r[1])
     used = [False] * len(parts)
@@ -156,11 +238,12 @@ def _stack(parts: list[Rect], thin: list[Rect] = []) -> list[ClassBox]:  # noqa:
         column = [first]
         while True:
             last = column[-1]
-            tolerance = max(6.0, 0.04 * (last[2] - last[0]))
+            # a hand-drawn box's sides wander
+            tolerance = max(6.0, (0.05 if overlap else 0.04) * (last[2] - last[0]))
             nxt = next((j for j, r in enumerate(parts) if not used[j]
                         and abs(r[0] - last[0]) <= tolerance
                         and abs(r[2] - last[2]) <= tolerance
-                        and 0 <= r[1] - last[3] <= 18), None)
+                        and -overlap <= r[1] - last[3] <= 18), None)
             if nxt is None:
                 break
             used[nxt] = True

@@ -92,6 +92,10 @@ class CheckPanel(QWidget):
             self.summary.setText("<b>⚑ Image A is unreadable for OCR</b>: look at it "
                                  "yourself.")
             return
+        if getattr(report, "verdict", "") in ("could not judge", "language"):
+            # no name-by-name verdict: say why, and leave the findings out (they are noise)
+            self.summary.setText(f"<b>⚑ {escape(report.reason)}</b>")
+            return
         recall = report.text_recall
         precision = report.name_precision
         flag = "<b>⚑ flagged</b>: look here first" if report.flagged else "no flag"

@@ -1,0 +1,184 @@
+"""The offline draft on drawings not in PlantUML's look (issue 29): boxes drawn here with PIL
+the way a marker or another tool draws them (thick strokes, a corner that does not meet,
+rounded corners, no compartment rules, a tree of generalizations), with the text OCR would
+read given by hand, so no OCR engine runs. The draft says how sure it is, element by element.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw
+
+from cluestudio.core.draft import draft_from_ocr
+from cluestudio.core.draft.convert import DOUBT_MARK
+from cluestudio.core.model import ClassKind, RelationType
+from cluestudio.core.ocr import Box, OcrResult, TextLine
+from cluestudio.core.ocr.layout import find_layout
+
+WIDTH, HEIGHT = 900, 700
+Text = tuple[str, tuple[int, int, int, int], float]
+
+
+def _canvas() -> tuple[Image.Image, ImageDraw.ImageDraw]:
+    image = Image.new("RGB", (WIDTH, HEIGHT), (235, 237, 233))  # a light board, not white
+    return image, ImageDraw.Draw(image)
+
+
+def _marker_box(draw: ImageDraw.ImageDraw, x0: int, y0: int, x1: int, y1: int,
+                rule: int | None = None, gap: int = 0, radius: int = 0) -> None:
+    """A box in 6 px marker strokes; ``gap``: the top side stops that short of the right
+    side; ``radius``: rounded corners; ``rule``: a compartment line at that height."""
+    ink = (40, 40, 45)
+    if radius:
+        draw.rounded_rectangle((x0, y0, x1, y1), radius=radius, outline=ink, width=6)
+    else:
+        draw.line((x0, y0, x1 - gap, y0), fill=ink, width=6)
+        draw.line((x1, y0 - 3, x1, y1), fill=ink, width=6)
+        draw.line((x0, y1, x1, y1), fill=ink, width=6)
+        draw.line((x0, y0 - 3, x0, y1 + 3), fill=ink, width=6)
+    if rule is not None:
+        draw.line((x0 + 8, rule, x1 - gap - 2, rule), fill=ink, width=5)
+
+
+def _write(draw: ImageDraw.ImageDraw, texts: list[Text]) -> None:
+    for _text, (x0, y0, x1, y1), _conf in texts:
+        # a stand-in for handwriting: a thick scribble filling the line's box, the way a
+        # marker's letters do (only where OCR says text is matters here)
+        draw.rectangle((x0 + 4, y0 + 10, x1 - 4, y1 - 10), fill=(40, 40, 45))
+
+
+def _ocr(image: Image.Image, texts: list[Text]) -> tuple[np.ndarray, OcrResult]:
+    pixels = np.asarray(image)
+    lines = tuple(TextLine(text, Box.from_rect(*rect), conf) for text, rect, conf in texts)
+    layout = find_layout(pixels, text=[line.box for line in lines])
+    return pixels, OcrResult("0" * 64, "hand", WIDTH, HEIGHT, lines, layout=layout)
+
+
+def test_marker_boxes_with_open_corners_and_round_corners_are_found() -> None:
+    image, draw = _canvas()
+    _marker_box(draw, 60, 80, 320, 300, rule=150, gap=9)  # top side stops short
+    _marker_box(draw, 520, 80, 820, 260, rule=150, radius=28)  # rounded
+    texts: list[Text] = [("Library", (120, 95, 260, 140), 0.99),
+                         ("name: str", (80, 170, 250, 210), 0.97),
+                         ("Author", (590, 95, 740, 140), 0.99),
+                         ("email: str", (540, 170, 720, 210), 0.96)]
+    _write(draw, texts)
+    pixels, ocr = _ocr(image, texts)
+    draft = draft_from_ocr(pixels, ocr)
+    assert set(draft.diagram.class_names) == {"Library", "Author"}
+    members = {c.name: [a.name for a in c.attributes] for c in draft.diagram.classes}
+    assert members == {"Library": ["name"], "Author": ["email"]}
+
+
+def test_header_stereotype_on_the_name_line_and_a_name_over_two_lines() -> None:
+    image, draw = _canvas()
+    _marker_box(draw, 60, 80, 420, 200)
+    _marker_box(draw, 500, 80, 760, 260)
+    texts: list[Text] = [("<<abstract》 Animal", (80, 110, 400, 160), 0.95),
+                         ("Administrative", (520, 100, 740, 150), 0.98),
+                         ("Employee", (550, 160, 710, 210), 0.98)]
+    _write(draw, texts)
+    pixels, ocr = _ocr(image, texts)
+    draft = draft_from_ocr(pixels, ocr)
+    kinds = {c.name: c.kind for c in draft.diagram.classes}
+    assert kinds == {"Animal": ClassKind.ABSTRACT, "AdministrativeEmployee": ClassKind.CLASS}
+    joined = [d for d in draft.doubts if d.element == "AdministrativeEmployee"]
+    assert joined and "two lines" in joined[0].reason
+
+
+def test_a_tree_of_generalizations_gives_each_child_its_parent() -> None:
+    image, draw = _canvas()
+    ink = (40, 40, 45)
+    _marker_box(draw, 330, 60, 570, 160)  # parent
+    for x0 in (60, 340, 620):
+        _marker_box(draw, x0, 420, x0 + 220, 520)  # children
+    # hollow triangle under the parent, one trunk, one branch to each child
+    draw.polygon([(450, 166), (434, 192), (466, 192)], outline=ink, width=4)
+    draw.line((450, 192, 450, 330), fill=ink, width=5)
+    draw.line((170, 330, 730, 330), fill=ink, width=5)
+    for x in (170, 450, 730):
+        draw.line((x, 330, x, 414), fill=ink, width=5)
+    texts: list[Text] = [("Animal", (390, 85, 510, 135), 0.99),
+                         ("Duck", (120, 445, 230, 495), 0.99),
+                         ("Fish", (400, 445, 500, 495), 0.99),
+                         ("Horse", (680, 445, 790, 495), 0.99)]
+    _write(draw, texts)
+    pixels, ocr = _ocr(image, texts)
+    draft = draft_from_ocr(pixels, ocr)
+    found = {(r.type, r.begin, r.end) for r in draft.diagram.relations}
+    assert found == {(RelationType.GENERALIZATION, child, "Animal")
+                     for child in ("Duck", "Fish", "Horse")}
+
+
+def test_the_draft_marks_what_it_read_with_doubt() -> None:
+    image, draw = _canvas()
+    _marker_box(draw, 60, 80, 320, 300, rule=150)
+    _marker_box(draw, 520, 80, 820, 300, rule=150)
+    texts: list[Text] = [("Library", (120, 95, 260, 140), 0.99),
+                         ("name: str", (80, 170, 250, 210), 0.62),
+                         ("Autor", (590, 95, 740, 140), 0.58),
+                         ("email: str", (540, 170, 720, 210), 0.97)]
+    _write(draw, texts)
+    pixels, ocr = _ocr(image, texts)
+    draft = draft_from_ocr(pixels, ocr)
+    doubts = {d.element: d for d in draft.doubts}
+    assert set(doubts) == {"Autor", "Library.name : str"}
+    assert doubts["Autor"].confidence == pytest.approx(0.58)
+    lines = draft.puml.splitlines()
+    # each doubt points at its element's line; a class is marked by a comment above it
+    assert lines[doubts["Autor"].line - 1].startswith("class Autor")
+    assert lines[doubts["Autor"].line - 2].startswith(DOUBT_MARK)
+    assert lines[doubts["Library.name : str"].line - 1].strip() == "name : str"
+    assert "Library" not in {d.element for d in draft.doubts}  # read surely: no mark
+
+
+class _CountingEngine:
+    """An OCR engine that reads the same two lines from any image and counts its reads."""
+
+    engine_id = "counting-test-engine"
+
+    def __init__(self) -> None:
+        self.reads = 0
+
+    def read(self, pixels: np.ndarray) -> list[TextLine]:
+        self.reads += 1
+        return [TextLine("Library", Box.from_rect(120, 95, 260, 140), 0.99),
+                TextLine("name: str", Box.from_rect(80, 170, 250, 210), 0.97)]
+
+
+def test_the_draft_reuses_the_reading_the_check_made() -> None:
+    import io
+
+    from cluestudio.core.draft.plugin import OfflineDraftConverter
+    from cluestudio.core.ocr import OcrCache, read_image
+    from cluestudio.core.vlm.backend import ImageInput, VLMRequest
+
+    image, draw = _canvas()
+    _marker_box(draw, 60, 80, 320, 300, rule=150)
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    engine = _CountingEngine()
+    with OcrCache() as cache:  # the user's cache (CLUESTUDIO_CACHE_DIR in tests)
+        read_image(buffer.getvalue(), "a.png", engine=engine, cache=cache)
+    assert engine.reads == 1
+    answer = OfflineDraftConverter(engine=engine).complete(
+        VLMRequest("convert", (ImageInput.from_bytes(buffer.getvalue()),)))
+    assert "class Library" in answer.text and engine.reads == 1
+
+
+def test_a_package_frame_s_name_tab_is_no_class() -> None:
+    image = Image.new("RGB", (WIDTH, HEIGHT), "white")
+    draw = ImageDraw.Draw(image)
+    ink = (30, 30, 30)
+    draw.rectangle((40, 40, 160, 70), outline=ink, width=1)  # the tab, "App"
+    draw.rectangle((40, 70, 700, 500), outline=ink, width=1)  # the frame below it
+    draw.rectangle((120, 150, 360, 260), outline=ink, width=1)  # a class inside
+    draw.line((120, 185, 360, 185), fill=ink, width=1)
+    texts: list[Text] = [("App", (80, 45, 120, 66), 0.99), ("Clock", (200, 158, 280, 180), 0.99),
+                         ("now : Date", (130, 195, 260, 215), 0.98)]
+    for _t, (x0, y0, x1, y1), _c in texts:
+        draw.rectangle((x0 + 3, y0 + 6, x1 - 3, y1 - 6), fill=ink)
+    pixels, ocr = _ocr(image, texts)
+    draft = draft_from_ocr(pixels, ocr)
+    assert draft.diagram.class_names == ("Clock",)
