@@ -666,7 +666,7 @@ def test_story13_the_first_start_asks_who_is_grading_once(qtbot, tmp_path) -> No
 
 def test_story13_labels_say_what_they_count(session, tmp_path) -> None:
     from cluestudio.gui.menus import effective_shortcuts
-    from cluestudio.gui.widgets.image_views import ZoomBar
+    from cluestudio.gui.widgets.zoom_bar import ZoomBar
 
     window = session.open(_course_workspace(tmp_path))
     header = window.analysis.agreement_overview.headerItem()

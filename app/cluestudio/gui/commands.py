@@ -124,6 +124,9 @@ class WindowCommands(QObject):
     def fit_images(self) -> None:
         self._sync().fit_all()  # type: ignore[attr-defined]
 
+    def readable_zoom(self) -> None:
+        self._sync().readable_all()  # type: ignore[attr-defined]
+
     def actual_size(self) -> None:
         self._sync().actual_size_all()  # type: ignore[attr-defined]
 

@@ -26,10 +26,11 @@ from cluestudio.gui.qt import (
     Signal,
 )
 from cluestudio.gui.widgets.group_panel import GroupPanel
-from cluestudio.gui.widgets.image_views import DiagramImageView, ZoomBar, ZoomSync
+from cluestudio.gui.widgets.image_views import DiagramImageView, ZoomSync
 from cluestudio.gui.widgets.metric_panel import MetricPanel
 from cluestudio.gui.widgets.plantuml_editor import PlantUMLEditor
 from cluestudio.gui.widgets.rubric_panel import RubricPanel
+from cluestudio.gui.widgets.zoom_bar import ZoomBar
 from cluestudio.gui.worker import INTERACTIVE, LatestJob
 
 

@@ -39,8 +39,8 @@ from cluestudio.gui.qt import (
     Signal,
 )
 from cluestudio.gui.review_mode import ReviewMode
-from cluestudio.gui.widgets.image_views import ZoomBar
 from cluestudio.gui.widgets.job_panel import ErrorPanel, JobStatus
+from cluestudio.gui.widgets.zoom_bar import ZoomBar
 from cluestudio.gui.worker import JobHandle, JobRunner, ProcessRunner
 from cluestudio.gui.workspace_actions import WorkspaceActions
 

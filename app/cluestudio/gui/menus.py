@@ -66,7 +66,8 @@ MENUS: tuple[tuple[str, tuple[Entry, ...]], ...] = (
         Entry("&Apply my rating to the group…", "apply_group_rating", "Ctrl+Shift+G"),
     )),
     ("&View", (
-        Entry("&Fit images", "fit_images", "Ctrl+0"),
+        Entry("&Fit images (whole diagram)", "fit_images", "Ctrl+0"),
+        Entry("&Readable zoom", "readable_zoom", "Ctrl+9"),
         Entry("&Actual size", "actual_size", "Ctrl+Shift+0"),
         Entry("Zoom &in", "zoom_in", "Ctrl+="),
         Entry("Zoom &out", "zoom_out", "Ctrl+-"),

@@ -38,16 +38,12 @@ from cluestudio.gui.qt import (
     Signal,
 )
 from cluestudio.gui.widgets.check_panel import CheckPanel, report_flag_confidence
-from cluestudio.gui.widgets.image_views import (
-    CompareView,
-    DiagramImageView,
-    ZoomBar,
-    ZoomSync,
-    image_from_bytes,
-)
+from cluestudio.gui.widgets.compare_view import CompareView
+from cluestudio.gui.widgets.image_views import DiagramImageView, ZoomSync, image_from_bytes
 from cluestudio.gui.widgets.metric_panel import probe_html
 from cluestudio.gui.widgets.plantuml_editor import PlantUMLEditor
 from cluestudio.gui.widgets.verdict_panel import VerdictPanel
+from cluestudio.gui.widgets.zoom_bar import ZoomBar
 
 
 def summary_html(summary: dict[str, Any] | None, warnings: tuple = (),

@@ -108,7 +108,7 @@ def fit_on_screen(window: MainWindow) -> None:
 def after_first_show(window: MainWindow) -> None:
     """Once shown, the real frame is known (the window manager adds it a moment later):
     clamp again with it, unless the window was given another size meanwhile."""
-    QTimer.singleShot(0, lambda: keep_list_readable(window))
+    QTimer.singleShot(0, window, lambda: keep_list_readable(window))
     placed = window.property("placedSize")
     if placed is None:
         return
@@ -118,8 +118,8 @@ def after_first_show(window: MainWindow) -> None:
         if window.size() == placed:
             fit_on_screen(window)
 
-    QTimer.singleShot(0, again)
-    QTimer.singleShot(250, again)
+    QTimer.singleShot(0, window, again)
+    QTimer.singleShot(250, window, again)
 
 
 def list_widths(window: MainWindow) -> tuple[int, int]:

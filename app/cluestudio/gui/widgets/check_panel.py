@@ -65,6 +65,9 @@ class CheckPanel(QWidget):
         self.tree.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.tree.itemActivated.connect(self._on_item)
         self.tree.itemClicked.connect(self._on_item)
+        # Moving through the findings by keyboard shows each box in A (scrolled into
+        # view); the editor jump waits for Return or a click, so the focus stays here.
+        self.tree.currentItemChanged.connect(self._show_box_of)
         head = QHBoxLayout()
         head.addWidget(self.summary, 1)
         head.addWidget(self.run_button)
@@ -132,6 +135,12 @@ class CheckPanel(QWidget):
             self.box_selected.emit(box)
         if line:
             self.line_selected.emit(int(line))
+
+
+    def _show_box_of(self, item: QTreeWidgetItem | None, *_: object) -> None:
+        data = item.data(0, Qt.ItemDataRole.UserRole) if item is not None else None
+        if data and data[1] is not None:
+            self.box_selected.emit(data[1])
 
 
 def _percent(value: float | None) -> str:
