@@ -20,11 +20,15 @@ def open_start_workspace(settings: object, path: Path | None = None,
         return open_workspace(path, create=False)
     if course is not None:
         return open_course_workspace(course)
+    from cluestudio.core.workspace import WorkspaceInUse
+
     last = getattr(getattr(settings, "workspace", None), "last", "")
     if last and Path(last).is_file():
         try:
             return open_workspace(Path(last), create=False)
-        except Exception:  # a moved, locked or broken last workspace: fall back to the sample
+        except WorkspaceInUse:
+            raise  # open in another window: the user chooses (gui/single_instance.py)
+        except Exception:  # a moved or broken last workspace: fall back to the sample
             pass
     return open_sample_workspace()
 
@@ -47,12 +51,14 @@ def open_course_workspace(course: Path) -> object:
 
 
 def build_workbench(path: Path | None = None, *, sample: bool = False,
-                    course: Path | None = None) -> tuple[object, JobRunner]:
+                    course: Path | None = None) -> tuple[object | None, JobRunner]:
     """The review-and-grading window on a workspace, and its job runner. Shut the runner
-    down; the window's worker process is stopped when the window closes."""
+    down; the window's worker process is stopped when the window closes. No window (None)
+    when the workspace is open in another window and the user chose that one, or quit."""
     from cluestudio.core.settings import load_settings
-    from cluestudio.core.workspace import open_sample_workspace
+    from cluestudio.core.workspace import WorkspaceInUse, open_sample_workspace
     from cluestudio.gui.main_window import MainWindow
+    from cluestudio.gui.single_instance import resolve_in_use
 
     settings, warnings = load_settings()
     runner = JobRunner()
@@ -63,8 +69,15 @@ def build_workbench(path: Path | None = None, *, sample: bool = False,
     for warning in warnings:
         window.errors.add_error("settings", warning)
     try:
-        ws = (open_sample_workspace() if sample
-              else open_start_workspace(settings, path, course))
+        try:
+            ws = (open_sample_workspace() if sample
+                  else open_start_workspace(settings, path, course))
+        except WorkspaceInUse as error:  # a second instance, maybe from a launcher
+            ws = resolve_in_use(error, pick_other=window.files.ask_workspace_path)
+            if ws is None:
+                window.close()
+                processes.shutdown()
+                return None, runner
         window.open(ws)  # type: ignore[arg-type]
     except BaseException:
         window.close()
@@ -85,6 +98,9 @@ def run_workbench(path: Path | None = None, *, sample: bool = False,
     app.setApplicationVersion(__version__)
     apply_theme(app, load_settings()[0].ui.theme)  # type: ignore[arg-type]
     window, runner = build_workbench(path, sample=sample, course=course)
+    if window is None:  # the window that has the workspace came forward (or: quit)
+        runner.shutdown()
+        return 0
     app.aboutToQuit.connect(runner.shutdown)
     window.show()  # type: ignore[attr-defined]
     window.ask_grader_name()  # type: ignore[attr-defined]  # first run only

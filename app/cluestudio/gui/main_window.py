@@ -39,6 +39,7 @@ from cluestudio.gui.qt import (
     Signal,
 )
 from cluestudio.gui.review_mode import ReviewMode
+from cluestudio.gui.single_instance import WorkspaceBeacon, bring_forward
 from cluestudio.gui.widgets.job_panel import ErrorPanel, JobStatus
 from cluestudio.gui.widgets.zoom_bar import ZoomBar
 from cluestudio.gui.worker import JobHandle, JobRunner, ProcessRunner
@@ -97,6 +98,8 @@ class MainWindow(QMainWindow):
         self.groups.job_started.connect(self.job_status.track)
         self.groups.status.connect(lambda text: self.statusBar().showMessage(text, 10000))
         self.files = WorkspaceActions(self)
+        self.beacon = WorkspaceBeacon(self)  # a second instance asks this window forward
+        self.beacon.raise_requested.connect(lambda: bring_forward(self))
         self.commands = WindowCommands(self)
         self.actions, key_problems = build_menus(self.menuBar(), self.commands,
                                                  settings.keymap())
@@ -160,8 +163,13 @@ class MainWindow(QMainWindow):
     def _on_workspace_opened(self) -> None:
         self._drafts.clear()
         ws = self.bench.require()
-        self.setWindowTitle(f"ClueStudio — {ws.path.name}")
-        self.workspace_label.setText(f"Workspace: {ws.path}")
+        read_only = " (read-only)" if ws.readonly else ""  # open in another window
+        self.setWindowTitle(f"ClueStudio — {ws.path.name}{read_only}")
+        self.workspace_label.setText(f"Workspace{read_only}: {ws.path}")
+        if ws.readonly:
+            self.beacon.stop()
+        else:
+            self.beacon.listen(ws.path)
         self.workspace_label.setToolTip(f"This workspace is the file {ws.path}")
         # Nothing of the previous workspace stays on screen: a submission id there is
         # another submission here.
@@ -482,6 +490,7 @@ class MainWindow(QMainWindow):
                 return
         window_layout.save_layout(self)
         window_layout.remember_position(self, GRADING)
+        self.beacon.stop()
         self.review.preview.cancel()
         self.bench.shutdown()
         super().closeEvent(event)

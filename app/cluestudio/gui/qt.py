@@ -31,7 +31,7 @@ if sys.version_info < (3, 12) and _pyside_version() >= (6, 12):  # pragma: no co
         ctypes.c_ssize_t.from_address(id(_immortal)).value += 1 << 40
     del _immortal
 
-from PySide6 import QtCore, QtGui, QtSvg, QtWidgets
+from PySide6 import QtCore, QtGui, QtNetwork, QtSvg, QtWidgets
 from PySide6.QtCore import (
     QAbstractTableModel,
     QElapsedTimer,
@@ -224,6 +224,7 @@ __all__ = [
     "Qt",
     "QtCore",
     "QtGui",
+    "QtNetwork",
     "QtSvg",
     "QtWidgets",
     "Signal",

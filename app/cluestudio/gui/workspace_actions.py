@@ -43,22 +43,30 @@ class WorkspaceActions(QObject):
 
     def open_workspace(self, path: Path | None = None) -> None:
         if path is None:
-            chosen, _ = QFileDialog.getOpenFileName(self.window, "Open workspace", "",
-                                                    WORKSPACE_FILTER)
-            if not chosen:
+            path = self.ask_workspace_path()
+            if path is None:
                 return
-            path = Path(chosen)
         self._open(path, create=False)
 
+    def ask_workspace_path(self) -> Path | None:
+        chosen, _ = QFileDialog.getOpenFileName(self.window, "Open workspace", "",
+                                                WORKSPACE_FILTER)
+        return Path(chosen) if chosen else None
+
     def _open(self, path: Path, *, create: bool) -> None:
-        from cluestudio.core.workspace import open_workspace
+        from cluestudio.core.workspace import WorkspaceInUse, open_workspace
+        from cluestudio.gui.single_instance import resolve_in_use
 
         try:
             ws = open_workspace(path, create=create)
+        except WorkspaceInUse as error:  # open in another window: show it, or read-only
+            ws = resolve_in_use(error, pick_other=self.ask_workspace_path, parent=self.window)
+            if ws is None:
+                return
         except ClueStudioError as error:  # the workspace on screen stays open
             self.window.report_error("open workspace", str(error))
             return
-        self.window.open(ws)
+        self.window.open(ws)  # type: ignore[arg-type]
 
     # --- work on the open workspace (slow: on the batch lane) ---------------------------
 
