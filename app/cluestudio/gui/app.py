@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 
@@ -101,7 +102,31 @@ def run_workbench(path: Path | None = None, *, sample: bool = False,
     if window is None:  # the window that has the workspace came forward (or: quit)
         runner.shutdown()
         return 0
-    app.aboutToQuit.connect(runner.shutdown)
     window.show()  # type: ignore[attr-defined]
     window.ask_grader_name()  # type: ignore[attr-defined]  # first run only
-    return int(app.exec())
+    code = int(app.exec())
+    if not runner.stop(QUIT_PATIENCE_MS):
+        _exit_now(code)  # only uncancellable work was left; everything is saved
+    return code
+
+
+# How long Quit waits for the window's job threads after the window closed. Closing it
+# saved everything (the workspace is closed, drafts and layout written); what may still run
+# is a render or the PlantUML JVM starting up (3-9 s on a slow machine, issue 24).
+QUIT_PATIENCE_MS = 300
+
+
+def _exit_now(code: int) -> None:
+    """End the process without waiting for the job threads (Python would wait, and Qt
+    aborts on a thread destroyed while it runs). Logs and output are flushed first; a JVM
+    of ours ends by itself at the end of its input."""
+    import logging
+    import os
+
+    logging.getLogger("cluestudio").info("quit: not waiting for jobs that cannot be "
+                                         "cancelled")
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(code)

@@ -29,7 +29,6 @@ from cluestudio.gui.qt import (
     QDockWidget,
     QLabel,
     QMainWindow,
-    QMessageBox,
     Qt,
     QTabWidget,
     QtCore,
@@ -40,6 +39,7 @@ from cluestudio.gui.qt import (
 )
 from cluestudio.gui.review_mode import ReviewMode
 from cluestudio.gui.single_instance import WorkspaceBeacon, bring_forward
+from cluestudio.gui.unsaved import confirm_quit, unsaved_edits
 from cluestudio.gui.widgets.job_panel import ErrorPanel, JobStatus
 from cluestudio.gui.widgets.zoom_bar import ZoomBar
 from cluestudio.gui.worker import JobHandle, JobRunner, ProcessRunner
@@ -244,6 +244,10 @@ class MainWindow(QMainWindow):
         """Keep the review editor's unsaved text for when its submission comes back."""
         if self.review.view is not None and self.review.has_unsaved_text():
             self._drafts[self.review.view.submission.id] = self.review.editor.toPlainText()
+
+    def pending_review_texts(self) -> dict[int, str]:
+        """Unsaved review-editor texts of submissions not on screen, by submission id."""
+        return dict(self._drafts)
 
     def _show_nothing(self) -> None:
         """No submission is listed: none is shown either, so no save can reach one."""
@@ -482,12 +486,10 @@ class MainWindow(QMainWindow):
         window_layout.keep_list_readable(self)  # e.g. maximised: names get their room back
 
     def closeEvent(self, event) -> None:
-        if self.ask_before_discard and (self.review.has_unsaved_text() or self._drafts):
-            answer = QMessageBox.question(
-                self, "Unsaved PlantUML", "Some PlantUML edits are not saved. Quit anyway?")
-            if answer != QMessageBox.StandardButton.Yes:
-                event.ignore()
-                return
+        if (self.ask_before_discard and (names := unsaved_edits(self))
+                and not confirm_quit(self, names)):
+            event.ignore()
+            return
         window_layout.save_layout(self)
         window_layout.remember_position(self, GRADING)
         self.beacon.stop()
