@@ -31,6 +31,9 @@ class WindowCommands(QObject):
     def open_workspace(self) -> None:
         self.w.files.open_workspace()
 
+    def open_recent(self) -> None:
+        self.w.files.recent.show_menu()
+
     def import_course_folder(self) -> None:
         self.w.files.import_course_folder()
 
@@ -77,6 +80,10 @@ class WindowCommands(QObject):
 
     def focus_panel(self) -> None:
         self.w.focus_panel()
+
+    def focus_comment(self) -> None:
+        self.w.modes.setCurrentIndex(GRADING)
+        self.w.grading.rubric.focus_comment()
 
     def focus_editor(self) -> None:
         self.w.review.editor.setFocus()

@@ -138,13 +138,13 @@ class GradingMode(QWidget):
         self.requirement.setMarkdown(view.task.requirement)
         self.reference_text.set_text(view.task.reference_puml)
         self.candidate_text.set_text(view.head_puml)
-        if view.image_a:
-            self.image_a.set_image(view.image_a, "Image A could not be read")
-            self.candidate_tabs.setCurrentWidget(self.image_a)
-        else:
-            self.image_a.show_message("No image A (a PlantUML-only submission)")
-            self.candidate_tabs.setCurrentWidget(self.image_b if drawable
-                                                 else self.candidate_text)
+        tab = self.candidate_tabs.currentWidget()  # the grader's choice stays (B's diff too)
+        self.image_a.set_image(view.image_a or None, "Image A could not be read" if view.image_a
+                               else "No image A (a PlantUML-only submission)")
+        if not (tab is self.candidate_text or (tab is self.image_b and drawable)
+                or (tab is self.image_a and view.image_a)):
+            self.candidate_tabs.setCurrentWidget(self.image_a if view.image_a else self.image_b
+                                                 if drawable else self.candidate_text)
         if self.reference_tabs.currentWidget() is not self.requirement:
             self.reference_tabs.setCurrentWidget(self.reference_image if drawable
                                                  else self.reference_text)

@@ -108,6 +108,8 @@ class MainWindow(QMainWindow):
         shortcuts = {name: action.shortcut().toString() for name, action in self.actions.items()}
         for bar in self.findChildren(ZoomBar):
             bar.set_shortcuts(shortcuts)
+        self.grading.rubric.set_comment_key(shortcuts.get("focus_comment", ""))
+        self.files.recent.attach(self.actions["open_recent"])
         self.grading.group_panel.set_shortcuts(shortcuts.get("find_groups", ""),
                                                shortcuts.get("apply_group_rating", ""))
         for mode in (self.review, self.grading):
@@ -294,7 +296,7 @@ class MainWindow(QMainWindow):
                 self.groups.show(self.grading.view)  # its group mark or its group changed
         self._update_undo_labels()
         if changes.label:
-            self.statusBar().showMessage(changes.label, 4000)
+            self.statusBar().showMessage(self.bench.named(changes.label) or "", 4000)
 
     def _graded_view(self):  # -> SubmissionView | None
         """The submission grading mode shows, while it is on screen (group actions)."""
@@ -310,6 +312,7 @@ class MainWindow(QMainWindow):
         self.redo_action.setText(f"&Redo {redo}" if redo else "&Redo")
 
     def _remember_workspace(self, path: Path) -> None:
+        self.files.recent.remember(path)
         settings = updated(self.bench.settings, workspace={"last": str(path)})
         if settings != self.bench.settings:
             self.bench.settings = settings

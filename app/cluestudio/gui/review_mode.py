@@ -339,7 +339,7 @@ class ReviewMode(QWidget):
         elif result.render_error is not None:
             line, message = result.render_error
             where = f"line {line}: " if line else ""
-            if self.image_b.image is None:
+            if not self.image_b.shows_drawing():  # never "the last good" one over a blank B
                 self.image_b.show_message(f"PlantUML could not render this:\n{where}{message}")
             else:
                 self.b_error.setText(f"PlantUML could not render this ({where}{message}); "

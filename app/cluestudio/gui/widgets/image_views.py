@@ -135,6 +135,16 @@ class DiagramImageView(QGraphicsView):
             self.scene().addItem(mark)
             self._marks.append(mark)
 
+    def shows_drawing(self) -> bool:
+        """Whether an image with something drawn on it is shown (not a message, not a
+        blank page such as an empty diagram's rendering)."""
+        if self.image is None or not self._base.isVisible():
+            return False
+        small = self.image.scaled(48, 48, Qt.AspectRatioMode.IgnoreAspectRatio,
+                                  Qt.TransformationMode.SmoothTransformation)
+        first = small.pixel(0, 0)
+        return any(small.pixel(x, y) != first for y in range(48) for x in range(48))
+
     def marks(self) -> list[QRectF]:
         return [mark.rect() for mark in self._marks]
 
