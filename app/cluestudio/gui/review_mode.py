@@ -13,6 +13,7 @@ from html import escape
 from typing import Any
 
 from cluestudio.app import preview as previews
+from cluestudio.app.check_display import shown_findings
 from cluestudio.app.submissions import SubmissionView
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.workspace import kinds
@@ -383,9 +384,9 @@ class ReviewMode(QWidget):
             return
         report = latest_report(self.bench.ws, self.view.submission.id)
         can_check = bool(self.view.image_a) and bool(self.view.head_puml.strip())
-        self.check.show_report(report, can_check)
+        self.check.show_report(report, can_check, self.view.head_puml)
         marks = []
-        for missing in report.missing if report is not None else ():
+        for missing in shown_findings(report, self.view.head_puml).missing:
             if missing.confidence >= report_flag_confidence():
                 left, top, right, bottom = missing.box.rect
                 marks.append(QRectF(left, top, right - left, bottom - top))

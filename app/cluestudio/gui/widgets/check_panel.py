@@ -82,7 +82,12 @@ class CheckPanel(QWidget):
                              "seconds)</i>")
         self.run_button.setEnabled(False)
 
-    def show_report(self, report: Any | None, can_check: bool) -> None:
+    def show_report(self, report: Any | None, can_check: bool, puml: str | None = None
+                    ) -> None:
+        """``report`` of the conversion ``puml`` (given: the findings that would cry wolf
+        are left out, see app/check_display.py)."""
+        from cluestudio.app.check_display import shown_findings
+
         self.tree.clear()
         self.run_button.setEnabled(can_check)
         if report is None:
@@ -98,13 +103,17 @@ class CheckPanel(QWidget):
         recall = report.text_recall
         precision = report.name_precision
         flag = "<b>⚑ flagged</b>: look here first" if report.flagged else "no flag"
+        shown = shown_findings(report, puml)
+        hidden = (f" · {shown.hidden} doubtful finding{'s' if shown.hidden > 1 else ''} "
+                  "(multiplicities, names the PlantUML has) not listed" if shown.hidden else "")
         self.summary.setText(
             f"{flag} · triage {report.triage:.2f} · the PlantUML has "
-            f"{_percent(recall)} of A's text; A shows {_percent(precision)} of its names")
+            f"{_percent(recall)} of A's text; A shows {_percent(precision)} of its names"
+            + hidden)
         limit = report_flag_confidence()
         for title, findings, invented in (
-                ("In image A, not in the PlantUML", report.missing, False),
-                ("In the PlantUML, not in image A", report.invented, True)):
+                ("In image A, not in the PlantUML", shown.missing, False),
+                ("In the PlantUML, not in image A", shown.invented, True)):
             group = QTreeWidgetItem([f"{title} ({len(findings)})", "", ""])
             group.setToolTip(0, f"{title} ({len(findings)})")
             for finding in findings:
