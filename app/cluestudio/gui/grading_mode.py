@@ -105,8 +105,8 @@ class GradingMode(QWidget):
         column.addLayout(below_b)
         for pane in (self.reference_tabs, self.candidate_tabs, self.metrics):
             pane.setMinimumSize(150, 100)
-        candidate.setMinimumWidth(200)  # below their buttons' widths: at 1024 px the list
-        right.setMinimumWidth(240)  # beside this mode keeps readable names (issue 24)
+        candidate.setMinimumWidth(200)  # below its zoom bar's width: at 1024 px the list
+        # beside this mode keeps readable names (issue 24); the rubric column keeps its own
         # Requirement and reference share a column (tabs); the candidate beside them; the
         # rubric on the right: three columns fit a 1366-pixel screen.
         self.splitter = QSplitter(Qt.Orientation.Horizontal)

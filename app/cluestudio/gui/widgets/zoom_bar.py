@@ -80,7 +80,7 @@ class ZoomBar(QWidget):
     def show_zoom(self, zoom: float, small: bool | None = None) -> None:
         """The zoom; while text is small it says so and offers the readable zoom."""
         small = zoom < READABLE_ZOOM - 1e-6 if small is None else small
-        self.label.setText(f"{round(100 * zoom)}%" + (" · small text" if small else ""))
+        self.label.setText(f"{round(100 * zoom)}%" + (" small" if small else ""))
         self.label.setStyleSheet("color: #e65100;" if small else "")
         self.label.setToolTip(
             "PlantUML's text is below a readable size at this zoom: "
