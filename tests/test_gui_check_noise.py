@@ -58,7 +58,7 @@ def test_a_clean_conversion_is_not_cried_wolf_on_in_the_review_pane(session,
     review.check.show_report(_report(), True, review.view.head_puml)
     listed = _listed(review.check.tree)
     assert listed == ["Librarian", "Fine"], listed
-    assert "4 doubtful findings" in review.check.summary.text()
+    assert "4 doubtful not listed" in review.check.summary.text()
 
     from cluestudio.app.check_display import shown_findings
 

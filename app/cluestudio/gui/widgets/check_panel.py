@@ -104,8 +104,10 @@ class CheckPanel(QWidget):
         precision = report.name_precision
         flag = "<b>⚑ flagged</b>: look here first" if report.flagged else "no flag"
         shown = shown_findings(report, puml)
-        hidden = (f" · {shown.hidden} doubtful finding{'s' if shown.hidden > 1 else ''} "
-                  "(multiplicities, names the PlantUML has) not listed" if shown.hidden else "")
+        hidden = (f" · {shown.hidden} doubtful not listed" if shown.hidden else "")
+        self.summary.setToolTip(f"{shown.hidden} finding(s) not listed: multiplicities OCR "
+                                "misses, names the PlantUML has under another class"
+                                if shown.hidden else "")
         self.summary.setText(
             f"{flag} · triage {report.triage:.2f} · the PlantUML has "
             f"{_percent(recall)} of A's text; A shows {_percent(precision)} of its names"
