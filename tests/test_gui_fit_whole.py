@@ -5,38 +5,13 @@ OCR check drew on image A is scrolled into view when its finding is picked."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
-from cluestudio.core.jobs import run_job
-from test_gui_stories import Session, _big_image, _course_workspace, _ctrl, _keys
+from test_gui_stories import _big_workspace, _course_workspace, _ctrl, _keys
 
 pytestmark = pytest.mark.gui
-
-
-@pytest.fixture
-def session(qtbot):
-    opened = Session(qtbot)
-    try:
-        yield opened
-    finally:
-        opened.close()
-
-
-def _big_course(tmp_path: Path) -> Path:
-    from cluestudio.core.workspace import import_path, open_workspace
-    from gui_course import make_course
-
-    course = make_course(tmp_path / "big")
-    for png in course.glob("tasks/*/submissions/*.png"):
-        _big_image(png)
-    path = tmp_path / "big.sqlite"
-    ws = open_workspace(path)
-    run_job(import_path(ws, course))
-    ws.close()
-    return path
 
 
 def _whole_on_screen(view) -> bool:
@@ -50,7 +25,7 @@ def test_fit_shows_the_whole_big_diagram_and_says_its_text_got_small(session,
     from cluestudio.gui.widgets.image_views import READABLE_ZOOM
     from cluestudio.gui.widgets.zoom_bar import ZoomBar
 
-    window = session.open(_big_course(tmp_path))
+    window = session.open(_big_workspace(tmp_path))
     window.resize(1600, 1000)
     session.press(_keys().Key_F3)
     image_a = window.grading.image_a
@@ -84,7 +59,7 @@ def test_a_diagram_that_fits_readable_opens_whole(session, tmp_path) -> None:
 
 def test_picking_a_dropped_name_scrolls_its_box_on_image_a_into_view(session,
                                                                      tmp_path) -> None:
-    window = session.open(_big_course(tmp_path))
+    window = session.open(_big_workspace(tmp_path))
     review = window.review
     session.qtbot.waitUntil(lambda: review.image_a.image is not None, timeout=10_000)
     review.image_a.set_zoom(1.0)

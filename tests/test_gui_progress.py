@@ -7,18 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from test_gui_stories import Session, _course_workspace
+from test_gui_stories import _course_workspace
 
 pytestmark = pytest.mark.gui
-
-
-@pytest.fixture
-def session(qtbot):
-    opened = Session(qtbot)
-    try:
-        yield opened
-    finally:
-        opened.close()
 
 
 def test_the_time_so_far_counts_from_the_job_start_not_the_phase() -> None:

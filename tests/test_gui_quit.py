@@ -8,20 +8,11 @@ import threading
 
 import pytest
 
-from test_gui_stories import Session, _course_workspace, _ctrl, _keys
+from test_gui_stories import _course_workspace, _ctrl, _keys
 
 pytestmark = pytest.mark.gui
 
 BROKEN = "@startuml\nclass Book {\n  title : String\n@enduml\n"  # the brace never closes
-
-
-@pytest.fixture
-def session(qtbot):
-    opened = Session(qtbot)
-    try:
-        yield opened
-    finally:
-        opened.close()
 
 
 def test_quit_does_not_wait_for_a_job_that_cannot_be_cancelled(qtbot) -> None:

@@ -9,18 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from test_gui_stories import Session, _course_workspace
+from test_gui_stories import _course_workspace
 
 pytestmark = pytest.mark.gui
-
-
-@pytest.fixture
-def session(qtbot):
-    opened = Session(qtbot)
-    try:
-        yield opened
-    finally:
-        opened.close()
 
 
 def _answer_dialog_with(choice: str, seen: list[str]):

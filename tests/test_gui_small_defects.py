@@ -9,18 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from test_gui_stories import Session, _course_workspace, _ctrl, _keys, _rate_by_keys
+from test_gui_stories import _course_workspace, _ctrl, _keys, _rate_by_keys
 
 pytestmark = pytest.mark.gui
-
-
-@pytest.fixture
-def session(qtbot):
-    opened = Session(qtbot)
-    try:
-        yield opened
-    finally:
-        opened.close()
 
 
 def test_the_element_diff_stays_on_screen_on_the_next_submission(session, tmp_path) -> None:

@@ -6,18 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from test_gui_stories import Session, _course_workspace
+from test_gui_stories import _course_workspace
 
 pytestmark = pytest.mark.gui
-
-
-@pytest.fixture
-def session(qtbot):
-    opened = Session(qtbot)
-    try:
-        yield opened
-    finally:
-        opened.close()
 
 
 def test_a_laptop_of_1366x768_with_a_panel_shows_the_title_bar_and_the_status_bar() -> None:

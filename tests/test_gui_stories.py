@@ -428,9 +428,9 @@ def _big_image(path: Path) -> None:
     image.save(path)
 
 
-def test_story07_diagrams_open_readable_and_keep_the_zoom_i_chose(session, tmp_path) -> None:
+def _big_workspace(tmp_path: Path) -> Path:
+    """The small course with every image A 2400×1500: too big to fit readable anywhere."""
     from cluestudio.core.workspace import import_path, open_workspace
-    from cluestudio.gui.widgets.image_views import READABLE_ZOOM
     from gui_course import make_course
 
     course = make_course(tmp_path / "big")
@@ -440,7 +440,13 @@ def test_story07_diagrams_open_readable_and_keep_the_zoom_i_chose(session, tmp_p
     ws = open_workspace(path)
     run_job(import_path(ws, course))
     ws.close()
-    window = session.open(path)
+    return path
+
+
+def test_story07_diagrams_open_readable_and_keep_the_zoom_i_chose(session, tmp_path) -> None:
+    from cluestudio.gui.widgets.image_views import READABLE_ZOOM
+
+    window = session.open(_big_workspace(tmp_path))
     window.resize(1600, 1000)
     session.press(_keys().Key_F3)
     image_a = window.grading.image_a
