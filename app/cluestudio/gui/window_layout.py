@@ -95,7 +95,11 @@ def clamped(wanted: QRect, room: QRect, frame: QMargins, least: tuple[int, int])
 
 def fit_on_screen(window: MainWindow) -> None:
     """The whole window, title bar and status bar included, on the screen it is on."""
-    screen = window.screen()
+    from cluestudio.gui.qt import QApplication
+
+    # The screen the (restored) geometry lies on: a hidden window's own screen() is the
+    # primary one, which would pull a layout from a second monitor onto the first.
+    screen = QApplication.screenAt(window.geometry().center()) or window.screen()
     if screen is None or window.isMaximized() or window.isFullScreen():
         return
     least = window.minimumSize()
