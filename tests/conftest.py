@@ -72,3 +72,15 @@ def _no_leaked_gui():
         open_windows = [w.windowTitle() or type(w).__name__
                         for w in app.topLevelWidgets() if w.isVisible()]
         assert not open_windows, f"windows left open: {open_windows}"
+
+
+@pytest.fixture
+def session(qtbot):
+    """One TA at one workbench window (tests/test_gui_stories.py's Session), closed after."""
+    from test_gui_stories import Session
+
+    opened = Session(qtbot)
+    try:
+        yield opened
+    finally:
+        opened.close()

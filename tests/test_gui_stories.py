@@ -428,9 +428,9 @@ def _big_image(path: Path) -> None:
     image.save(path)
 
 
-def test_story07_diagrams_open_readable_and_keep_the_zoom_i_chose(session, tmp_path) -> None:
+def _big_workspace(tmp_path: Path) -> Path:
+    """The small course with every image A 2400×1500: too big to fit readable anywhere."""
     from cluestudio.core.workspace import import_path, open_workspace
-    from cluestudio.gui.widgets.image_views import READABLE_ZOOM
     from gui_course import make_course
 
     course = make_course(tmp_path / "big")
@@ -440,7 +440,13 @@ def test_story07_diagrams_open_readable_and_keep_the_zoom_i_chose(session, tmp_p
     ws = open_workspace(path)
     run_job(import_path(ws, course))
     ws.close()
-    window = session.open(path)
+    return path
+
+
+def test_story07_diagrams_open_readable_and_keep_the_zoom_i_chose(session, tmp_path) -> None:
+    from cluestudio.gui.widgets.image_views import READABLE_ZOOM
+
+    window = session.open(_big_workspace(tmp_path))
     window.resize(1600, 1000)
     session.press(_keys().Key_F3)
     image_a = window.grading.image_a
@@ -666,7 +672,7 @@ def test_story13_the_first_start_asks_who_is_grading_once(qtbot, tmp_path) -> No
 
 def test_story13_labels_say_what_they_count(session, tmp_path) -> None:
     from cluestudio.gui.menus import effective_shortcuts
-    from cluestudio.gui.widgets.image_views import ZoomBar
+    from cluestudio.gui.widgets.zoom_bar import ZoomBar
 
     window = session.open(_course_workspace(tmp_path))
     header = window.analysis.agreement_overview.headerItem()

@@ -106,8 +106,13 @@ def test_synced_views_follow_zoom_and_fit(qtbot) -> None:
     assert math.isclose(fa[0], fb[0], abs_tol=0.02) and math.isclose(fa[1], fb[1], abs_tol=0.02)
     sync.actual_size_all()
     assert math.isclose(a.zoom(), 1.0) and math.isclose(b.zoom(), 1.0)
-    sync.fit_all()
+    sync.fit_all()  # Fit: each view shows its whole diagram
+    for view in (a, b):
+        assert math.isclose(view.zoom(), view.whole_zoom(), rel_tol=0.01)
+        assert view.horizontalScrollBar().maximum() <= 1 >= view.verticalScrollBar().maximum()
+    sync.readable_all()
     assert math.isclose(a.relative_zoom(), 1.0, rel_tol=0.01)
+    assert math.isclose(b.relative_zoom(), 1.0, rel_tol=0.01)
     a.close()
     b.close()
 
@@ -136,7 +141,7 @@ def test_wheel_zooms_and_empty_view_ignores_it(qtbot) -> None:
 
 
 def test_compare_overlay_opacity_and_blink(qtbot) -> None:
-    from cluestudio.gui.widgets.image_views import CompareView
+    from cluestudio.gui.widgets.compare_view import CompareView
 
     compare = CompareView(blink_ms=30)
     qtbot.addWidget(compare)
@@ -328,7 +333,7 @@ def test_navigator_filters_are_pure() -> None:
     assert not keep(row, "all", "all", "high") and not keep(row, "all", "all", "none")
 
 
-def test_fit_keeps_text_readable_and_never_enlarges_small_diagrams(qtbot) -> None:
+def test_the_readable_zoom_keeps_text_readable_and_never_enlarges_small_diagrams(qtbot) -> None:
     from cluestudio.gui.widgets.image_views import READABLE_ZOOM, DiagramImageView
 
     view = DiagramImageView()
@@ -337,17 +342,17 @@ def test_fit_keeps_text_readable_and_never_enlarges_small_diagrams(qtbot) -> Non
     view.show()
     width = view.viewport().width()
     view.set_image(_image(80, 60))
-    view.fit()
+    view.readable()
     assert view.zoom() == 1.0  # a 3x blow-up would only blur PlantUML's small text
     wide = int(width / (READABLE_ZOOM + 0.05))
     view.set_image(_image(wide, 200))  # fits whole above the readable scale
-    view.fit()
+    view.readable()
     assert math.isclose(view.zoom(), width / wide, rel_tol=0.01) and view.zoom() > READABLE_ZOOM
     view.set_image(_image(width - 20, 3000))  # tall: full width, scroll down
-    view.fit()
+    view.readable()
     assert view.zoom() == 1.0 and view.verticalScrollBar().maximum() > 0
     view.set_image(_image(1600, 1200))  # big: readable, scroll both ways, from the top
-    view.fit()
+    view.readable()
     assert view.zoom() == READABLE_ZOOM
     assert view.verticalScrollBar().value() == 0
     view.close()

@@ -257,7 +257,7 @@ def _review_shots(shots: Shooter, window: Any) -> None:
                 and review.image_a.image is not None and review.image_b.image is not None,
                 "image A and the rendering B")  # the first render starts the JVM
     review.verdict.load("needs_fix", ["class_missing", "hallucination"])
-    review.sync.fit_all()
+    review.sync.readable_all()  # what a pane opens with
     shots.shoot("review-mode")
 
     review.set_compare(True)
@@ -324,7 +324,7 @@ def _grading_shots(shots: Shooter, window: Any) -> None:
         tree.scrollToItem(unmatched[0], QAbstractItemView.ScrollHint.PositionAtTop)
     grading.reference_tabs.setCurrentWidget(grading.reference_image)
     grading.candidate_tabs.setCurrentWidget(grading.image_b)
-    grading.sync.fit_all()
+    grading.sync.readable_all()  # what a pane opens with
     shots.shoot("grading-mode")
 
     window.toggle_theme()

@@ -241,7 +241,7 @@ def _run_one(answers: Connection, job_id: int, target: str, args: tuple[Any, ...
 
 
 def _drive(job: Any, cancel: CancelToken, send: Callable[[str, Any], None]) -> Any:
-    last = float("-inf")
+    last, last_done = float("-inf"), 0
     while True:
         cancel.raise_if_cancelled()
         try:
@@ -250,10 +250,11 @@ def _drive(job: Any, cancel: CancelToken, send: Callable[[str, Any], None]) -> A
             return stop.value
         if isinstance(step, Progress):
             now = time.monotonic()
-            # Throttled like the thread lanes: each message is a repaint in the window.
-            if now - last < PROGRESS_INTERVAL_S and (step.total is None
-                                                     or step.done < step.total):
+            # Throttled like the thread lanes (each message is a repaint in the window), but
+            # a count that moved always gets through: it is what n/N and the ETA are made of.
+            if now - last < PROGRESS_INTERVAL_S and step.done == last_done and (
+                    step.total is None or step.done < step.total):
                 continue
-            last = now
+            last, last_done = now, step.done
             send("progress", (step.done, -1 if step.total is None else step.total,
                               step.message))

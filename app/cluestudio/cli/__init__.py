@@ -88,7 +88,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ClueStudioError as error:
         # INFO, not WARNING: the user sees the error once, below; the log file keeps it too.
         log.info("%s failed: %s", args.command, error)
-        print(f"error: {redact(str(error))}", file=sys.stderr)
+        _tell(f"error: {redact(str(error))}")
         return 2
     except (OSError, sqlite3.DatabaseError, MemoryError) as error:
         # A full disk, a damaged workspace, an unreadable file: the world, not a bug.
@@ -96,11 +96,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         if message is None:
             raise
         log.info("%s failed: %s", args.command, message, exc_info=True)
-        print(f"error: {redact(message)}", file=sys.stderr)
+        _tell(f"error: {redact(message)}")
         return 2
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        _tell("interrupted")
         return 130
+
+
+def _tell(message: str) -> None:
+    """One line on stderr, if there is one: a launcher may have closed it (BrokenPipeError
+    with a traceback, issue 24) or given none (pythonw)."""
+    import contextlib
+    import os
+
+    try:
+        print(message, file=sys.stderr, flush=True)
+    except (OSError, AttributeError, ValueError):
+        with contextlib.suppress(OSError, AttributeError, ValueError):
+            # Python would flush the dead stream again at exit, with a traceback.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stderr.fileno())
 
 
 if __name__ == "__main__":

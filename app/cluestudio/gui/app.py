@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 
@@ -20,11 +21,15 @@ def open_start_workspace(settings: object, path: Path | None = None,
         return open_workspace(path, create=False)
     if course is not None:
         return open_course_workspace(course)
+    from cluestudio.core.workspace import WorkspaceInUse
+
     last = getattr(getattr(settings, "workspace", None), "last", "")
     if last and Path(last).is_file():
         try:
             return open_workspace(Path(last), create=False)
-        except Exception:  # a moved, locked or broken last workspace: fall back to the sample
+        except WorkspaceInUse:
+            raise  # open in another window: the user chooses (gui/single_instance.py)
+        except Exception:  # a moved or broken last workspace: fall back to the sample
             pass
     return open_sample_workspace()
 
@@ -47,12 +52,14 @@ def open_course_workspace(course: Path) -> object:
 
 
 def build_workbench(path: Path | None = None, *, sample: bool = False,
-                    course: Path | None = None) -> tuple[object, JobRunner]:
+                    course: Path | None = None) -> tuple[object | None, JobRunner]:
     """The review-and-grading window on a workspace, and its job runner. Shut the runner
-    down; the window's worker process is stopped when the window closes."""
+    down; the window's worker process is stopped when the window closes. No window (None)
+    when the workspace is open in another window and the user chose that one, or quit."""
     from cluestudio.core.settings import load_settings
-    from cluestudio.core.workspace import open_sample_workspace
+    from cluestudio.core.workspace import WorkspaceInUse, open_sample_workspace
     from cluestudio.gui.main_window import MainWindow
+    from cluestudio.gui.single_instance import resolve_in_use
 
     settings, warnings = load_settings()
     runner = JobRunner()
@@ -63,8 +70,15 @@ def build_workbench(path: Path | None = None, *, sample: bool = False,
     for warning in warnings:
         window.errors.add_error("settings", warning)
     try:
-        ws = (open_sample_workspace() if sample
-              else open_start_workspace(settings, path, course))
+        try:
+            ws = (open_sample_workspace() if sample
+                  else open_start_workspace(settings, path, course))
+        except WorkspaceInUse as error:  # a second instance, maybe from a launcher
+            ws = resolve_in_use(error, pick_other=window.files.ask_workspace_path)
+            if ws is None:
+                window.close()
+                processes.shutdown()
+                return None, runner
         window.open(ws)  # type: ignore[arg-type]
     except BaseException:
         window.close()
@@ -85,7 +99,34 @@ def run_workbench(path: Path | None = None, *, sample: bool = False,
     app.setApplicationVersion(__version__)
     apply_theme(app, load_settings()[0].ui.theme)  # type: ignore[arg-type]
     window, runner = build_workbench(path, sample=sample, course=course)
-    app.aboutToQuit.connect(runner.shutdown)
+    if window is None:  # the window that has the workspace came forward (or: quit)
+        runner.shutdown()
+        return 0
     window.show()  # type: ignore[attr-defined]
     window.ask_grader_name()  # type: ignore[attr-defined]  # first run only
-    return int(app.exec())
+    code = int(app.exec())
+    if not runner.stop(QUIT_PATIENCE_MS):
+        _exit_now(code)  # only uncancellable work was left; everything is saved
+    return code
+
+
+# How long Quit waits for the window's job threads after the window closed. Closing it
+# saved everything (the workspace is closed, drafts and layout written); what may still run
+# is a render or the PlantUML JVM starting up (3-9 s on a slow machine, issue 24).
+QUIT_PATIENCE_MS = 300
+
+
+def _exit_now(code: int) -> None:
+    """End the process without waiting for the job threads (Python would wait, and Qt
+    aborts on a thread destroyed while it runs). Logs and output are flushed first; a JVM
+    of ours ends by itself at the end of its input."""
+    import logging
+    import os
+
+    logging.getLogger("cluestudio").info("quit: not waiting for jobs that cannot be "
+                                         "cancelled")
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(code)

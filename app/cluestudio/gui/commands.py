@@ -31,6 +31,9 @@ class WindowCommands(QObject):
     def open_workspace(self) -> None:
         self.w.files.open_workspace()
 
+    def open_recent(self) -> None:
+        self.w.files.recent.show_menu()
+
     def import_course_folder(self) -> None:
         self.w.files.import_course_folder()
 
@@ -96,6 +99,10 @@ class WindowCommands(QObject):
     def focus_panel(self) -> None:
         self.w.focus_panel()
 
+    def focus_comment(self) -> None:
+        self.w.modes.setCurrentIndex(GRADING)
+        self.w.grading.rubric.focus_comment()
+
     def focus_editor(self) -> None:
         self.w.review.editor.setFocus()
 
@@ -147,6 +154,9 @@ class WindowCommands(QObject):
 
     def fit_images(self) -> None:
         self._sync().fit_all()  # type: ignore[attr-defined]
+
+    def readable_zoom(self) -> None:
+        self._sync().readable_all()  # type: ignore[attr-defined]
 
     def actual_size(self) -> None:
         self._sync().actual_size_all()  # type: ignore[attr-defined]

@@ -26,10 +26,11 @@ from cluestudio.gui.qt import (
     Signal,
 )
 from cluestudio.gui.widgets.group_panel import GroupPanel
-from cluestudio.gui.widgets.image_views import DiagramImageView, ZoomBar, ZoomSync
+from cluestudio.gui.widgets.image_views import DiagramImageView, ZoomSync
 from cluestudio.gui.widgets.metric_panel import MetricPanel
 from cluestudio.gui.widgets.plantuml_editor import PlantUMLEditor
 from cluestudio.gui.widgets.rubric_panel import RubricPanel
+from cluestudio.gui.widgets.zoom_bar import ZoomBar
 from cluestudio.gui.worker import INTERACTIVE, LatestJob
 
 
@@ -104,6 +105,8 @@ class GradingMode(QWidget):
         column.addLayout(below_b)
         for pane in (self.reference_tabs, self.candidate_tabs, self.metrics):
             pane.setMinimumSize(150, 100)
+        candidate.setMinimumWidth(200)  # below its zoom bar's width: at 1024 px the list
+        # beside this mode keeps readable names (issue 24); the rubric column keeps its own
         # Requirement and reference share a column (tabs); the candidate beside them; the
         # rubric on the right: three columns fit a 1366-pixel screen.
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -135,13 +138,13 @@ class GradingMode(QWidget):
         self.requirement.setMarkdown(view.task.requirement)
         self.reference_text.set_text(view.task.reference_puml)
         self.candidate_text.set_text(view.head_puml)
-        if view.image_a:
-            self.image_a.set_image(view.image_a, "Image A could not be read")
-            self.candidate_tabs.setCurrentWidget(self.image_a)
-        else:
-            self.image_a.show_message("No image A (a PlantUML-only submission)")
-            self.candidate_tabs.setCurrentWidget(self.image_b if drawable
-                                                 else self.candidate_text)
+        tab = self.candidate_tabs.currentWidget()  # the grader's choice stays (B's diff too)
+        self.image_a.set_image(view.image_a or None, "Image A could not be read" if view.image_a
+                               else "No image A (a PlantUML-only submission)")
+        if not (tab is self.candidate_text or (tab is self.image_b and drawable)
+                or (tab is self.image_a and view.image_a)):
+            self.candidate_tabs.setCurrentWidget(self.image_a if view.image_a else self.image_b
+                                                 if drawable else self.candidate_text)
         if self.reference_tabs.currentWidget() is not self.requirement:
             self.reference_tabs.setCurrentWidget(self.reference_image if drawable
                                                  else self.reference_text)

@@ -14,7 +14,7 @@ from cluestudio.app.submissions import ListRow, list_rows
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.settings import Settings, save_settings, updated
 from cluestudio.core.workspace import Changes, Workspace
-from cluestudio.core.workspace.ops import text_hash
+from cluestudio.gui import window_layout
 from cluestudio.gui.analysis_view import AnalysisView
 from cluestudio.gui.commands import ANALYSIS, GRADING, REVIEW, WindowCommands
 from cluestudio.gui.grading_mode import GradingMode
@@ -29,9 +29,6 @@ from cluestudio.gui.qt import (
     QDockWidget,
     QLabel,
     QMainWindow,
-    QMessageBox,
-    QSettings,
-    QSplitter,
     Qt,
     QTabWidget,
     QtCore,
@@ -42,25 +39,12 @@ from cluestudio.gui.qt import (
     Signal,
 )
 from cluestudio.gui.review_mode import ReviewMode
-from cluestudio.gui.widgets.image_views import ZoomBar
+from cluestudio.gui.single_instance import WorkspaceBeacon, bring_forward
+from cluestudio.gui.unsaved import confirm_quit, unsaved_edits
 from cluestudio.gui.widgets.job_panel import ErrorPanel, JobStatus
+from cluestudio.gui.widgets.zoom_bar import ZoomBar
 from cluestudio.gui.worker import JobHandle, JobRunner, ProcessRunner
 from cluestudio.gui.workspace_actions import WorkspaceActions
-
-
-def _qsettings() -> QSettings:
-    # Window layout only (ADR 0007); everything a user would edit lives in settings.toml.
-    # An INI file beside it, so CLUESTUDIO_CONFIG_DIR (tests, portable installs) moves both.
-    from cluestudio.core.settings import config_dir
-
-    return QSettings(str(config_dir() / "window-layout.ini"), QSettings.Format.IniFormat)
-
-
-def _splitter_keys(window: QMainWindow) -> list[tuple[str, QSplitter]]:
-    """A stable key per splitter: creation order plus shape, so a changed layout after an
-    upgrade finds no saved state instead of a wrong one."""
-    return [(f"splitters/{i}-{s.orientation().name}-{s.count()}", s)
-            for i, s in enumerate(window.findChildren(QSplitter))]
 
 
 class MainWindow(QMainWindow):
@@ -116,6 +100,8 @@ class MainWindow(QMainWindow):
         self.groups.job_started.connect(self.job_status.track)
         self.groups.status.connect(lambda text: self.statusBar().showMessage(text, 10000))
         self.files = WorkspaceActions(self)
+        self.beacon = WorkspaceBeacon(self)  # a second instance asks this window forward
+        self.beacon.raise_requested.connect(lambda: bring_forward(self))
         self.commands = WindowCommands(self)
         self.actions, key_problems = build_menus(self.menuBar(), self.commands,
                                                  settings.keymap())
@@ -124,6 +110,8 @@ class MainWindow(QMainWindow):
         shortcuts = {name: action.shortcut().toString() for name, action in self.actions.items()}
         for bar in self.findChildren(ZoomBar):
             bar.set_shortcuts(shortcuts)
+        self.grading.rubric.set_comment_key(shortcuts.get("focus_comment", ""))
+        self.files.recent.attach(self.actions["open_recent"])
         self.grading.group_panel.set_shortcuts(shortcuts.get("find_groups", ""),
                                                shortcuts.get("apply_group_rating", ""))
         for mode in (self.review, self.grading):
@@ -159,7 +147,7 @@ class MainWindow(QMainWindow):
         # Every part can shrink: the window fits a 1366×768 screen with all modes usable.
         self.setMinimumSize(800, 560)
         self.resize(1366, 768)
-        self._restore_layout()
+        window_layout.restore_layout(self)
 
     # --- assembly -----------------------------------------------------------------------
 
@@ -179,8 +167,13 @@ class MainWindow(QMainWindow):
     def _on_workspace_opened(self) -> None:
         self._drafts.clear()
         ws = self.bench.require()
-        self.setWindowTitle(f"ClueStudio — {ws.path.name}")
-        self.workspace_label.setText(f"Workspace: {ws.path}")
+        read_only = " (read-only)" if ws.readonly else ""  # open in another window
+        self.setWindowTitle(f"ClueStudio — {ws.path.name}{read_only}")
+        self.workspace_label.setText(f"Workspace{read_only}: {ws.path}")
+        if ws.readonly:
+            self.beacon.stop()
+        else:
+            self.beacon.listen(ws.path)
         self.workspace_label.setToolTip(f"This workspace is the file {ws.path}")
         # Nothing of the previous workspace stays on screen: a submission id there is
         # another submission here.
@@ -189,7 +182,7 @@ class MainWindow(QMainWindow):
         self.review.clear(empty)
         self.grading.clear(empty)
         self.refresh_rows(reset=True)
-        self._restore_position()
+        window_layout.restore_position(self)
         self.analysis.clear()
         if self.focusWidget() is None:
             self.navigator.table.setFocus()  # keyboard users start in the list
@@ -202,6 +195,7 @@ class MainWindow(QMainWindow):
         rows = self._rows(list_rows(ws, self.bench.grader))  # each task's own rubric
         tasks = [(t.id, t.title) for t in ws.tasks()]
         self.navigator.set_rows(rows, tasks, reset=reset)
+        window_layout.keep_list_readable(self)
         self._update_heading()
 
     def refresh_ids(self, submission_ids: frozenset[int]) -> None:
@@ -255,6 +249,10 @@ class MainWindow(QMainWindow):
         if self.review.view is not None and self.review.has_unsaved_text():
             self._drafts[self.review.view.submission.id] = self.review.editor.toPlainText()
 
+    def pending_review_texts(self) -> dict[int, str]:
+        """Unsaved review-editor texts of submissions not on screen, by submission id."""
+        return dict(self._drafts)
+
     def _show_nothing(self) -> None:
         """No submission is listed: none is shown either, so no save can reach one."""
         self._stash_review_text()
@@ -300,7 +298,7 @@ class MainWindow(QMainWindow):
                 self.groups.show(self.grading.view)  # its group mark or its group changed
         self._update_undo_labels()
         if changes.label:
-            self.statusBar().showMessage(changes.label, 4000)
+            self.statusBar().showMessage(self.bench.named(changes.label) or "", 4000)
 
     def _graded_view(self):  # -> SubmissionView | None
         """The submission grading mode shows, while it is on screen (group actions)."""
@@ -316,6 +314,7 @@ class MainWindow(QMainWindow):
         self.redo_action.setText(f"&Redo {redo}" if redo else "&Redo")
 
     def _remember_workspace(self, path: Path) -> None:
+        self.files.recent.remember(path)
         settings = updated(self.bench.settings, workspace={"last": str(path)})
         if settings != self.bench.settings:
             self.bench.settings = settings
@@ -481,68 +480,6 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"{what}: {folder}" if opened
                                      else f"{what}: {folder} (no file manager to open it)", 15000)
 
-    def _restore_layout(self) -> None:
-        """Window size, docks and splitters as the user left them (the app's defaults first
-        time, or when the saved layout no longer fits: Qt then ignores it)."""
-        stored = _qsettings()
-        if (geometry := stored.value("main/geometry")) is not None:
-            self.restoreGeometry(geometry)
-        if (state := stored.value("main/state")) is not None:
-            self.restoreState(state)
-        else:  # first start: a list wide enough for its marks, the rest for the diagrams
-            self.resizeDocks([self.navigator_dock], [360], Qt.Orientation.Horizontal)
-        if self.errors.count() == 0:
-            self.error_dock.hide()  # an empty error list is not worth the room
-        self._fit_on_screen()
-        for key, splitter in _splitter_keys(self):
-            if (sizes := stored.value(key)) is not None:
-                splitter.restoreState(sizes)
-
-    def _position_key(self) -> str:
-        ws = self.bench.ws
-        return "" if ws is None else "last/" + text_hash(str(ws.path.resolve()))[:16]
-
-    def _remember_position(self) -> None:
-        """Where the grader was in this workspace (restored on the next start)."""
-        key, sid = self._position_key(), self.navigator.current_id()
-        row = self.navigator.row(sid) if sid is not None else None
-        if key and row is not None:
-            stored = _qsettings()
-            stored.setValue(f"{key}/submission", f"{row.summary.task_id}\t"
-                                                  f"{row.summary.source_id}")
-            stored.setValue(f"{key}/mode", min(self.modes.currentIndex(), GRADING))
-            stored.sync()
-
-    def _restore_position(self) -> None:
-        key = self._position_key()
-        stored = _qsettings()
-        where = str(stored.value(f"{key}/submission", "") or "")
-        task_id, _, source_id = where.partition("\t")
-        found = self.bench.require().find_submission(task_id, source_id) if source_id else None
-        if found is not None:
-            self.navigator.select(found.id, reveal=True)
-        mode = stored.value(f"{key}/mode")
-        if mode is not None and str(mode).isdigit():
-            self.modes.setCurrentIndex(int(mode))
-
-    def _fit_on_screen(self) -> None:
-        """Never larger than the screen it is on (a restored or default size may be)."""
-        screen = self.screen()
-        if screen is None:
-            return
-        room = screen.availableGeometry()
-        width, height = min(self.width(), room.width()), min(self.height(), room.height())
-        if (width, height) != (self.width(), self.height()):
-            self.resize(width, height)
-
-    def _save_layout(self) -> None:
-        stored = _qsettings()
-        stored.setValue("main/geometry", self.saveGeometry())
-        stored.setValue("main/state", self.saveState())
-        for key, splitter in _splitter_keys(self):
-            stored.setValue(key, splitter.saveState())
-        stored.sync()
-
     # --- lifetime -----------------------------------------------------------------------
 
     def paintEvent(self, event) -> None:
@@ -551,15 +488,22 @@ class MainWindow(QMainWindow):
             self._painted = True
             QTimer.singleShot(0, self.bench.start_warm_ups)
 
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        window_layout.after_first_show(self)  # the frame is known now: all of it on screen
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        window_layout.keep_list_readable(self)  # e.g. maximised: names get their room back
+
     def closeEvent(self, event) -> None:
-        if self.ask_before_discard and (self.review.has_unsaved_text() or self._drafts):
-            answer = QMessageBox.question(
-                self, "Unsaved PlantUML", "Some PlantUML edits are not saved. Quit anyway?")
-            if answer != QMessageBox.StandardButton.Yes:
-                event.ignore()
-                return
-        self._save_layout()
-        self._remember_position()
+        if (self.ask_before_discard and (names := unsaved_edits(self))
+                and not confirm_quit(self, names)):
+            event.ignore()
+            return
+        window_layout.save_layout(self)
+        window_layout.remember_position(self, GRADING)
+        self.beacon.stop()
         self.review.preview.cancel()
         self.bench.shutdown()
         super().closeEvent(event)

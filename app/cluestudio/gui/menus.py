@@ -29,6 +29,7 @@ MENUS: tuple[tuple[str, tuple[Entry, ...]], ...] = (
     ("&File", (
         Entry("&New workspace…", "new_workspace", "Ctrl+N"),
         Entry("&Open workspace…", "open_workspace", "Ctrl+O"),
+        Entry("Open &recent workspace…", "open_recent"),
         SEPARATOR,
         Entry("&Import course folder…", "import_course_folder", "Ctrl+I"),
         Entry("Import &JSONL file…", "import_jsonl"),
@@ -54,6 +55,7 @@ MENUS: tuple[tuple[str, tuple[Entry, ...]], ...] = (
         Entry("&Review mode", "review_mode", "F2"),
         Entry("&Grading mode", "grading_mode", "F3"),
         Entry("Focus rubric / verdict", "focus_panel", "F4"),
+        Entry("Focus grading comment", "focus_comment", "F5"),
         Entry("Focus PlantUML editor", "focus_editor", "F6"),
     )),
     ("&Review", (
@@ -71,7 +73,8 @@ MENUS: tuple[tuple[str, tuple[Entry, ...]], ...] = (
         Entry("A&djudication queue…", "adjudication"),
     )),
     ("&View", (
-        Entry("&Fit images", "fit_images", "Ctrl+0"),
+        Entry("&Fit images (whole diagram)", "fit_images", "Ctrl+0"),
+        Entry("&Readable zoom", "readable_zoom", "Ctrl+9"),
         Entry("&Actual size", "actual_size", "Ctrl+Shift+0"),
         Entry("Zoom &in", "zoom_in", "Ctrl+="),
         Entry("Zoom &out", "zoom_out", "Ctrl+-"),

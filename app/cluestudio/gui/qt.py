@@ -31,12 +31,13 @@ if sys.version_info < (3, 12) and _pyside_version() >= (6, 12):  # pragma: no co
         ctypes.c_ssize_t.from_address(id(_immortal)).value += 1 << 40
     del _immortal
 
-from PySide6 import QtCore, QtGui, QtSvg, QtWidgets
+from PySide6 import QtCore, QtGui, QtNetwork, QtSvg, QtWidgets
 from PySide6.QtCore import (
     QAbstractTableModel,
     QElapsedTimer,
     QEvent,
     QEventLoop,
+    QMargins,
     QModelIndex,
     QObject,
     QPoint,
@@ -172,6 +173,7 @@ __all__ = [
     "QListWidget",
     "QListWidgetItem",
     "QMainWindow",
+    "QMargins",
     "QMenu",
     "QMenuBar",
     "QMessageBox",
@@ -222,6 +224,7 @@ __all__ = [
     "Qt",
     "QtCore",
     "QtGui",
+    "QtNetwork",
     "QtSvg",
     "QtWidgets",
     "Signal",

@@ -13,11 +13,13 @@ from html import escape
 from typing import Any
 
 from cluestudio.app import preview as previews
+from cluestudio.app.check_display import shown_findings
 from cluestudio.app.submissions import SubmissionView
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.workspace import kinds
 from cluestudio.core.workspace.taxonomy import tags_for_kind
 from cluestudio.gui.element_diff import DiffOnB, DiffPicture
+from cluestudio.gui.model_summary import render_problem, summary_html
 from cluestudio.gui.operations import Workbench
 from cluestudio.gui.preview import LivePreview
 from cluestudio.gui.qt import (
@@ -38,39 +40,12 @@ from cluestudio.gui.qt import (
     Signal,
 )
 from cluestudio.gui.widgets.check_panel import CheckPanel, report_flag_confidence
-from cluestudio.gui.widgets.image_views import (
-    CompareView,
-    DiagramImageView,
-    ZoomBar,
-    ZoomSync,
-    image_from_bytes,
-)
+from cluestudio.gui.widgets.compare_view import CompareView
+from cluestudio.gui.widgets.image_views import DiagramImageView, ZoomSync, image_from_bytes
 from cluestudio.gui.widgets.metric_panel import probe_html
 from cluestudio.gui.widgets.plantuml_editor import PlantUMLEditor
 from cluestudio.gui.widgets.verdict_panel import VerdictPanel
-
-
-def summary_html(summary: dict[str, Any] | None, warnings: tuple = (),
-                 error: tuple[int | None, str] | None = None) -> str:
-    """What the parsed model contains, as a short HTML list (or why there is none)."""
-    if summary is None:
-        where = f"line {error[0]}: " if error and error[0] else ""
-        why = f"<br>{escape(where + error[1])}" if error else ""
-        return f"<i>The text does not parse; fix the marked line.</i>{why}"
-    classes, relations = summary["classes"], summary["relations"]
-    parts = [f"<b>{len(classes)}</b> classes, <b>{summary['attributes']}</b> attributes, "
-             f"<b>{summary['methods']}</b> methods, <b>{len(relations)}</b> relations"]
-    parts.append("<ul>" + "".join(
-        f"<li>{escape(c['name'])} <small>({c['kind']}, {c['attributes']} attr, "
-        f"{c['methods']} meth)</small></li>" for c in classes) + "</ul>")
-    if relations:
-        parts.append("<ul>" + "".join(
-            f"<li>{escape(r['begin'])} —{r['type']}→ {escape(r['end'])}</li>"
-            for r in relations) + "</ul>")
-    if warnings:
-        parts.append("<b>Warnings</b><ul>" + "".join(
-            f"<li>line {line}: {escape(message)}</li>" for line, message in warnings) + "</ul>")
-    return "".join(parts)
+from cluestudio.gui.widgets.zoom_bar import ZoomBar
 
 
 def _titled(title: str, widget: QWidget, extra: QWidget | None = None) -> QWidget:
@@ -116,6 +91,8 @@ class ReviewMode(QWidget):
         self.sync = ZoomSync([self.image_a, self.image_b, self.compare.view], self)
         self.preview = LivePreview(bench.runner, parent=self)
         self._last_b: bytes | None = None  # plain B of the editor's text
+        self._last_preview: previews.PreviewResult | None = None  # of the editor's text
+        self._saved_text: str | None = None  # saved before its preview came (Ctrl+S)
         self.b_diff = DiffOnB(bench, self.image_b, "Colour B by each element's CLUE match "
                               "with the task's reference (Ctrl+D)",
                               lambda: self.editor.toPlainText() if self.view else None,
@@ -304,7 +281,12 @@ class ReviewMode(QWidget):
         except ClueStudioError as error:
             self.status.emit(str(error))
             return False
-        self.status.emit("Saved a new revision")
+        # Saved either way (a revision is the reviewer's text), but never silently broken.
+        known = self._last_preview if self._last_preview and self._last_preview.text == text \
+            else None
+        problem = render_problem(known) if known is not None else None
+        self._saved_text = None if known is not None else text  # said when its preview comes
+        self.status.emit("Saved a new revision" + (f", but it {problem}" if problem else ""))
         if self.view is not None and self.view.image_a:
             self.check_now()  # the flag follows the saved text
         return True
@@ -328,8 +310,11 @@ class ReviewMode(QWidget):
     # --- preview ------------------------------------------------------------------------
 
     def _on_preview(self, result: previews.PreviewResult) -> None:
+        if result.text == self._saved_text and (problem := render_problem(result)):
+            self.status.emit(f"The saved revision {problem}")
         if result.text != self.editor.toPlainText():
             return  # the text moved on; the next preview is already on its way
+        self._last_preview = result
         for source, error in (("parser", result.parse_error),
                               ("renderer", result.render_error)):
             if error is None:
@@ -355,7 +340,7 @@ class ReviewMode(QWidget):
         elif result.render_error is not None:
             line, message = result.render_error
             where = f"line {line}: " if line else ""
-            if self.image_b.image is None:
+            if not self.image_b.shows_drawing():  # never "the last good" one over a blank B
                 self.image_b.show_message(f"PlantUML could not render this:\n{where}{message}")
             else:
                 self.b_error.setText(f"PlantUML could not render this ({where}{message}); "
@@ -399,9 +384,9 @@ class ReviewMode(QWidget):
             return
         report = latest_report(self.bench.ws, self.view.submission.id)
         can_check = bool(self.view.image_a) and bool(self.view.head_puml.strip())
-        self.check.show_report(report, can_check)
+        self.check.show_report(report, can_check, self.view.head_puml)
         marks = []
-        for missing in report.missing if report is not None else ():
+        for missing in shown_findings(report, self.view.head_puml).missing:
             if missing.confidence >= report_flag_confidence():
                 left, top, right, bottom = missing.box.rect
                 marks.append(QRectF(left, top, right - left, bottom - top))

@@ -254,6 +254,18 @@ class JobRunner(QObject):
     def is_running(self) -> bool:
         return any(thread.isRunning() for thread in self._threads.values())
 
+    def stop(self, patience_ms: int) -> bool:
+        """Cancel every job and end the lanes, waiting ``patience_ms`` at most in all;
+        whether every lane ended. Quit uses it: a job that cannot be cancelled (a JVM
+        starting, a render) holds nothing that needs saving, so the app need not wait."""
+        running = [t for t in self._threads.values() if t.isRunning()]
+        for thread in running:
+            thread.cancel_all()
+            thread.tasks.put(None)
+        deadline = time.monotonic() + patience_ms / 1000
+        return all(thread.wait(max(0, int(1000 * (deadline - time.monotonic()))))
+                   for thread in running)
+
     def submit(self, function: JobFunction, label: str = "", lane: str | None = None
                ) -> JobHandle:
         """Queue ``function`` on ``lane`` (default: the first lane); never blocks."""
@@ -371,9 +383,10 @@ class ProcessRunner(QObject):
             self._relay(handle, "error", (message,))
         handle.cancel()
 
-    def shutdown(self, timeout: float = 1.0) -> None:
+    def shutdown(self, timeout: float = 0.25) -> None:
         """Cancel every job and stop the worker process (killed if it does not stop within
-        ``timeout`` seconds), so Quit never waits on a long job."""
+        ``timeout`` seconds), so Quit never waits on a long job. The process holds no data
+        (results are stored here, as they arrive), and its JVM ends with its input."""
         with self._lock:
             self._closed = True
             process, self._process = self._process, None

@@ -15,25 +15,35 @@ from typing import TYPE_CHECKING, Any
 
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.gui.qt import QFileDialog, QObject
+from cluestudio.gui.recent import RecentWorkspaces
+from cluestudio.gui.window_layout import qsettings
 from cluestudio.gui.worker import BATCH, JobHandle
 
 if TYPE_CHECKING:
     from cluestudio.gui.main_window import MainWindow
 
 WORKSPACE_FILTER = "Workspace (*.sqlite)"
+_LAST_FOLDER = "dialogs/last_folder"
+
+
+def _remember_folder(folder: Path) -> None:
+    stored = qsettings()
+    stored.setValue(_LAST_FOLDER, str(folder))
+    stored.sync()
 
 
 class WorkspaceActions(QObject):
     def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
         self.window = window
+        self.recent = RecentWorkspaces(self.open_workspace, window)
 
     # --- whole workspaces (quick: on the UI thread) -------------------------------------
 
     def new_workspace(self, path: Path | None = None) -> None:
         if path is None:
-            chosen, _ = QFileDialog.getSaveFileName(self.window, "New workspace", "",
-                                                    WORKSPACE_FILTER)
+            chosen, _ = QFileDialog.getSaveFileName(self.window, "New workspace",
+                                                    self._start_dir(), WORKSPACE_FILTER)
             if not chosen:
                 return
             path = Path(chosen)
@@ -43,22 +53,34 @@ class WorkspaceActions(QObject):
 
     def open_workspace(self, path: Path | None = None) -> None:
         if path is None:
-            chosen, _ = QFileDialog.getOpenFileName(self.window, "Open workspace", "",
-                                                    WORKSPACE_FILTER)
-            if not chosen:
+            path = self.ask_workspace_path()
+            if path is None:
                 return
-            path = Path(chosen)
         self._open(path, create=False)
 
-    def _open(self, path: Path, *, create: bool) -> None:
-        from cluestudio.core.workspace import open_workspace
+    def ask_workspace_path(self) -> Path | None:
+        chosen, _ = QFileDialog.getOpenFileName(self.window, "Open workspace",
+                                                self._start_dir(), WORKSPACE_FILTER)
+        return self._used(chosen)
 
+    def _open(self, path: Path, *, create: bool) -> None:
+        from cluestudio.core.workspace import WorkspaceInUse, open_workspace
+        from cluestudio.gui.single_instance import resolve_in_use
+
+        here = self.window.bench.ws
+        if here is not None and path.resolve() == here.path.resolve():
+            self.window.statusBar().showMessage(f"{path.name} is the workspace open here", 6000)
+            return
         try:
             ws = open_workspace(path, create=create)
+        except WorkspaceInUse as error:  # open in another window: show it, or read-only
+            ws = resolve_in_use(error, pick_other=self.ask_workspace_path, parent=self.window)
+            if ws is None:
+                return
         except ClueStudioError as error:  # the workspace on screen stays open
             self.window.report_error("open workspace", str(error))
             return
-        self.window.open(ws)
+        self.window.open(ws)  # type: ignore[arg-type]
 
     # --- work on the open workspace (slow: on the batch lane) ---------------------------
 
@@ -70,9 +92,10 @@ class WorkspaceActions(QObject):
 
     def import_jsonl(self, path: Path | None = None) -> None:
         if path is None:
-            chosen, _ = QFileDialog.getOpenFileName(self.window, "Import JSONL", "",
+            chosen, _ = QFileDialog.getOpenFileName(self.window, "Import JSONL",
+                                                    self._start_dir(),
                                                     "JSONL (*.jsonl *.ndjson)")
-            path = Path(chosen) if chosen else None
+            path = self._used(chosen)
         if path is not None:
             self._import(path)
 
@@ -98,9 +121,10 @@ class WorkspaceActions(QObject):
         from cluestudio.core.workspace.pack import merge_packs
 
         if paths is None:
-            chosen, _ = QFileDialog.getOpenFileNames(self.window, "Merge graders' packs", "",
-                                                     "Pack (*.zip)")
+            chosen, _ = QFileDialog.getOpenFileNames(self.window, "Merge graders' packs",
+                                                     self._start_dir(), "Pack (*.zip)")
             paths = [Path(p) for p in chosen]
+            self._used(chosen[0] if chosen else "")
         if paths:
             chosen_paths = list(paths)
             handle = self._submit(lambda ws, cancel: merge_packs(ws, chosen_paths),
@@ -129,9 +153,9 @@ class WorkspaceActions(QObject):
         from cluestudio.core.workspace.pack import export_pack
 
         if path is None:
-            chosen, _ = QFileDialog.getSaveFileName(self.window, "Export pack", "",
-                                                    "Pack (*.zip)")
-            path = Path(chosen) if chosen else None
+            chosen, _ = QFileDialog.getSaveFileName(self.window, "Export pack",
+                                                    self._start_dir(), "Pack (*.zip)")
+            path = self._used(chosen)
         if path is not None:
             out = path
             self._submit(lambda ws, cancel: export_pack(ws, out), f"export {out.name}")
@@ -139,8 +163,27 @@ class WorkspaceActions(QObject):
     # --- plumbing -----------------------------------------------------------------------
 
     def _ask_folder(self, title: str) -> Path | None:
-        chosen = QFileDialog.getExistingDirectory(self.window, title)
+        chosen = QFileDialog.getExistingDirectory(self.window, title, self._start_dir())
+        if chosen:
+            _remember_folder(Path(chosen))
         return Path(chosen) if chosen else None
+
+    def _start_dir(self) -> str:
+        """Where a file dialog opens: the folder used last, else the open workspace's, else
+        home (never the process's working directory, which a launcher sets to anything)."""
+        last = str(qsettings().value(_LAST_FOLDER, "") or "")
+        if last and Path(last).is_dir():
+            return last
+        ws = self.window.bench.ws
+        return str(ws.path.parent if ws is not None else Path.home())
+
+    @staticmethod
+    def _used(chosen: str) -> Path | None:
+        """The chosen file (None: cancelled); its folder is where the next dialog opens."""
+        if not chosen:
+            return None
+        _remember_folder(Path(chosen).parent)
+        return Path(chosen)
 
     def _submit(self, work: Callable[[Any, Any], object], label: str, *,
                 refresh: bool = False) -> JobHandle | None:

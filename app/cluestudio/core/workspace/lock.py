@@ -24,7 +24,12 @@ except ImportError:  # pragma: no cover - Windows
 
 
 class WorkspaceInUse(ClueStudioError):
-    """Another ClueStudio instance has this workspace open for writing."""
+    """Another ClueStudio instance has this workspace open for writing (``path``: the
+    workspace file, so a window can offer to open it read-only)."""
+
+    def __init__(self, message: str, path: Path | None = None) -> None:
+        super().__init__(message)
+        self.path = path
 
 
 def _holder_text(path: Path) -> str:
@@ -67,7 +72,8 @@ class WorkspaceLock:
                 handle.close()
                 raise WorkspaceInUse(
                     f"{self.path.with_suffix('')}: workspace is in use by "
-                    f"{_holder_text(self.path)}; close it there first") from error
+                    f"{_holder_text(self.path)}; close it there first",
+                    self.path.with_suffix("")) from error
             handle.seek(0)
             handle.truncate()
             handle.write(info)
@@ -87,7 +93,8 @@ class WorkspaceLock:
                     self.path.unlink(missing_ok=True)  # stale: its process is gone
                     continue
                 raise WorkspaceInUse(f"{self.path}: workspace is in use by "
-                                     f"{_holder_text(self.path)}") from None
+                                     f"{_holder_text(self.path)}",
+                                     self.path.with_suffix("")) from None
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(info)
             return

@@ -65,6 +65,9 @@ class CheckPanel(QWidget):
         self.tree.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.tree.itemActivated.connect(self._on_item)
         self.tree.itemClicked.connect(self._on_item)
+        # Moving through the findings by keyboard shows each box in A (scrolled into
+        # view); the editor jump waits for Return or a click, so the focus stays here.
+        self.tree.currentItemChanged.connect(self._show_box_of)
         head = QHBoxLayout()
         head.addWidget(self.summary, 1)
         head.addWidget(self.run_button)
@@ -79,7 +82,12 @@ class CheckPanel(QWidget):
                              "seconds)</i>")
         self.run_button.setEnabled(False)
 
-    def show_report(self, report: Any | None, can_check: bool) -> None:
+    def show_report(self, report: Any | None, can_check: bool, puml: str | None = None
+                    ) -> None:
+        """``report`` of the conversion ``puml`` (given: the findings that would cry wolf
+        are left out, see app/check_display.py)."""
+        from cluestudio.app.check_display import shown_findings
+
         self.tree.clear()
         self.run_button.setEnabled(can_check)
         if report is None:
@@ -99,13 +107,19 @@ class CheckPanel(QWidget):
         recall = report.text_recall
         precision = report.name_precision
         flag = "<b>⚑ flagged</b>: look here first" if report.flagged else "no flag"
+        shown = shown_findings(report, puml)
+        hidden = (f" · {shown.hidden} doubtful not listed" if shown.hidden else "")
+        self.summary.setToolTip(f"{shown.hidden} finding(s) not listed: multiplicities OCR "
+                                "misses, names the PlantUML has under another class"
+                                if shown.hidden else "")
         self.summary.setText(
             f"{flag} · triage {report.triage:.2f} · the PlantUML has "
-            f"{_percent(recall)} of A's text; A shows {_percent(precision)} of its names")
+            f"{_percent(recall)} of A's text; A shows {_percent(precision)} of its names"
+            + hidden)
         limit = report_flag_confidence()
         for title, findings, invented in (
-                ("In image A, not in the PlantUML", report.missing, False),
-                ("In the PlantUML, not in image A", report.invented, True)):
+                ("In image A, not in the PlantUML", shown.missing, False),
+                ("In the PlantUML, not in image A", shown.invented, True)):
             group = QTreeWidgetItem([f"{title} ({len(findings)})", "", ""])
             group.setToolTip(0, f"{title} ({len(findings)})")
             for finding in findings:
@@ -136,6 +150,12 @@ class CheckPanel(QWidget):
             self.box_selected.emit(box)
         if line:
             self.line_selected.emit(int(line))
+
+
+    def _show_box_of(self, item: QTreeWidgetItem | None, *_: object) -> None:
+        data = item.data(0, Qt.ItemDataRole.UserRole) if item is not None else None
+        if data and data[1] is not None:
+            self.box_selected.emit(data[1])
 
 
 def _percent(value: float | None) -> str:

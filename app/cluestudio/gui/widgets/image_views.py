@@ -4,38 +4,31 @@ A reviewer compares the submitted image A with the re-rendered image B; both vie
 each other (same zoom relative to "fit", same centre as a fraction of the image) so the eye
 finds the same region in both. Images of different resolution still line up that way.
 
-"Fit" fits a diagram to the pane's width but never shrinks it below a readable scale
-(PlantUML's 14 px text stays at 12 px, capitals at 9 px or more): a big diagram then
-scrolls rather than turning into grey lines. A zoom the user chose stays when the next
-submission is shown.
+A pane opens a diagram *readable*: whole when it fits at a readable scale (PlantUML's 14 px
+text at 12 px, capitals at 9 px or more), else at the pane's width or the readable scale,
+scrolling rather than turning text into grey lines. "Fit" (Ctrl+0) shows the whole diagram
+whatever the scale, and the zoom bar says when its text got small and offers the readable
+zoom back (Ctrl+9). A zoom the user chose (Fit included) stays when the next submission is
+shown.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from cluestudio.gui.qt import (
     QColor,
-    QComboBox,
     QGraphicsPixmapItem,
     QGraphicsRectItem,
     QGraphicsScene,
     QGraphicsView,
-    QHBoxLayout,
     QImage,
-    QLabel,
     QObject,
     QPainter,
     QPen,
     QPixmap,
     QPointF,
     QRectF,
-    QSlider,
     Qt,
-    QTimer,
-    QToolButton,
     QTransform,
-    QVBoxLayout,
     QWidget,
     Signal,
 )
@@ -45,6 +38,7 @@ WHEEL_STEP = 1.15
 # PlantUML draws class names and members at 14 px: below this scale their capitals are
 # under ~9 px and small letters lose strokes (at 0.7 a reference read at 6-7 px, issue 17).
 READABLE_ZOOM = 0.85
+READABLE, WHOLE = "readable", "whole"  # the two fitted zooms a view keeps on resize
 
 
 def image_from_bytes(data: bytes) -> QImage:
@@ -96,7 +90,7 @@ class DiagramImageView(QGraphicsView):
         self._marks: list[QGraphicsRectItem] = []
         self._message = self.scene().addText(placeholder)
         self.image: QImage | None = None
-        self._fit_mode = True  # keep fitting on resize until the user zooms
+        self._fit_mode: str | None = READABLE  # kept on resize until the user zooms
         self._syncing = False
         self.horizontalScrollBar().valueChanged.connect(self._emit_changed)
         self.verticalScrollBar().valueChanged.connect(self._emit_changed)
@@ -120,7 +114,7 @@ class DiagramImageView(QGraphicsView):
         self.set_marks([])
         self.scene().setSceneRect(QRectF(image.rect()))
         if self._fit_mode or not had_image:
-            self.fit()
+            self._fit_to(self._fit_mode or READABLE)
         elif same_size:
             pass  # a re-render of the same diagram: keep zoom and position
         else:  # another diagram: the zoom the user chose, from its top left corner
@@ -140,6 +134,16 @@ class DiagramImageView(QGraphicsView):
             mark.setPen(pen)
             self.scene().addItem(mark)
             self._marks.append(mark)
+
+    def shows_drawing(self) -> bool:
+        """Whether an image with something drawn on it is shown (not a message, not a
+        blank page such as an empty diagram's rendering)."""
+        if self.image is None or not self._base.isVisible():
+            return False
+        small = self.image.scaled(48, 48, Qt.AspectRatioMode.IgnoreAspectRatio,
+                                  Qt.TransformationMode.SmoothTransformation)
+        first = small.pixel(0, 0)
+        return any(small.pixel(x, y) != first for y in range(48) for x in range(48))
 
     def marks(self) -> list[QRectF]:
         return [mark.rect() for mark in self._marks]
@@ -195,8 +199,9 @@ class DiagramImageView(QGraphicsView):
         return float(self.transform().m11())
 
     def fit_zoom(self) -> float:
-        """The pane's width, as long as text stays readable; never blow a small diagram up
-        (it only blurs). A diagram too big for that scrolls."""
+        """The readable zoom: the whole diagram if it is readable so, else the pane's width
+        if that is, else the readable scale (it scrolls). Never a blow-up of a small diagram
+        (it only blurs). Zooms relative to it are what synced views share."""
         if self.image is None:
             return 1.0
         view = self.viewport().rect()
@@ -210,6 +215,23 @@ class DiagramImageView(QGraphicsView):
             zoom = READABLE_ZOOM  # readable; scroll both ways
         return max(MIN_ZOOM, min(1.0, zoom))
 
+    def whole_zoom(self) -> float:
+        """The whole diagram in the pane, however small its text gets (never enlarged)."""
+        if self.image is None:
+            return 1.0
+        view = self.viewport().rect()
+        whole = min(view.width() / max(1, self.image.width()),
+                    view.height() / max(1, self.image.height()))
+        return max(MIN_ZOOM, min(1.0, whole))
+
+    def fit_mode(self) -> str | None:
+        """:data:`READABLE`, :data:`WHOLE`, or None after the user zoomed."""
+        return self._fit_mode
+
+    def text_small(self) -> bool:
+        """Whether PlantUML's text is shown below the readable scale now."""
+        return self.image is not None and self.zoom() < READABLE_ZOOM - 1e-6
+
     def relative_zoom(self) -> float:
         return self.zoom() / self.fit_zoom()
 
@@ -217,7 +239,7 @@ class DiagramImageView(QGraphicsView):
         """Zoom to ``factor`` (1.0 = 100%) keeping the centre of the view where it is."""
         factor = max(MIN_ZOOM, min(MAX_ZOOM, factor))
         centre = self.mapToScene(self.viewport().rect().center())
-        self._fit_mode = False
+        self._fit_mode = None
         self.setTransform(QTransform.fromScale(factor, factor))
         self.centerOn(centre)
         self._emit_changed()
@@ -225,21 +247,37 @@ class DiagramImageView(QGraphicsView):
     def zoom_by(self, step: float) -> None:
         """Zoom by ``step`` around the mouse (wheel) or the centre (buttons, keys)."""
         factor = max(MIN_ZOOM, min(MAX_ZOOM, self.zoom() * step))
-        self._fit_mode = False
+        self._fit_mode = None
         # scale() honours the transformation anchor, so the point under the mouse stays put.
         self.scale(factor / self.zoom(), factor / self.zoom())
         self._emit_changed()
 
     def fit(self) -> None:
+        """The whole diagram (Fit, Ctrl+0), even below the readable scale."""
+        self._fit_to(WHOLE)
+
+    def readable(self) -> None:
+        """The readable zoom (Ctrl+9; what a pane opens with)."""
+        self._fit_to(READABLE)
+
+    def _fit_to(self, mode: str) -> None:
         if self.image is None:
             return
+        self._fit_mode = mode
         self._apply_fit()
-        self._fit_mode = True
         self._emit_changed()
 
+    def follow_fit(self, mode: str) -> None:
+        """Take another view's fitted zoom (its own image's fit) without echoing it back."""
+        self._syncing = True
+        try:
+            self._fit_to(mode)
+        finally:
+            self._syncing = False
+
     def _apply_fit(self) -> None:
-        # Not fitInView(): it keeps a margin, so "fit" would not be exactly fit_zoom().
-        factor = self.fit_zoom()
+        # Not fitInView(): it keeps a margin, so "fit" would not be exactly the zoom asked.
+        factor = self.whole_zoom() if self._fit_mode == WHOLE else self.fit_zoom()
         self.setTransform(QTransform.fromScale(factor, factor))
         rect = self.scene().sceneRect()
         view = self.viewport().rect()
@@ -266,7 +304,7 @@ class DiagramImageView(QGraphicsView):
         try:
             factor = max(MIN_ZOOM, min(MAX_ZOOM, relative_zoom * self.fit_zoom()))
             self.setTransform(QTransform.fromScale(factor, factor))
-            self._fit_mode = abs(relative_zoom - 1.0) < 1e-6
+            self._fit_mode = READABLE if abs(relative_zoom - 1.0) < 1e-6 else None
             self.centerOn(QPointF(fx * self.image.width(), fy * self.image.height()))
         finally:
             self._syncing = False
@@ -305,13 +343,27 @@ class ZoomSync(QObject):
     def _follow(self, source: DiagramImageView, zoom: float, fx: float, fy: float) -> None:
         if not self.enabled:
             return
+        whole = source.fit_mode() == WHOLE  # each its own whole diagram, not A's scale
         for view in self.views:
             if view is not source:
-                view.follow(zoom, fx, fy)
+                if whole:
+                    view.follow_fit(WHOLE)
+                else:
+                    view.follow(zoom, fx, fy)
 
     def fit_all(self) -> None:
-        for view in self.views:
-            view.fit()
+        self._each(DiagramImageView.fit)
+
+    def readable_all(self) -> None:
+        self._each(DiagramImageView.readable)
+
+    def _each(self, fit: object) -> None:
+        self.enabled = False  # each view fits its own diagram
+        try:
+            for view in self.views:
+                fit(view)  # type: ignore[operator]
+        finally:
+            self.enabled = True
 
     def actual_size_all(self) -> None:
         # 100% means real pixels in every view, so it is not a relative zoom to propagate.
@@ -325,127 +377,3 @@ class ZoomSync(QObject):
     def zoom_all(self, step: float) -> None:
         if self.views:
             self.views[0].zoom_by(step)
-
-
-def _tool_button(text: str, tip: str, parent: QWidget) -> QToolButton:
-    button = QToolButton(parent)
-    button.setText(text)
-    button.setToolTip(tip)
-    button.setAutoRaise(True)
-    return button
-
-
-_ZOOM_TIPS = {"fit_images": "Fit to the pane's width, readable", "actual_size": "Actual size",
-              "zoom_out": "Zoom out", "zoom_in": "Zoom in"}
-
-
-class ZoomBar(QWidget):
-    """Fit / 100% / − / + buttons for a :class:`ZoomSync`, and the zoom it shows now."""
-
-    def __init__(self, sync: ZoomSync, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        self._buttons: dict[str, QToolButton] = {}
-        for text, name, action in (
-            ("Fit", "fit_images", sync.fit_all),
-            ("100%", "actual_size", sync.actual_size_all),
-            ("−", "zoom_out", lambda: sync.zoom_all(1 / WHEEL_STEP)),
-            ("+", "zoom_in", lambda: sync.zoom_all(WHEEL_STEP)),
-        ):
-            button = _tool_button(text, "", self)
-            button.clicked.connect(action)
-            layout.addWidget(button)
-            self._buttons[name] = button
-        self.set_shortcuts({"fit_images": "Ctrl+0", "actual_size": "Ctrl+Shift+0",
-                            "zoom_out": "Ctrl+-", "zoom_in": "Ctrl+="})
-        self.label = QLabel("—")
-        self.label.setObjectName("zoomLabel")
-        self.label.setMinimumWidth(40)
-        self.label.setToolTip("Zoom of the first image (wheel or Ctrl+=/Ctrl+− to change)")
-        layout.addWidget(self.label)
-        layout.addStretch(1)
-        if sync.views:
-            sync.views[0].zoom_changed.connect(self.show_zoom)
-
-    def set_shortcuts(self, shortcuts: Mapping[str, str]) -> None:
-        """Name the keys the menus really use (a ``[keys]`` table may have moved them)."""
-        for name, what in _ZOOM_TIPS.items():
-            key = shortcuts.get(name, "")
-            self._buttons[name].setToolTip(f"{what} ({key})" if key else what)
-
-    def show_zoom(self, zoom: float) -> None:
-        self.label.setText(f"{round(100 * zoom)}%")
-
-
-class CompareView(QWidget):
-    """Image A with image B on top: overlay at an opacity, or blink between them."""
-
-    OVERLAY, BLINK = "overlay", "blink"
-    blink_toggled = Signal(bool)  # True while B is the one showing
-
-    def __init__(self, parent: QWidget | None = None, blink_ms: int = 600) -> None:
-        super().__init__(parent)
-        self.view = DiagramImageView("Nothing to compare yet")
-        self.mode_box = QComboBox()
-        self.mode_box.addItem("Overlay", self.OVERLAY)
-        self.mode_box.addItem("Blink", self.BLINK)
-        self.opacity_slider = QSlider(Qt.Orientation.Horizontal)
-        self.opacity_slider.setRange(0, 100)
-        self.opacity_slider.setValue(50)
-        self.opacity_slider.setToolTip("Opacity of B over A")
-        self._blink = QTimer(self)
-        self._blink.setInterval(blink_ms)
-        self._blink.timeout.connect(self._toggle_blink)
-        self._showing_b = True
-
-        bar = QHBoxLayout()
-        bar.addWidget(QLabel("A ⇄ B"))
-        bar.addWidget(self.mode_box)
-        bar.addWidget(QLabel("B opacity"))
-        bar.addWidget(self.opacity_slider, 1)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(bar)
-        layout.addWidget(self.view, 1)
-        self.mode_box.currentIndexChanged.connect(self._apply_mode)
-        self.opacity_slider.valueChanged.connect(
-            lambda v: self.view.set_overlay_opacity(v / 100))
-        self._b: QImage | None = None
-
-    def set_images(self, a: QImage | None, b: QImage | None) -> None:
-        self.view.set_image(a, "No image A")
-        self._b = b
-        self.view.set_overlay(b, self.opacity_slider.value() / 100)
-        self._apply_mode()
-
-    def mode(self) -> str:
-        return str(self.mode_box.currentData())
-
-    def set_mode(self, mode: str) -> None:
-        self.mode_box.setCurrentIndex(self.mode_box.findData(mode))
-
-    def _apply_mode(self, *_: object) -> None:
-        blinking = self.mode() == self.BLINK and self.isVisible()
-        self.opacity_slider.setEnabled(self.mode() == self.OVERLAY)
-        if blinking:
-            self.view.set_overlay_opacity(1.0)
-            self._blink.start()
-        else:
-            self._blink.stop()
-            self.view.set_overlay_opacity(self.opacity_slider.value() / 100)
-            self.view.set_layer_visible(True, self._b is not None)
-
-    def _toggle_blink(self) -> None:
-        self._showing_b = not self._showing_b
-        self.view.set_layer_visible(not self._showing_b, self._showing_b)
-        self.blink_toggled.emit(self._showing_b)
-
-    def showEvent(self, event) -> None:
-        super().showEvent(event)
-        self._apply_mode()
-
-    def hideEvent(self, event) -> None:
-        # A hidden compare view must not keep a timer ticking on the UI thread.
-        self._blink.stop()
-        super().hideEvent(event)

@@ -3,8 +3,8 @@ error list.
 
 Only jobs a view hands to ``track`` show up (through their own handle's signals), so the live
 preview's many small renders neither flicker the bar nor fill the error list with half-typed
-text. The label says what the job does now (its phase), how far it is (n/N) and, once the
-rate is known, about how long the phase has left; a phase that reports all of its work done
+text. The label says what the job does now (its phase), how far the whole job is (n/N) and,
+once the rate is known, about how long it has left; a phase that reports all of its work done
 while the job goes on shows a busy bar, not a full one (no "100%" while a model loads).
 """
 
@@ -40,25 +40,31 @@ def _duration(seconds: float) -> str:
 
 @dataclass
 class PhaseClock:
-    """Progress of one phase of a job (a phase: the message without its numbers) and the
-    text to show for it. Pure, so it is tested without Qt."""
+    """Progress of one job and the text to show for it: what it does now (its phase: the
+    message), n/N over the whole job, and the time so far or, once a rate is known, about
+    how long it has left. The time counts from the job's start, not the phase's (issue 24);
+    the rate from the first counted step, again whenever the job starts another count.
+    Pure, so it is tested without Qt."""
 
     phase: str = ""
-    started: float = 0.0
+    started: float | None = None
     first_done: int = 0
+    counted_from: float = 0.0
     done: int = 0
     total: int | None = None
     message: str = ""
 
     def update(self, done: int, total: int | None, message: str, now: float) -> None:
-        phase = re.sub(r"\d+", "#", message)
-        if phase != self.phase or (total != self.total and total):
-            self.phase, self.started, self.first_done = phase, now, done
+        if self.started is None:
+            self.started = self.counted_from = now
+        self.phase = re.sub(r"\d+", "#", message)
+        if total and (total != self.total or done < self.done):  # another count starts
+            self.counted_from, self.first_done = now, done
         self.done, self.total, self.message = done, total or None, message
 
     def eta(self, now: float) -> float | None:
-        """Seconds this phase has left at its rate so far; None until a rate is known."""
-        worked, elapsed = self.done - self.first_done, now - self.started
+        """Seconds the job has left at its rate so far; None until a rate is known."""
+        worked, elapsed = self.done - self.first_done, now - self.counted_from
         if not self.total or worked <= 0 or elapsed < 0.5 or self.done >= self.total:
             return None
         return (self.total - self.done) * elapsed / worked
@@ -72,12 +78,13 @@ class PhaseClock:
         counted = self.total is not None and f"{self.done}" in what and f"{self.total}" in what
         if self.total is not None and not counted:
             parts.append(f"{self.done}/{self.total}")
+        so_far = now - (self.started if self.started is not None else now)
         if self.finished_phase():
             parts.append("finishing…")
         elif (eta := self.eta(now)) is not None:
             parts.append(f"about {_duration(eta)} left")
-        elif now - self.started >= 2:
-            parts.append(f"{_duration(now - self.started)} so far")
+        elif so_far >= 2:
+            parts.append(f"{_duration(so_far)} so far")
         return " · ".join(parts)
 
 

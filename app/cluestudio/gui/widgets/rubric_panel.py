@@ -151,7 +151,8 @@ class RubricPanel(QWidget):
         body_layout = QVBoxLayout(body)
         body_layout.setContentsMargins(0, 0, 0, 0)
         body_layout.addLayout(self._items)
-        body_layout.addWidget(QLabel("Comment"))
+        self.comment_label = QLabel("Comment")
+        body_layout.addWidget(self.comment_label)
         body_layout.addWidget(self.comment)
         body_layout.addStretch(1)
         self.scroll = QScrollArea()
@@ -192,6 +193,16 @@ class RubricPanel(QWidget):
         self._scores = {}
         self._selected = 0
         self._refresh()
+
+    def set_comment_key(self, key: str) -> None:
+        """Name the key that reaches the comment box (Go menu; a ``[keys]`` table may
+        move it)."""
+        self.comment_label.setText(f"Comment ({key})" if key else "Comment")
+
+    def focus_comment(self) -> None:
+        """Scroll the comment box into view and type there (Tab returns to the items)."""
+        self.scroll.ensureWidgetVisible(self.comment)
+        self.comment.setFocus()
 
     def item_labels(self) -> list[str]:
         """The items on screen, in order (what the grader scores)."""

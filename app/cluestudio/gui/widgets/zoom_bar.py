@@ -1,0 +1,89 @@
+"""The zoom buttons over a set of synced diagram views: Fit (the whole diagram), 100%,
+zoom out and in, the zoom shown now, and, while PlantUML's text is shown small, the readable
+zoom (see :mod:`.image_views`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from cluestudio.gui.qt import QHBoxLayout, QLabel, QToolButton, QWidget
+from cluestudio.gui.widgets.image_views import (
+    READABLE_ZOOM,
+    WHEEL_STEP,
+    DiagramImageView,
+    ZoomSync,
+)
+
+
+def _tool_button(text: str, tip: str, parent: QWidget) -> QToolButton:
+    button = QToolButton(parent)
+    button.setText(text)
+    button.setToolTip(tip)
+    button.setAutoRaise(True)
+    return button
+
+
+_ZOOM_TIPS = {"fit_images": "Fit: the whole diagram, however small its text",
+              "readable_zoom": "Readable zoom: PlantUML's text at a readable size (the pane "
+                               "scrolls)",
+              "actual_size": "Actual size", "zoom_out": "Zoom out", "zoom_in": "Zoom in"}
+
+
+class ZoomBar(QWidget):
+    """Fit / 100% / − / + buttons for a :class:`ZoomSync`, the zoom it shows now, and, while
+    text is shown small, a button back to the readable zoom."""
+
+    def __init__(self, sync: ZoomSync, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self._buttons: dict[str, QToolButton] = {}
+        for text, name, action in (
+            ("Fit", "fit_images", sync.fit_all),
+            ("100%", "actual_size", sync.actual_size_all),
+            ("−", "zoom_out", lambda: sync.zoom_all(1 / WHEEL_STEP)),
+            ("+", "zoom_in", lambda: sync.zoom_all(WHEEL_STEP)),
+            ("Readable", "readable_zoom", sync.readable_all),
+        ):
+            button = _tool_button(text, "", self)
+            button.clicked.connect(action)
+            layout.addWidget(button)
+            self._buttons[name] = button
+        self.readable_button = self._buttons["readable_zoom"]
+        self.readable_button.hide()  # offered while the text is small
+        self.set_shortcuts({"fit_images": "Ctrl+0", "readable_zoom": "Ctrl+9",
+                            "actual_size": "Ctrl+Shift+0", "zoom_out": "Ctrl+-",
+                            "zoom_in": "Ctrl+="})
+        self.label = QLabel("—")
+        self.label.setObjectName("zoomLabel")
+        self.label.setMinimumWidth(40)
+        layout.insertWidget(4, self.label)
+        layout.addStretch(1)
+        self._views = list(sync.views)
+        for view in self._views:
+            view.zoom_changed.connect(lambda _zoom, view=view: self._on_zoom(view))
+
+    def set_shortcuts(self, shortcuts: Mapping[str, str]) -> None:
+        """Name the keys the menus really use (a ``[keys]`` table may have moved them)."""
+        for name, what in _ZOOM_TIPS.items():
+            key = shortcuts.get(name, "")
+            self._buttons[name].setToolTip(f"{what} ({key})" if key else what)
+
+    def _on_zoom(self, view: DiagramImageView) -> None:
+        """The zoom of the view on screen that changed last; "small text" while any view on
+        screen shows PlantUML's text below the readable size."""
+        shown = [v for v in self._views if v.isVisible() and v.image is not None]
+        if shown and view not in shown:
+            return
+        self.show_zoom(view.zoom(), any(v.text_small() for v in shown or [view]))
+
+    def show_zoom(self, zoom: float, small: bool | None = None) -> None:
+        """The zoom; while text is small it says so and offers the readable zoom."""
+        small = zoom < READABLE_ZOOM - 1e-6 if small is None else small
+        self.label.setText(f"{round(100 * zoom)}%" + (" small" if small else ""))
+        self.label.setStyleSheet("color: #e65100;" if small else "")
+        self.label.setToolTip(
+            "PlantUML's text is below a readable size at this zoom: "
+             + self.readable_button.toolTip() if small else
+             "Zoom of the image on screen (wheel or Ctrl+=/Ctrl+− to change)")
+        self.readable_button.setVisible(small)

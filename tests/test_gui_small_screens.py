@@ -1,0 +1,97 @@
+"""Issue 24, item 3: a new TA on the smallest screens the README promises (1366×768, and
+1024×700): the whole window on screen, title bar and status bar included, and a submission
+list whose names can be read, also after the window was once squeezed."""
+
+from __future__ import annotations
+
+import pytest
+
+from test_gui_stories import _course_workspace
+
+pytestmark = pytest.mark.gui
+
+
+def test_a_laptop_of_1366x768_with_a_panel_shows_the_title_bar_and_the_status_bar() -> None:
+    from cluestudio.gui.qt import QMargins, QRect
+    from cluestudio.gui.window_layout import clamped
+
+    room = QRect(0, 0, 1366, 740)  # a 28-pixel panel at the bottom
+    frame = QMargins(4, 34, 4, 4)  # the window manager's title bar and borders
+    for wanted in (QRect(0, 0, 1366, 768), QRect(200, 150, 1366, 768),
+                   QRect(-40, -30, 1900, 1100)):
+        placed = clamped(wanted, room, frame, (800, 560))
+        outer = placed.marginsAdded(frame)
+        assert room.contains(outer), (wanted, placed, outer)
+        assert placed.width() >= 800 and placed.height() >= 560
+
+
+def test_a_layout_saved_on_a_big_monitor_opens_whole_on_the_laptop(session, tmp_path,
+                                                                   monkeypatch) -> None:
+    from cluestudio.core.workspace import open_workspace
+    from cluestudio.gui.main_window import MainWindow
+    from cluestudio.gui.qt import QRect, QtGui
+    from cluestudio.gui.window_layout import frame_margins
+
+    # The screen is the platform's: the laptop's 1366×768 with a 28-pixel panel (the
+    # offscreen platform's own screen is 800×800, smaller than any promised one).
+    monkeypatch.setattr(QtGui.QScreen, "availableGeometry",
+                        lambda _screen: QRect(0, 0, 1366, 740))
+    path = _course_workspace(tmp_path)
+    window = session.open(path)
+    window.setGeometry(QRect(500, 400, 1900, 1150))  # the office monitor's layout
+    window.close()
+    again = MainWindow(session.runner, session.settings)  # as the app starts: no resize
+    again.ask_before_discard = False
+    session.qtbot.addWidget(again)
+    session.windows.append(again)
+    again.open(open_workspace(path, create=False))
+    again.show()
+    session.qtbot.waitExposed(again)
+    room = QRect(0, 0, 1366, 740)
+    outer = again.geometry().marginsAdded(frame_margins(again))
+    assert room.contains(outer), (room, outer)
+    status = again.statusBar()
+    bottom = status.mapTo(again, status.rect().bottomLeft()).y()
+    assert status.isVisible() and again.geometry().top() + bottom <= room.bottom()
+
+
+def _shows_the_name(window, row: int) -> tuple[bool, str]:
+    """Whether the list's name column shows row ``row``'s submission id (not just "…")."""
+    from cluestudio.gui.qt import Qt
+
+    table = window.navigator.table
+    text = table.model().index(row, 0).data()
+    room = table.columnWidth(0) - 8  # the cell's margins
+    shown = table.fontMetrics().elidedText(text, Qt.TextElideMode.ElideMiddle, room)
+    return text.split(" · ")[1] in shown, shown
+
+
+def test_at_1024x700_the_list_keeps_readable_names_and_widens_again_when_maximised(
+        session, tmp_path) -> None:
+    path = _course_workspace(tmp_path, tasks=("hospital_appointments", "library_loans"))
+    window = session.open(path)
+    window.resize(1024, 700)
+    session.qtbot.wait(80)
+    for row in range(window.navigator.table.model().rowCount()):
+        readable, shown = _shows_the_name(window, row)
+        assert readable, shown
+    window.close()  # the squeezed layout is saved ...
+    again = session.open(path)
+    again.resize(1600, 1000)  # ... and the next day the window is maximised
+    session.qtbot.wait(80)
+    table = again.navigator.table
+    for row in range(table.model().rowCount()):
+        text = table.model().index(row, 0).data()
+        assert table.columnWidth(0) >= table.fontMetrics().horizontalAdvance(text) + 8, text
+
+
+def test_at_1366x768_task_names_are_whole_in_the_list(session, tmp_path) -> None:
+    path = _course_workspace(tmp_path, tasks=("hospital_appointments", "online_shop"))
+    window = session.open(path)
+    window.resize(1366, 768)
+    session.qtbot.wait(80)
+    table = window.navigator.table
+    for row in range(table.model().rowCount()):
+        text = table.model().index(row, 0).data()
+        assert table.columnWidth(0) >= table.fontMetrics().horizontalAdvance(text) + 8, text
+        assert text in table.model().index(row, 0).data(3)  # and the tooltip has it whole
