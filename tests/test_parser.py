@@ -125,12 +125,44 @@ note left of Book : hardcover only
         ("A<|--B", GE, "B", "A"),
         ("A *--o B", CO, "A", "B"),
         ("A::field --> B::other", AS, "A", "B::other"),  # B is unknown: PlantUML's name
+        # PlantUML 1.2026's arrow forms (1.2022.6 rejects them): open heads `>>`/`<<`, and
+        # `0`, `0)`, `(0` heads, each a decoration of an association.
+        ("A -->> B", AS, "A", "B"),
+        ("A <<-- B", AS, "A", "B"),
+        ("A ..>> B", DE, "A", "B"),
+        ("A 0-- B", AS, "A", "B"),
+        ("A --0 B", AS, "A", "B"),
+        ("A 0--0 B", AS, "A", "B"),
+        ("A 0)-- B", AS, "A", "B"),
+        ("A --(0 B", AS, "A", "B"),
+        # A multiplicity glued to a letter head (found in real course material).
+        ('A "1"o--"*" B', AG, "A", "B"),
+        ('A "1"*-->"*" B', CO, "A", "B"),
+        ('A "1"o-down-"*" B', AG, "A", "B"),
+        ('A "1"-o"*" B', AG, "B", "A"),
+        ('A "1"x--"*" B', AS, "A", "B"),
+        ('A "1"0--"2" B', AS, "A", "B"),
     ],
 )
 def test_arrow_maps_to_canonical_relation(arrow: str, expected_type: RelationType,
                                           begin: str, end: str) -> None:
     relation = only_relation(arrow)
     assert (relation.type, relation.begin, relation.end) == (expected_type, begin, end)
+
+
+def test_a_multiplicity_glued_to_its_arrow_is_read_as_plantuml_1_2026_reads_it() -> None:
+    # `A "0..1"o--"0..*" B` is real course material; PlantUML 1.2022.6 rejected it.
+    relation = only_relation('A "0..1"o--"0..*" B : has')
+    assert relation == Relation(AG, "A", "B", Multiplicity("0..1", "0..*"), name="has")
+    assert only_relation('A "1"--o"*" B').label == Multiplicity("*", "1")
+    # Without a space or a quote before it a letter or `0` is part of the name.
+    assert [c.name for c in parse("A0-- B\nAo-- C").classes] == ["A0", "B", "Ao", "C"]
+
+
+def test_scale_is_the_scale_command_not_a_link_with_a_0_head() -> None:
+    assert [c.name for c in parse("scale 0.9\nscale 2/3\nscale 200 width\nclass A").classes] \
+        == ["A"]
+    assert [c.name for c in parse("foo 0.9").classes] == ["foo", "9"]
 
 
 def test_multiplicities_follow_their_class_when_ends_swap() -> None:
@@ -424,7 +456,9 @@ def test_crlf_and_cr_line_endings_keep_line_numbers() -> None:
         ("class A {\n}\n}", 3, "'}'"),
         ("class A\nA -->\n", 2, "right-hand side"),
         ("class A\n--> A : x", 2, "left-hand side"),
-        ("class A\nA -->> B", 2, "arrow"),
+        # `-->>` is an open arrow head to PlantUML 1.2026 (an error to 1.2022.6); `-->>>`
+        # is an error to both.
+        ("class A\nA -->>> B", 2, "arrow"),
         ("class A\nA --|>> B", 2, "arrow"),
         ("class A\nA <-|-> B", 2, "arrow"),
         ("class A\nA --> B :", 2, "label"),

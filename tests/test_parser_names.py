@@ -198,15 +198,23 @@ def test_arrow_forms_of_plantuml_1_2022_6() -> None:
         (AS, "A", "M"), (AS, "A", "N")]
 
 
+def test_arrows_plantuml_1_2026_reads_and_1_2022_6_refused() -> None:
+    # Qualifiers, a `0` head and a multiplicity glued to its head: 1.2022.6 refused them (we
+    # warned or raised), PlantUML 1.2026.2, which the app renders with, reads them.
+    result = parse_plantuml('class A\nA [key] --> B\nA --0 C\nA "1"o--"*" D')
+    assert result.warnings == ()
+    assert [(r.type, r.begin, r.end) for r in result.diagram.relations] == [
+        (AS, "A", "B"), (AS, "A", "C"), (AG, "A", "D")]
+
+
 @pytest.mark.parametrize(
     ("text", "line"),
     [
-        ("class A\nA [key] --> B", 2),  # qualifiers: newer PlantUML only
         ("class A\nA -[#red;#blue]-> B", 2),
-        ("class A\nA --0 B", 2),
+        ("class A\nA --0> B", 2),
     ],
 )
-def test_arrows_plantuml_1_2022_6_refuses_are_refused_or_warned(text: str, line: int) -> None:
+def test_arrows_plantuml_refuses_are_refused_or_warned(text: str, line: int) -> None:
     try:
         result = parse_plantuml(text)
     except PlantUMLSyntaxError as error:

@@ -1,6 +1,6 @@
 """Reading one link line (``A "1" *-- "many" B : owns >``) into its parts and CLUE type.
 
-The grammar is PlantUML 1.2022.6's ``CommandLinkClass`` (and ``CommandLinkLollipop`` for
+The grammar is PlantUML 1.2026.2's ``CommandLinkClass`` (and ``CommandLinkLollipop`` for
 ``A -() I``): an optional ``@weight``, an end (a name, a quoted name or an association
 couple ``(A, B)``), an optional quoted multiplicity, a head, a body of ``-``, ``=`` or
 ``.`` with an optional ``[style]``, direction word and ``(0)`` inside, a head, the other
@@ -40,7 +40,6 @@ class RelationSyntax:
     label: str
     sequence_like: bool  # would also read as a sequence-diagram message
     lollipop: str = ""  # "left" or "right": that end is a lollipop interface (`()`)
-    qualified: bool = False  # `A [key] --> B`: newer PlantUML only
 
 
 # PlantUML's separators inside a link end: `.`, `::`, `\` and `\\`.
@@ -48,8 +47,13 @@ _SEP = r"(?:\.|::|\\\\?+)"
 _ENT = rf'(?:{_SEP})?+[\w$]++(?:{_SEP}[\w$]++)*+|"[^"\n]++"'
 _SINGLE = r'[.\\]{0,2}\w++(?:[.\\]{1,2}\w++)*+'
 _COUPLE_ITEM = rf'{_SINGLE}|"{_SINGLE}"'
-_HEAD1 = (r"<\|[:|]|<\||<_|\[\||\}o|\}\||\|o|\|\||[)#\[<*+^}]|(?<=\s)[ox]")
-_HEAD2 = (r"[|:]\|>|:>>?+|_>|\|[>\]]|o\{|\|\{|o\||\|\||[(#\]>*+^{]|[ox](?=\s)")
+# A letter head (`o`, `x`) or PlantUML 1.2026's `0`, `0)`, `(0` needs a space or the quote
+# of a multiplicity glued to it (`A "0..1"o--"*" B`) between it and the name; `<<`/`>>`
+# (1.2026) are open arrow heads.
+_HEAD1 = (r"<\|[:|]|<\||<_|<<|\[\||\}o|\}\||\|o|\|\||[)#\[<*+^}]"
+          r"|(?<=[\s\"])(?:[ox]|0\)?+)")
+_HEAD2 = (r"[|:]\|>|:>>?+|_>|>>|\|[>\]]|o\{|\|\{|o\||\|\||[(#\]>*+^{]"
+          r"|(?:[ox]|\(?+0)(?=[\s\"])")
 _STYLE_ITEM = r"#\w++|dotted|dashed|plain|bold|hidden|norank|single|thickness=\d++"
 _STYLE = rf"\[(?:{_STYLE_ITEM})(?:,(?:{_STYLE_ITEM}))*+\]"
 _DIRECTION = r"left|right|up|down|le?|ri?|up?|do?"
@@ -178,7 +182,6 @@ def _link(match: re.Match[str]) -> RelationSyntax:
         right_multiplicity=right_mult,
         label=name,
         sequence_like=_sequence_like(match, lh, rh, style, left, right),
-        qualified=match.group("q1") is not None or match.group("q2") is not None,
     )
 
 
@@ -258,5 +261,6 @@ def _sequence_like(match: re.Match[str], lh: str | None, rh: str | None, style: 
         return False
     if left.token.startswith(".") or right.token.startswith("."):
         return False
-    heads_ok = (lh or "").lower() in ("", "<", "x") and (rh or "").lower() in ("", ">", "x")
+    heads_ok = (lh or "").lower() in ("", "<", "<<", "x") \
+        and (rh or "").lower() in ("", ">", ">>", "x")
     return heads_ok and bool(lh or rh)

@@ -260,8 +260,6 @@ class DiagramBuilder:
         else:
             label = Multiplicity(syntax.left_multiplicity, syntax.right_multiplicity)
         self.add_relation(syntax.type, begin, end, line, label, syntax.label)
-        if syntax.qualified:
-            return "qualifiers ([key] at an end) are read by newer PlantUML only, not 1.2022.6"
         return None
 
     def _end_class(self, end: LinkEnd, lollipop: bool, line: int, scope: Scope) -> str:

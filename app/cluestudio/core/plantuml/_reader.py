@@ -86,6 +86,10 @@ _IGNORED = re.compile(
     r"|url\s++(?:of|for)\s++.*+|(?:hide|show)\s++footbox",
     re.IGNORECASE,
 )
+# PlantUML's scale command comes before its links: `scale 0.9` is no link from `scale` to
+# `9` with 1.2026's `0` head (`foo 0.9` is one).
+_SCALE = re.compile(r"scale\s++(?:[\d.]++(?:\s*+/\s*+[\d.]++)?+|\d++\s++(?:width|height)"
+                    r"|\d++\s*+\*\s*+\d++|max\s++.*+)", re.IGNORECASE)
 _ALLOW_MIXING = re.compile(r"allow_?+mixing", re.IGNORECASE)
 _SET_SEPARATOR = re.compile(r"set\s++(?:namespace)?separator\s++(\S++)", re.IGNORECASE)
 # Multi-line blocks that carry no model content, and the line that ends each.
@@ -220,6 +224,8 @@ class Reader:
                 self._class(line, header)
                 return
         arrow_error: ArrowError | None = None
+        if _SCALE.fullmatch(text):
+            return
         if text not in ("{", "}"):
             try:
                 relation = parse_relation(text)
