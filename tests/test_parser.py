@@ -124,7 +124,9 @@ note left of Book : hardcover only
         ("A -[dashed]-> B", DE, "A", "B"),
         ("A<|--B", GE, "B", "A"),
         ("A *--o B", CO, "A", "B"),
-        ("A::field --> B::other", AS, "A", "B::other"),  # B is unknown: PlantUML's name
+        # A link to a member is a link to its class, known or not (PlantUML 1.2026; 1.2022.6
+        # made an unknown `B::other` a class of that name).
+        ("A::field --> B::other", AS, "A", "B"),
         # PlantUML 1.2026's arrow forms (1.2022.6 rejects them): open heads `>>`/`<<`, and
         # `0`, `0)`, `(0` heads, each a decoration of an association.
         ("A -->> B", AS, "A", "B"),

@@ -1,8 +1,9 @@
 """Which class a name means, the declaration kinds and the links the model leaves out.
 
-Every expectation here was checked against PlantUML 1.2022.6 (entity counts from
-``-syntax``, names and namespaces from ``-txmi``); the differential test checks the same
-rules on the whole corpus.
+Every expectation here was checked against PlantUML 1.2026.2, the jar the app renders with
+(entity counts from ``-syntax``, names and links from ``-txmi``; its XMI no longer gives
+namespaces); the differential test checks the same rules on the whole corpus. Where
+1.2022.6 read a name differently, the comment says how.
 """
 
 from __future__ import annotations
@@ -31,57 +32,71 @@ def places(text: str) -> list[tuple[str, str]]:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        # Package blocks place a class; its plain name stays global.
+        # A link's plain name means the one class of that name, wherever it sits.
         ("package factory_method {\nclass Coupon\n}\nCoupon --> factory_method.Coupon",
          [("Coupon", "factory_method")]),
-        ("package a {\nclass Node\n}\npackage b {\nclass Node\n}", [("Node", "a")]),
+        # A declaration means its own package's class (1.2022.6: one Node for both).
+        ("package a {\nclass Node\n}\npackage b {\nclass Node\n}",
+         [("Node", "a"), ("b.Node", "b")]),
+        # Two Cs by then: `C` is the top level's, a new one (1.2022.6: p.q's C).
         ("package p {\npackage q {\nclass C\n}\n}\np.q.C --> C\nq.C --> C",
-         [("C", "p.q"), ("q.C", "q")]),
-        ("package p {\nclass C\n}\np.D --> D", [("C", "p"), ("D", "p"), ("D (2)", "")]),
-        # Namespaces scope plain names; a lookup falls back to the global name.
+         [("C", "p.q"), ("q.C", "q"), ("C (2)", "")]),
+        # The one D is p's (1.2022.6: a second, top-level D).
+        ("package p {\nclass C\n}\np.D --> D", [("C", "p"), ("D", "p")]),
+        # Namespaces scope names as packages do; several of a name: the group's own.
         ("namespace a {\nclass Node\n}\nnamespace b {\nclass Node\n}\nNode --> a.Node",
          [("Node", "a"), ("b.Node", "b"), ("Node (2)", "")]),
         ("class B\nnamespace a {\nclass A\nA --> B\n}", [("B", ""), ("A", "a")]),
         ("namespace n {\nnamespace m {\nclass C\nC --> D\n}\n}\nn.m.D --> D",
-         [("C", "n.m"), ("D", "n.m"), ("D (2)", "")]),
-        # A dotted name is a key of its own; declared in a package it sits below it.
-        ("class a.b.C\nC --> a.b.C", [("C", "a.b"), ("C (2)", "")]),
-        ("package p {\nclass x.y.Z\n}\nZ --> x.y.Z", [("Z", "p.x.y"), ("Z (2)", "")]),
+         [("C", "n.m"), ("D", "n.m")]),
+        # A dotted name is a key of its own; declared in a package it sits below it, and
+        # a plain C or Z is that one class (1.2022.6: a second, top-level one).
+        ("class a.b.C\nC --> a.b.C", [("C", "a.b")]),
+        ("package p {\nclass x.y.Z\n}\nZ --> x.y.Z", [("Z", "p.x.y"), ("x.y.Z", "x.y")]),
         # Leading dots mean the top level.
         (".Area <|-- .TheatreController\nArea --> TheatreController",
          [("Area", ""), ("TheatreController", "")]),
-        ("namespace n {\nclass .C\n}\nC --> .C", [("C", "n")]),
+        # `class .C` in a namespace is the top level's C (1.2022.6 placed it in n).
+        ("namespace n {\nclass .C\n}\nC --> .C", [("C", "")]),
+        # `.X` is the top level's X, a new one where the only X sits in a package
+        # (1.2022.6: that one).
+        ("package t {\nclass .Area\nclass C\n}\n.Area <|-- .C\nC --> Area",
+         [("Area", ""), ("C", "t"), ("C (2)", "")]),
+        ("package web {\nclass User\n}\npackage db {\nclass User\n}\n"
+         "web.User ..> db.User\nUser --> .User",
+         [("User", "web"), ("db.User", "db"), ("User (2)", "")]),
         # The separator can be `::` or nothing at all.
         ("set namespaceSeparator ::\nclass a::b::C\nC --> a::b::C\na.b --> C",
-         [("C", "a.b"), ("C (2)", ""), ("a.b", "")]),
+         [("C", "a.b"), ("a.b", "")]),
         ("set namespaceSeparator none\nclass a.b.C\nC --> a.b.C", [("a.b.C", ""), ("C", "")]),
         # Quoted names are codes like any other, split at the separator too.
-        ('class "a.b.C"\nC --> "a.b.C"', [("C", "a.b"), ("C (2)", "")]),
+        ('class "a.b.C"\nC --> "a.b.C"', [("C", "a.b")]),
         ('package "P" as q {\nclass A\n}\nq.A --> B', [("A", "P"), ("B", "")]),
-        # A dotted name above the package block: PlantUML has made the package a namespace
-        # (issue 24): its plain names are scoped, a later top-level one is another class,
-        # a package inside it is a plain package again.
+        # A dotted name above the package block (issue 24): the block's classes are
+        # found by their plain names like any other (1.2022.6 had made `client` a
+        # namespace: a later top-level `Message` was another class).
         ("client.Game --> server.Lobby\npackage client {\nclass Game\nGame --> Board\n}\n"
          "package server {\nclass Lobby\n}",
          [("Game", "client"), ("Lobby", "server"), ("Board", "client")]),
         ("client.X --> Y\npackage client {\nclass Message\n}\nMessage --> Z",
-         [("X", "client"), ("Y", ""), ("Message", "client"), ("Message (2)", ""), ("Z", "")]),
+         [("X", "client"), ("Y", ""), ("Message", "client"), ("Z", "")]),
         ("shop.A --> B\npackage shop {\npackage payment {\nclass Invoice\n}\n}\n"
          "Invoice --> C", [("A", "shop"), ("B", ""), ("Invoice", "shop.payment"), ("C", "")]),
         # One pair of (), [] or :: around a declared name is dropped, as quotes are.
         ("Interface (IObserver){\n}\nClass [Display]\nclass :Clock:\nclass (Half\n"
          "Display ..|> IObserver\nClock --> Half",
          [("IObserver", ""), ("Display", ""), ("Clock", ""), ("(Half", ""), ("Half", "")]),
-        # `A::member` names A only when A is a known plain name.
-        ("class A\nA::f --> B::g", [("A", ""), ("B::g", "")]),
-        ("class a.A\na.A::f --> B", [("A", "a"), ("A::f", "a"), ("B", "")]),
+        # `A::member` names A, known or not (1.2022.6: only a known plain A).
+        ("class A\nA::f --> B::g", [("A", ""), ("B", "")]),
+        ("class a.A\na.A::f --> B", [("A", "a"), ("B", "")]),
     ],
 )
 def test_names_resolve_as_in_plantuml(text: str, expected: list[tuple[str, str]]) -> None:
     result = parse_plantuml(text, preprocessor=None)
     assert [(c.name, c.package) for c in result.diagram.classes] == expected
     # Two classes showing one name: the later one is renamed, and a warning says so.
-    renamed = [name for name, _ in expected if name.endswith(")") or name in ("b.Node", "q.C")]
+    renamed = [name for name, _ in expected
+               if name.endswith(")") or name in ("b.Node", "q.C", "x.y.Z", "db.User")]
     assert len([w for w in result.warnings if "keeps them apart" in w.message]) == \
         len(renamed)
     assert all("keeps them apart" in w.message for w in result.warnings)
@@ -172,8 +187,12 @@ def test_association_classes_and_lollipops() -> None:
 
 def test_a_lollipop_is_a_class_of_its_own() -> None:
     # PlantUML never finds the lollipop by its name again: `Y --> X` makes a second Y.
-    diagram = parse_plantuml("class Z\nX -() Y\nY --> X", preprocessor=None).diagram
+    diagram = parse_plantuml("class Z\nclass X\nX -() Y\nY --> X", preprocessor=None).diagram
     assert diagram.class_names == ("Z", "X", "Y", "Y (2)")
+    # The class carrying it must exist (PlantUML 1.2026: "No class X"; 1.2022.6 made it).
+    with pytest.raises(PlantUMLSyntaxError, match="lollipop") as caught:
+        parse_plantuml("class Z\nX -() Y\nY --> X", preprocessor=None)
+    assert caught.value.line == 2
 
 
 def test_links_the_model_leaves_out() -> None:

@@ -167,12 +167,9 @@ class DiagramBuilder:
                   declaration: bool = False, kind: ClassKind = ClassKind.CLASS) -> ClassDraft:
         """The class ``token`` names from ``scope``, created (in order of appearance) if new."""
         if "::" in token and self.names.separator != "::" and not token.startswith("::"):
-            owner = token.split("::", 1)[0]
-            # `A::member` names class A when A is a known plain name; otherwise PlantUML
-            # reads the whole of `A::member` (or `p.A::member`) as a class name.
-            if owner in self.names and (not self.names.separator
-                                        or self.names.separator not in owner):
-                token = owner
+            # `A::member` (a link to a member) names class A, known or not (PlantUML 1.2026;
+            # 1.2022.6 made a class `A::member` unless A was a known plain name).
+            token = token.split("::", 1)[0]
         key, place = self.names.resolve(token, scope, declaration=declaration)
         draft = self.classes.get(key)
         if draft is None:
@@ -186,9 +183,10 @@ class DiagramBuilder:
                 scope: Scope, line: int) -> None:
         """A class header for ``draft``: its kind, stereotype and shown name."""
         if not draft.declared:
+            # Its place is where the name led (PlantUML 1.2026: `class X` in a package is
+            # that package's X, `class .X` the top level's); 1.2022.6 moved a class used
+            # before into the package that declared it.
             draft.line = line
-            if scope.path and not draft.package:
-                draft.package = scope.path
         draft.kind = kind
         draft.declared = True
         if stereotype:
@@ -251,6 +249,12 @@ class DiagramBuilder:
         if left.couple is not None or right.couple is not None:
             self._association_class(syntax, line, scope)
             return None
+        if syntax.lollipop:
+            owner = right if syntax.lollipop == "left" else left
+            if not self.is_class(owner.token, scope):
+                # PlantUML 1.2026 ("No class X"); 1.2022.6 made the class.
+                raise BuildError(f"no class '{owner.token}' to carry the lollipop: declare "
+                                 "it first")
         begin = self._end_class(left, syntax.lollipop == "left", line, scope)
         end = self._end_class(right, syntax.lollipop == "right", line, scope)
         if syntax.hidden:

@@ -1,23 +1,24 @@
-"""Which class a name means, as PlantUML 1.2022.6 decides it (checked against the jar).
+"""Which class a name means, as PlantUML 1.2026.2 decides it (checked against the jar).
 
-A class is known by a *key*, PlantUML's code for it:
+Every class sits in a group (the top level, or a ``package``/``namespace`` block: the two
+scope names alike since PlantUML 1.2023) under its short name:
 
-* a plain name declared or used inside ``package`` blocks is global: ``package a { class
-  Node }`` and a later ``Node`` anywhere are one class (the package only places it) —
-  unless a dotted name made a class in ``a`` before the block opens (``a.Game --> X``
-  above ``package a { … }``): PlantUML has then made ``a`` a namespace, and the block
-  scopes plain names like a ``namespace`` block (``class Game`` in it is ``a.Game``; a
-  later top-level ``Game`` is another class);
-* inside a ``namespace`` block a plain name gets the namespace as prefix (``ns.Node``);
-  a lookup tries ``ns.Node`` first, then the global ``Node``;
+* a declaration ``class X`` means the ``X`` of the enclosing group, new if that group has
+  none, even where another group has an ``X`` (``package a { class Node }`` and ``package
+  b { class Node }`` are two classes);
+* a plain name in a link means the one class of that name wherever it sits, if there is
+  exactly one; otherwise (none, or several) the ``X`` of the enclosing group, new if need be
+  (``package p { class C }`` … ``C --> D`` links ``p``'s C);
 * a dotted name (``a.b.C``, with the current ``set namespaceSeparator``) is its own key;
   if no class has that key, a class named ``C`` placed in package ``a.b`` is meant
   (``package factory_method { class Coupon }`` … ``factory_method.Coupon``); otherwise it is
   a new class ``C`` in package ``a.b``;
-* a leading separator (``.Area``) means the top-level name; quotes only allow spaces (a
-  quoted ``"a.b.C"`` is split like ``a.b.C``); ``set namespaceSeparator none`` turns all
-  splitting off.
+* a leading separator (``.Area``) means the top level's ``Area``, new if the only ``Area``
+  sits in a package; quotes only allow spaces (a quoted ``"a.b.C"`` is split like
+  ``a.b.C``); ``set namespaceSeparator none`` turns all splitting off.
 
+PlantUML 1.2022.6 read plain names differently (a package only placed a class: one
+``Node`` for both packages above; a namespace prefixed its plain names); docs/parser.md.
 The table maps keys to classes; nothing here knows about the model's members or relations.
 Every lookup is a dictionary access, so resolving a name costs the length of the name.
 """
@@ -53,6 +54,8 @@ class NameTable:
         self.separator: str | None = "."
         self._keys: set[str] = set()
         self._by_place: dict[tuple[str, str], str] = {}  # (package path, short name) → key
+        self._by_short: dict[str, list[str]] = {}  # short name → keys, in order of creation
+        self._top_twins = 0  # top-level classes whose name a packaged class has as key
         self.group_paths: dict[str, str] = {}  # `package "Shown" as code`: code → path
 
     def __contains__(self, key: str) -> bool:
@@ -63,10 +66,16 @@ class NameTable:
         for place, known in list(self._by_place.items()):
             if known == key:
                 del self._by_place[place]
+        for keys in self._by_short.values():
+            if key in keys:
+                keys.remove(key)
 
     def add(self, place: Place) -> None:
         self._keys.add(place.key)
+        if place.key.startswith("\0lollipop"):
+            return  # a lollipop is never found by its name again
         self._by_place.setdefault((place.package, place.display), place.key)
+        self._by_short.setdefault(place.display, []).append(place.key)
 
     def made_by_dotted_name(self, prefix: str) -> bool:
         """Whether a dotted name (``prefix`` + separator + …) already made a class."""
@@ -100,22 +109,41 @@ class NameTable:
         name = token[len(sep):] if absolute else token
         prefix, found_sep, short = name.rpartition(sep)
         if not found_sep or not prefix or not short:
-            return self._lookup_plain(name, scope, absolute)
+            return self._lookup_plain(name, TOP if absolute else scope,
+                                      declaration or absolute)
         if name in self._keys:
             return name, Place(name, "", short)
         path = self.group_paths.get(prefix) or self.package_path(prefix)
-        key = self._by_place.get((path, short))
         if declaration and scope.path:
+            # Relative to the enclosing package: its own key, which a later top-level
+            # `x.y.Z` does not spell (that is another class, as in PlantUML 1.2026).
             path = f"{scope.path}.{path}"
-        return key, Place(name, path, short)
+            full = f"{scope.path.replace('.', sep)}{sep}{name}"
+            return self._by_place.get((path, short)), Place(full, path, short)
+        return self._by_place.get((path, short)), Place(name, path, short)
 
     def _lookup_plain(self, name: str, scope: Scope,
-                      absolute: bool) -> tuple[str | None, Place]:
-        if scope.namespace and not absolute:
-            scoped = f"{scope.namespace}{self.separator}{name}"
-            if scoped in self._keys:
-                return scoped, Place(scoped, scope.path, name)
-            if name in self._keys:
-                return name, Place(name, scope.path, name)
-            return None, Place(scoped, scope.path, name)
-        return (name if name in self._keys else None), Place(name, scope.path, name)
+                      in_group_only: bool) -> tuple[str | None, Place]:
+        """``name`` in ``scope``'s group (a declaration, a leading separator), or, in a link,
+        the one class of that name anywhere first."""
+        if not in_group_only:
+            same = self._by_short.get(name, [])
+            if len(same) == 1:
+                return same[0], Place(same[0], scope.path, name)
+        key = self._by_place.get((scope.path, name))
+        return key, Place(key or self._new_key(name, scope), scope.path, name)
+
+    def _new_key(self, name: str, scope: Scope) -> str:
+        """A key for a new class ``name`` in ``scope``: the name itself where it is free,
+        else its group's path before it (``b.Node``); a top-level twin of a packaged class
+        gets a key no name can spell (it is shown as ``Node (2)``)."""
+        if name not in self._keys:
+            return name
+        sep = self.separator or "."
+        if scope.path:
+            group = scope.path if sep == "." else scope.path.replace(".", sep)
+            key = f"{group}{sep}{name}"
+            if key not in self._keys:
+                return key
+        self._top_twins += 1
+        return f"\0twin{self._top_twins}\0{name}"
