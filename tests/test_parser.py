@@ -455,7 +455,8 @@ def test_crlf_and_cr_line_endings_keep_line_numbers() -> None:
     ("text", "line", "fragment"),
     [
         ("@startuml\nclass A {\n  +x : int\n@enduml", 2, "never closed"),
-        ("class A {\n}\n}", 3, "'}'"),
+        # A stray `}`: PlantUML 1.2026 fails on the next element line (1.2022.6 on the `}`).
+        ("class A {\n}\n}\nclass B", 4, "'}'"),
         ("class A\nA -->\n", 2, "right-hand side"),
         ("class A\n--> A : x", 2, "left-hand side"),
         # `-->>` is an open arrow head to PlantUML 1.2026 (an error to 1.2022.6); `-->>>`

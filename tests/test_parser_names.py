@@ -268,19 +268,35 @@ def test_two_inline_block_comments_are_an_error_as_in_plantuml() -> None:
 
 
 def test_an_error_carries_the_warnings_before_it() -> None:
+    # A stray `}` fails on the next element line, as PlantUML 1.2026 does (1.2022.6 failed
+    # on the `}` itself).
     with pytest.raises(DiagramError) as caught:
         parse_plantuml("class A {\n x\n}\n}\n  -y : int\n}\n")
-    assert caught.value.line == 4 and caught.value.warnings == ()
+    assert caught.value.line == 5 and caught.value.warnings == ()
     with pytest.raises(DiagramError) as caught:
-        parse_plantuml("class A {\n x\n}\n  -y : int\n}\n")
-    assert caught.value.line == 5
+        parse_plantuml("class A {\n x\n}\n  -y : int\n}\nclass B\n")
+    assert caught.value.line == 6
     assert [w.line for w in caught.value.warnings] == [4]
 
 
-def test_a_package_right_inside_a_namespace_closes_it_as_plantuml_does() -> None:
-    with pytest.raises(PlantUMLSyntaxError) as caught:
-        parse_plantuml("namespace a {\npackage p {\nclass C\n}\n}")
-    assert caught.value.line == 5
+def test_a_package_right_inside_a_namespace_closes_only_itself() -> None:
+    # PlantUML 1.2026 reads this with 2 entities; 1.2022.6 had closed the namespace with the
+    # package, so that the last `}` was an error.
+    result = parse_plantuml("namespace a {\npackage p {\nclass C\n}\n}\nclass B",
+                            preprocessor=None)
+    assert [(c.name, c.package) for c in result.diagram.classes] == [("C", "a.p"), ("B", "")]
+    assert result.warnings == ()
+
+
+def test_a_stray_brace_fails_on_the_next_element_line_as_plantuml_1_2026_does() -> None:
+    text = "class A\n}\nskinparam classFontSize 12\ntitle T\nleft to right direction\n"
+    result = parse_plantuml(text, preprocessor=None)
+    assert [w.line for w in result.warnings] == [2]
+    for after in ("class B", "A --> B", "hide empty members", 'note "x" as N', "A : +x : int",
+                  "}", "package p {\n}"):
+        with pytest.raises(DiagramError, match="line 2 closed no package") as caught:
+            parse_plantuml(text + after, preprocessor=None)
+        assert caught.value.line == 6
 
 
 def test_note_on_link_needs_a_link() -> None:

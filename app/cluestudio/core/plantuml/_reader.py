@@ -90,6 +90,10 @@ _IGNORED = re.compile(
 # `9` with 1.2026's `0` head (`foo 0.9` is one).
 _SCALE = re.compile(r"scale\s++(?:[\d.]++(?:\s*+/\s*+[\d.]++)?+|\d++\s++(?:width|height)"
                     r"|\d++\s*+\*\s*+\d++|max\s++.*+)", re.IGNORECASE)
+# Lines about the whole page, which PlantUML 1.2026 still reads after a stray `}`.
+_PAGE_COMMAND = re.compile(
+    r"(?:skinparam|title|scale|caption|header|footer|legend|mainframe|skin)\b|!|<style>"
+    r"|(?:left\s++to\s++right|top\s++to\s++bottom)\s++direction", re.IGNORECASE)
 _ALLOW_MIXING = re.compile(r"allow_?+mixing", re.IGNORECASE)
 _SET_SEPARATOR = re.compile(r"set\s++(?:namespace)?separator\s++(\S++)", re.IGNORECASE)
 # Multi-line blocks that carry no model content, and the line that ends each.
@@ -147,6 +151,9 @@ class Reader:
         self.class_evidence = False
         self.other_diagram: SourceLine | None = None
         self.deferred: PlantUMLSyntaxError | None = None
+        # A `}` that closed no block: PlantUML 1.2026 closes its top level with it and fails
+        # on the next line that places an element (see run).
+        self.stray_brace: SourceLine | None = None
 
     # -- driver --------------------------------------------------------------------------
 
@@ -155,7 +162,14 @@ class Reader:
             line = self.lines[self.pos]
             self.pos += 1
             if line.text:
+                if self.stray_brace is not None and not _PAGE_COMMAND.match(line.text):
+                    raise self._error(line, "PlantUML stops here: the '}' on line "
+                                      f"{self.stray_brace.number} closed no package or "
+                                      "class body")
                 self._statement(line)
+        if self.stray_brace is not None:
+            self._warn(self.stray_brace, "'}' without an open package or class body; "
+                       "ignored (PlantUML fails on any element after it)")
         for block in self.blocks:
             if block.kind != "together":
                 # PlantUML draws an unclosed package (it is closed at the end), so warn only.
@@ -200,12 +214,11 @@ class Reader:
 
     def _close_block(self, line: SourceLine) -> None:
         if not self.blocks:
-            raise self._error(line, "'}' without an open package or class body")
-        closed = self.blocks.pop()
-        if closed.kind == "package" and self.blocks and self.blocks[-1].kind == "namespace":
-            # PlantUML 1.2022.6 closes the namespace together with a package right inside
-            # it, so the namespace's own '}' then closes nothing (an error, as there).
-            self.blocks.pop()
+            self.stray_brace = line
+            return
+        # One block each (1.2022.6 closed a namespace together with a package right
+        # inside it, so the namespace's own '}' was an error).
+        self.blocks.pop()
         self.scope = self.blocks[-1].scope if self.blocks else TOP
 
     # -- statements ----------------------------------------------------------------------
