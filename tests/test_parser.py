@@ -198,9 +198,24 @@ def test_hidden_link_makes_classes_but_no_relation() -> None:
 
 
 def test_implicit_classes_come_in_first_appearance_order() -> None:
-    diagram = parse("class Z\nB <|-- C\nZ *-- B\nnote top of D : x")
+    diagram = parse("class Z\nB <|-- C\nZ *-- B\nD --> Z\nnote top of D : x")
     assert diagram.class_names == ("Z", "B", "C", "D")
     assert all(c.kind is ClassKind.CLASS for c in diagram.classes)
+
+
+@pytest.mark.parametrize(("text", "line"), [
+    ("class Z\nnote top of D : x", 2),
+    ("class Z\nnote left of D\n  x\nend note\nclass D", 4),  # its last line, as PlantUML
+    ("class Z\nnote right of Z::x : x", 2),
+])
+def test_a_note_of_an_unknown_class_is_warned_about_where_plantuml_1_2026_fails(
+        text: str, line: int) -> None:
+    # PlantUML 1.2026: "Not known: D" on that line; 1.2022.6 made a class D, as we still do
+    # (the diagram can be graded), with a warning on PlantUML's line.
+    result = parse_plantuml(text)
+    assert [(w.line, "declare it first" in w.message) for w in result.warnings] == [
+        (line, True)]
+    assert len(result.diagram.notes) == 1
 
 
 @pytest.mark.parametrize(
