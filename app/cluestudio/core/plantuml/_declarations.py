@@ -32,7 +32,7 @@ CLASS_KEYWORDS: dict[str, tuple[ClassKind, str]] = {
     "entity": (ClassKind.CLASS, "entity"),
     "struct": (ClassKind.CLASS, "struct"),
     "diamond": (ClassKind.CLASS, "diamond"),
-    # Read by newer PlantUML only; kept as classes, with a warning.
+    # Read by PlantUML 1.2026 (1.2022.6 refused them): classes.
     "static class": (ClassKind.CLASS, ""),
     "exception": (ClassKind.CLASS, "exception"),
     "record": (ClassKind.CLASS, "record"),
@@ -40,8 +40,6 @@ CLASS_KEYWORDS: dict[str, tuple[ClassKind, str]] = {
     "metaclass": (ClassKind.CLASS, "metaclass"),
     "stereotype": (ClassKind.CLASS, "stereotype"),
 }
-NEWER_KEYWORDS = frozenset({"static class", "exception", "record", "dataclass", "metaclass",
-                            "stereotype"})
 # PlantUML 1.2022.6 has no `{ … }` body for these two.
 BODYLESS_KEYWORDS = frozenset({"circle", "diamond"})
 CLASS_HEADER = re.compile(

@@ -25,7 +25,6 @@ from cluestudio.core.plantuml._declarations import (
     DIAMOND_HEADER,
     LOLLIPOP_HEADER,
     MIXING_HEADER,
-    NEWER_KEYWORDS,
     OBJECT_HEADER,
     PACKAGE_HEADER,
     ClassHeader,
@@ -347,9 +346,6 @@ class Reader:
             self.class_evidence = True  # `entity X` alone is a sequence participant
         elif self.other_diagram is None:
             self.other_diagram = line
-        if header.keyword in NEWER_KEYWORDS:
-            self._warn(line, f"'{header.keyword}' is read by newer PlantUML only, not "
-                       "1.2022.6; read as a class")
         draft = self.model.class_for(header.name, line.number, self.scope, declaration=True)
         self.model.declare(draft, kind=header.kind, stereotype=header.stereotype,
                            display=header.display, scope=self.scope, line=line.number)
