@@ -1,4 +1,4 @@
-"""How often the parser agrees with PlantUML 1.2022.6 itself: the differential test as a table.
+"""How often the parser agrees with PlantUML 1.2026.2 itself: the differential test as a table.
 
     .venv/bin/python benchmarks/parser_agreement.py [--details] [FOLDER …]
 
@@ -6,7 +6,8 @@ Runs every ``.puml`` file of the folders (default: tests/corpus_differential, te
 tests/corpus_invalid) through PlantUML (syntax check, XMI export and preprocessor on the
 warm renderer's JVM) and through our parser, and prints how often the verdicts agree:
 acceptance, class count, class names and relations against the XMI. ``--details`` lists
-every disagreement.
+every disagreement. ``CLUESTUDIO_PARSER_ORACLE=1.2022.6`` asks the older jar the test extra
+installs instead (docs/parser.md lists where the two versions differ).
 The rules are those of ``tests/test_parser_differential.py``.
 """
 

@@ -1,4 +1,4 @@
-"""Cross-check the parser against PlantUML 1.2022.6 itself (``-syntax``), in as few JVMs as we can.
+"""Cross-check the parser against PlantUML 1.2026.2 itself (``-syntax``), in as few JVMs as we can.
 
 Every corpus file and generated diagram must be a CLASS diagram whose entity count equals our
 classes + notes; every file in ``corpus_invalid`` must be an ERROR that our parser raises or

@@ -1,7 +1,8 @@
 """Reading declaration headers: ``abstract class "Long Name" as LN<T> <<entity>> {``.
 
-The parts come in PlantUML 1.2022.6's order (``CommandCreateClass``): the name (``"Shown"
-as CODE``, ``CODE as "Shown"``, ``CODE`` or ``"CODE"``), generic parameters, stereotypes,
+The parts come in PlantUML's order (``CommandCreateClass``, the same in 1.2022.6 and
+1.2026.2): the name (``"Shown" as CODE``, ``CODE as "Shown"``, ``CODE`` or ``"CODE"``),
+generic parameters, stereotypes,
 tags, a ``[[link]]``, a colour, a ``##line`` colour, ``extends``, ``implements``, then an
 optional ``{``. A small scanner rather than one big regular expression: generics nest
 (``Map<K, List<V>>``) and every leftover character must be reported.

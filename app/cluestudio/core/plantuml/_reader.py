@@ -1,5 +1,5 @@
 """The line reader behind :func:`~cluestudio.core.plantuml.parser.parse_plantuml`: one pass
-over a diagram's lines, each statement dispatched as PlantUML 1.2022.6 would read it
+over a diagram's lines, each statement dispatched as PlantUML 1.2026.2 would read it
 (declarations, then links and ``Name : member``, then the other keywords) into a
 :class:`~cluestudio.core.plantuml._builder.DiagramBuilder`.
 """

@@ -1,19 +1,19 @@
 """PlantUML class-diagram text → :class:`ClassDiagram` (DESIGN §2), with line-numbered warnings.
 
-Reads what PlantUML 1.2022.6 reads in a class diagram (checked file by file against the jar
-in ``tests/test_parser_differential.py``): class, abstract, interface, enum, annotation,
-entity, struct, protocol, circle, diamond, ``()`` and ``<>`` declarations, objects, maps and
-json; bodies, separators, stereotypes, colours, generics, quoted names and aliases,
-``extends``/``implements``; packages, namespaces and the other ``{`` containers (a class's
-``package`` is the dotted path); ``set namespaceSeparator``; notes; links of every form;
-association classes ``(A, B) .. C``; lollipops ``A -() I``; ``Name : member`` lines.
+Reads what PlantUML 1.2026.2 reads in a class diagram (checked file by file against the jar
+the app renders with, in ``tests/test_parser_differential.py``): class, abstract, interface,
+enum, annotation, entity, struct, protocol, circle, diamond, ``()`` and ``<>`` declarations,
+objects, maps and json; bodies, separators, stereotypes, colours, generics, quoted names and
+aliases, ``extends``/``implements``; packages, namespaces and the other ``{`` containers (a
+class's ``package`` is the dotted path); ``set namespaceSeparator``; notes; links of every
+form; association classes ``(A, B) .. C``; lollipops ``A -() I``; ``Name : member`` lines.
 Skinparams, styles, ``hide``/``show``/``remove``, titles, legends, directions, sprites and
-comments are read past on purpose. Which class a name means follows PlantUML (``_names.py``);
-how kinds map onto the model is in ``docs/adr/0010-plantuml-class-diagrams.md``. Any other
-line becomes a :class:`ParseWarning`; real errors raise :class:`PlantUMLSyntaxError` naming
-the 1-based line. Preprocessor directives (``!define``, ``!procedure``, ``!if``…) are
-expanded by PlantUML itself (``_preprocess.py``), with warnings and errors on the user's
-lines.
+comments are read past on purpose. Which class a name means follows PlantUML
+(``_names.py``); how kinds map onto the model is in
+``docs/adr/0010-plantuml-class-diagrams.md``. Any other line becomes a
+:class:`ParseWarning`; real errors raise :class:`PlantUMLSyntaxError` naming the 1-based
+line. Preprocessor directives (``!define``, ``!procedure``, ``!if``…) are expanded by
+PlantUML itself (``_preprocess.py``), with warnings and errors on the user's lines.
 
 How arrows map to relations (``A`` is written left, ``B`` right; any length, ``-``/``=`` solid
 or ``.`` dotted, with or without ``[style]`` and ``up/down/left/right`` inside)::
