@@ -30,11 +30,10 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Scope:
-    """Where a name is read: the package path (model notation, ``a.b``) and the namespace
-    prefix plain names get (PlantUML notation, with the separator; ``""`` outside one)."""
+    """Where a name is read: the path of the enclosing package or namespace, in the model's
+    notation (``a.b``; ``""`` at the top level)."""
 
     path: str = ""
-    namespace: str = ""
 
 
 TOP = Scope()
@@ -76,11 +75,6 @@ class NameTable:
             return  # a lollipop is never found by its name again
         self._by_place.setdefault((place.package, place.display), place.key)
         self._by_short.setdefault(place.display, []).append(place.key)
-
-    def made_by_dotted_name(self, prefix: str) -> bool:
-        """Whether a dotted name (``prefix`` + separator + …) already made a class."""
-        sep = self.separator
-        return bool(sep) and any(key.startswith(f"{prefix}{sep}") for key in self._keys)
 
     def package_path(self, name: str) -> str:
         """A package or namespace name in the model's dotted notation."""

@@ -144,8 +144,6 @@ class Reader:
         self.model = DiagramBuilder()
         self.blocks: list[_Block] = []
         self.scope = TOP
-        # Namespaces PlantUML made out of packages a dotted name had named (see _package).
-        self.dotted_namespaces: set[str] = set()
         self.allow_mixing = False
         self.class_evidence = False
         self.other_diagram: SourceLine | None = None
@@ -462,18 +460,6 @@ class Reader:
         names = self.model.names
         segment = names.package_path(header.name)
         path = f"{self.scope.path}.{segment}" if self.scope.path else segment
-        namespace = self.scope.namespace
-        if keyword == "namespace" and names.separator:
-            namespace = f"{namespace}{names.separator}{header.name}" if namespace \
-                else header.name
-        elif keyword == "package" and namespace in self.dotted_namespaces:
-            namespace = ""  # a package inside one of those is a plain package again
-        elif (keyword == "package" and not namespace and not self.scope.path
-              and not header.alias and names.made_by_dotted_name(header.name)):
-            # `client.Game --> …` above `package client { … }`: PlantUML has made `client` a
-            # namespace; the block scopes plain names as a `namespace` block would.
-            namespace = header.name
-            self.dotted_namespaces.add(namespace)
         code = header.alias or header.name
         existing = self.model.names.find(code, self.scope)
         if existing is not None and existing == code:
@@ -485,7 +471,8 @@ class Reader:
             names.group_paths[header.alias] = path
         kind = keyword if keyword in ("package", "namespace") else "container"
         if header.opens_body or (not header.closes_body and self._brace_follows()):
-            self._open_block(kind, Scope(path, namespace), line)
+            # Packages and namespaces scope names alike (PlantUML 1.2026, _names.py).
+            self._open_block(kind, Scope(path), line)
         elif not header.closes_body:
             self._warn(line, f"{keyword} without a '{{ … }}' body; ignored")
 
