@@ -132,6 +132,7 @@ note left of Book : hardcover only
         ("A -->> B", AS, "A", "B"),
         ("A <<-- B", AS, "A", "B"),
         ("A ..>> B", DE, "A", "B"),
+        ("A <<.. B", DE, "B", "A"),
         ("A 0-- B", AS, "A", "B"),
         ("A --0 B", AS, "A", "B"),
         ("A 0--0 B", AS, "A", "B"),

@@ -111,7 +111,7 @@ def _category(head: str | None) -> str:
         return "composition"
     if head.lower() == "o":
         return "aggregation"
-    if head in ("<", ">"):
+    if head in ("<", ">", "<<", ">>"):  # `>>`, `<<`: PlantUML 1.2026's open heads
         return "arrow"
     # + # x } { ( ) [ ] _> <_ :> <|: <|| … and the crow's feet: decorations of an
     # association (PlantUML's XMI export lists all of them as plain associations).
