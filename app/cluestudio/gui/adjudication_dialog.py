@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.rubric import get_rubric
 from cluestudio.core.workspace.adjudication import Adjudicate, adjudication_queue
+from cluestudio.gui.dialog_size import resize_within_screen
 from cluestudio.gui.qt import (
     QDialog,
     QHBoxLayout,
@@ -58,7 +59,7 @@ class AdjudicationDialog(QDialog):
         self.ratings.itemActivated.connect(lambda entry: self.take(entry.data(_ROLE)))
         total.clicked.connect(self.enter_total)
         self.reload()
-        self.resize(900, 600)
+        resize_within_screen(self, 900, 600)
 
     def reload(self) -> None:
         from cluestudio.core.workspace.team import overlap_agreement

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from cluestudio.app.groups import GroupMember, GroupPreview, SubmissionGroup
+from cluestudio.gui.dialog_size import resize_within_screen
 from cluestudio.gui.qt import (
     QDialog,
     QHBoxLayout,
@@ -74,7 +75,7 @@ class GroupApplyDialog(QDialog):
                                 "near ones differ as listed under them."))
         layout.addWidget(self.members, 1)
         layout.addLayout(buttons)
-        self.resize(820, 460)
+        resize_within_screen(self, 820, 460)
         self.keep: GroupPreview | None = None
         self.overwrite: GroupPreview | None = None
         self.question = ""
