@@ -152,3 +152,28 @@ def test_cli_feedback_and_comments(ws, tmp_path: Path, capsys) -> None:
     assert "Class missing" in text and "(-4 points)" in text and "96.00 / 100" in text
     said = capsys.readouterr().out
     assert "1 pages" in said and ("PDFs printed" in said or "no PDF engine" in said)
+
+
+def test_ta_rewording_a_bank_comment_from_the_cli_keeps_its_points(ws, capsys) -> None:
+    # `comments bank --edit UID TEXT` (no --points) set the adjustment to 0: alice's grade
+    # rose by 4 points with the new wording.
+    from cluestudio.core.workspace.finals import final_grades
+
+    path = str(ws.path)
+    alice = _id(ws, "alice")
+    ws.execute(SaveRating(alice, "ann", FULL))
+    ws.close()
+    assert main(["comments", "bank", path, "--add", "classes", "Class missing", "--points",
+                 "-4"]) == 0
+    uid = capsys.readouterr().out.strip()
+    assert main(["comments", "add", path, "library", "alice", "classes", "--grader", "ann",
+                 "--bank", uid]) == 0
+    assert main(["comments", "bank", path, "--edit", uid, "A class is missing"]) == 0
+    with open_workspace(Path(path), readonly=True) as again:
+        [bank] = comment_bank(again)
+        assert (bank.text, bank.points) == ("A class is missing", -4.0)
+        assert final_grades(again)[alice].final.value == 96.0
+    assert main(["comments", "bank", path, "--edit", uid, "A class is missing", "--points",
+                 "-3"]) == 0
+    with open_workspace(Path(path), readonly=True) as again:
+        assert comment_bank(again)[0].points == -3.0

@@ -26,7 +26,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     bank.add_argument("--item", help="only this rubric item's comments (listing)")
     bank.add_argument("--add", nargs=2, metavar=("ITEM", "TEXT"))
     bank.add_argument("--edit", nargs=2, metavar=("UID", "TEXT"))
-    bank.add_argument("--points", type=float, default=0.0, help="point adjustment (0-100)")
+    bank.add_argument("--points", type=float, default=None,
+                      help="point adjustment (±100; --add: 0, --edit: unchanged if left out)")
     add = sub.add_parser("add", help="comment on a rubric item of a grader's rating")
     overall = sub.add_parser("overall", help="the overall comment of a grader's rating")
     suggest = sub.add_parser("suggest", help="list (and accept) the element diff's suggestions")
@@ -70,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         if args.comments_command == "bank":
             if args.add:
                 uid = ws.execute(SaveBankComment(args.rubric, args.add[0], args.add[1],
-                                                 args.points)).result
+                                                 args.points or 0.0)).result
                 print(uid)
                 return 0
             if args.edit:
@@ -79,8 +80,9 @@ def run(args: argparse.Namespace) -> int:
                     raise ClueStudioError(f"{args.workspace}: no bank comment {args.edit[0]}")
                 edited = current[args.edit[0]]
                 changes = ws.execute(SaveBankComment(edited.rubric_id, edited.item_id,
-                                                     args.edit[1], args.points,
-                                                     uid=edited.uid))
+                                                     args.edit[1],
+                                                     edited.points if args.points is None
+                                                     else args.points, uid=edited.uid))
                 print(f"{args.edit[0]}: {len(changes.ratings)} submissions use it")
                 return 0
             bank = comment_bank(ws, args.rubric, args.item)
