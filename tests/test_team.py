@@ -130,3 +130,37 @@ def test_a_pack_with_a_bad_comment_record_merges_nothing(tmp_path: Path, change,
             merge_team(lead, [tmp_path / "bad.zip"])
         assert message in str(failed.value) and "bad.zip" in str(failed.value)
         assert lead.counts()["ratings"] == 0 and comment_bank(lead) == []
+
+
+def test_bobs_pack_cannot_change_the_points_of_a_bank_comment_ann_used(tmp_path: Path) -> None:
+    # Bob's pack rewrote a shared bank comment's points (-5 to +50, dated in the future so
+    # "the newer edit wins"): every student ann had docked with it gained 55 points, and the
+    # merge said only "bank_comments_seen". A pack's wording edit still comes back.
+    from cluestudio.core.workspace.finals import final_grades
+
+    course = make_course(tmp_path / "course")
+    lead_path = tmp_path / "lead.sqlite"
+    with open_workspace(lead_path) as lead:
+        do_import(lead, course)
+        uid = lead.execute(SaveBankComment("class-diagram", "classes", "Class missing",
+                                           -5)).result
+        alice = lead.find_submission("library", "alice")
+        assert alice
+        lead.execute(SaveRating(alice.id, "ann", FULL))
+        lead.execute(AddItemComment(alice.id, "ann", "class-diagram", "classes", bank_uid=uid))
+        export_pack(lead, tmp_path / "bob.zip", grader="bob")
+
+    def forge(data: dict) -> None:
+        data["comment_bank"][0].update(points=50.0, text="Class missing (see the notes)",
+                                       updated_at="2999-01-01T00:00:00+00:00")
+
+    _rewrite_pack(tmp_path / "bob.zip", tmp_path / "bob-done.zip", forge)
+    with open_workspace(lead_path) as lead:
+        report, _ = merge_team(lead, [tmp_path / "bob-done.zip"])
+        [bank] = comment_bank(lead)
+        assert (bank.text, bank.points) == ("Class missing (see the notes)", -5.0)
+        assert final_grades(lead)[alice.id].final.value == 95.0
+        assert report.counts["bank_comments_changed"] == 1
+        [conflict] = [c for c in report.conflicts if c["kind"] == "bank comment"]
+        assert conflict["uid"] == uid and conflict["pack_points"] == 50.0
+        assert "kept local" in conflict["message"]
