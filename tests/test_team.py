@@ -164,3 +164,33 @@ def test_bobs_pack_cannot_change_the_points_of_a_bank_comment_ann_used(tmp_path:
         [conflict] = [c for c in report.conflicts if c["kind"] == "bank comment"]
         assert conflict["uid"] == uid and conflict["pack_points"] == 50.0
         assert "kept local" in conflict["message"]
+
+
+@pytest.mark.parametrize("name", ["../x", "packs/ann", "..", ".hidden", "a\\b", "ann\nbob"])
+def test_a_grader_name_that_is_a_path_writes_no_pack_outside_the_folder(
+        tmp_path: Path, name: str) -> None:
+    # `team split … --graders ../x,bob` wrote x.zip beside the packs folder, not in it.
+    course = make_course(tmp_path / "course")
+    with open_workspace(tmp_path / "lead.sqlite") as lead:
+        do_import(lead, course)
+        with pytest.raises(ClueStudioError, match="grader name"):
+            split_course(lead, tmp_path / "packs", [name, "bob"], overlap=0.0)
+        assert assignments(lead) == {}
+    assert not list(tmp_path.rglob("*.zip"))
+
+
+def test_lead_splitting_among_more_graders_than_submissions_is_told_who_gets_none(
+        tmp_path: Path, capsys) -> None:
+    course = make_course(tmp_path / "course")
+    ws_path = tmp_path / "lead.sqlite"
+    with open_workspace(ws_path) as lead:
+        do_import(lead, course)
+        count = len(lead.list_submissions())
+    graders = [f"g{i}" for i in range(count + 2)]
+    assert main(["team", "split", str(ws_path), str(tmp_path / "packs"), "--graders",
+                 ",".join(graders), "--overlap", "0"]) == 0
+    out = capsys.readouterr().out
+    packs = sorted(p.stem for p in (tmp_path / "packs").glob("*.zip"))
+    idle = sorted(set(graders) - set(packs))
+    assert len(packs) == count and len(idle) == 2
+    assert f"no submission for {', '.join(idle)}: no pack" in out

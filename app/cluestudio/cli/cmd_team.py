@@ -98,11 +98,14 @@ def run(args: argparse.Namespace) -> int:
                                       origin=args.origin)
             if args.json:
                 print_json({"packs": {g: str(p) for g, p in split.packs.items()},
-                            "assigned": split.assigned, "overlap": split.overlap})
+                            "assigned": split.assigned, "overlap": split.overlap,
+                            "idle": list(split.idle)})
             else:
                 for grader, path in split.packs.items():
                     print(f"{path}: {split.assigned[grader]} submissions for {grader}")
                 print(f"{split.overlap} submissions go to two graders")
+                if split.idle:
+                    print(f"no submission for {', '.join(split.idle)}: no pack")
             return 0
         if command == "merge":
             try:
