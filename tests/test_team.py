@@ -194,3 +194,41 @@ def test_lead_splitting_among_more_graders_than_submissions_is_told_who_gets_non
     idle = sorted(set(graders) - set(packs))
     assert len(packs) == count and len(idle) == 2
     assert f"no submission for {', '.join(idle)}: no pack" in out
+
+
+def _disagreeing_course(tmp_path: Path, comment: str = "") -> tuple[Path, int]:
+    course = make_course(tmp_path / "course")
+    ws_path = tmp_path / "lead.sqlite"
+    with open_workspace(ws_path) as ws:
+        do_import(ws, course)
+        alice = ws.find_submission("library", "alice")
+        assert alice
+        ws.execute(SaveRating(alice.id, "ann", FULL, comment=comment))
+        ws.execute(SaveRating(alice.id, "bob", {**FULL, "classes": 0, "relations": 0}))
+        ws.execute(AddItemComment(alice.id, "bob", "class-diagram", "classes",
+                                  text=f"see {comment}"))
+    return ws_path, alice.id
+
+
+def test_lead_reading_the_queue_sees_a_comments_terminal_codes_as_text(
+        tmp_path: Path, capsys) -> None:
+    # A comment from a colleague's pack could clear the lead's terminal, retitle it or
+    # hide lines (ESC sequences): the queue prints them escaped.
+    hostile = "ok\x1b[2J\x1b]0;pwned\x07\x9b31m"
+    ws_path, _ = _disagreeing_course(tmp_path, hostile)
+    assert main(["team", "queue", str(ws_path)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out and "\x9b" not in out
+    assert "ok\\x1b[2J\\x1b]0;pwned\\x07\\x9b31m" in out
+
+
+def test_a_second_adjudication_says_whose_decision_it_replaces(tmp_path: Path,
+                                                              capsys) -> None:
+    ws_path, _ = _disagreeing_course(tmp_path)
+    assert main(["team", "adjudicate", str(ws_path), "library", "alice", "--lead", "lee",
+                 "--take", "bob"]) == 0
+    assert "replaces" not in capsys.readouterr().out
+    assert main(["team", "adjudicate", str(ws_path), "library", "alice", "--lead", "max",
+                 "--take", "ann"]) == 0
+    out = capsys.readouterr().out
+    assert "final grade 100 (adjudicated by max; replaces lee's 50)" in out

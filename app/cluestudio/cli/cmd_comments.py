@@ -56,7 +56,7 @@ def _submission(ws: Any, task: str, source: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cluestudio.cli.output import print_json
+    from cluestudio.cli.output import print_json, safe_text
     from cluestudio.core.errors import ClueStudioError
     from cluestudio.core.rubric import rubric_id_for_kind
     from cluestudio.core.workspace import open_workspace
@@ -89,7 +89,8 @@ def run(args: argparse.Namespace) -> int:
             if args.json:
                 print_json([vars(b) for b in bank])
             for b in [] if args.json else bank:
-                print(f"{b.uid}  {b.item_id:14} {b.points:+g}  used {b.uses}×  {b.text}")
+                print(safe_text(f"{b.uid}  {b.item_id:14} {b.points:+g}  used {b.uses}×  "
+                                f"{b.text}"))
             return 0
         sid = _submission(ws, args.task, args.source)
         task = ws.task(args.task)
@@ -117,5 +118,5 @@ def run(args: argparse.Namespace) -> int:
         return 0
     for number, suggestion in enumerate(found, 1):
         mark = "accepted " if suggestion in accepted else ""
-        print(f"{number:3}. [{suggestion.item_id}] {mark}{suggestion.text}")
+        print(safe_text(f"{number:3}. [{suggestion.item_id}] {mark}{suggestion.text}"))
     return 0
