@@ -41,6 +41,8 @@ class AdjudicationDialog(QDialog):
         self.ratings = QListWidget()
         self.status = QLabel("")
         self.agreement = QLabel("")
+        for label in (self.status, self.agreement):
+            label.setTextFormat(Qt.TextFormat.PlainText)  # names and errors from packs
         total = QPushButton("Enter a &total…")
         total.setAutoDefault(False)  # Return takes the rating in focus, nothing else
         layout = QVBoxLayout(self)

@@ -73,6 +73,7 @@ class CommentsDialog(QDialog):
         self.overall = QPlainTextEdit()
         self.overall.setPlaceholderText("Overall comment (Ctrl+Return saves)")
         self.status = QLabel("")
+        self.status.setTextFormat(Qt.TextFormat.PlainText)  # errors may quote what was typed
         suggest = QPushButton("&Suggest from the element diff")
         to_bank = QPushButton("File in the bank (Ctrl+B)")
         save_overall = QPushButton("Save the overall comment (Ctrl+Return)")

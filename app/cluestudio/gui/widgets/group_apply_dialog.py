@@ -46,6 +46,7 @@ class GroupApplyDialog(QDialog):
         self.choice: str | None = None
         self.text = QLabel()
         self.text.setWordWrap(True)
+        self.text.setTextFormat(Qt.TextFormat.PlainText)  # submission ids come from packs
         self.members = QTreeWidget()
         self.members.setHeaderHidden(True)
         self.members.setWordWrap(True)  # a changed relation reads "before → after"
