@@ -177,3 +177,28 @@ def test_ta_rewording_a_bank_comment_from_the_cli_keeps_its_points(ws, capsys) -
                  "-3"]) == 0
     with open_workspace(Path(path), readonly=True) as again:
         assert comment_bank(again)[0].points == -3.0
+
+
+@pytest.mark.parametrize(("first", "second"), [("a b", "a_b"), ("S7", "s7"), ("CON", "con.")])
+def test_two_students_whose_ids_make_the_same_file_name_each_get_their_own_page(
+        ws, tmp_path: Path, first: str, second: str) -> None:
+    # `a b` and `a_b` both became a_b.html (and S7/s7 on a case-blind disk): the second
+    # student's page replaced the first's, which then went to the wrong student.
+    from cluestudio.core.workspace.students import replace_roster
+
+    roster = tmp_path / "ids.csv"
+    roster.write_text("student_id,name,email,submissions\n"
+                      f"{first},First Student,f@uni.example,library/alice\n"
+                      f"{second},Second Student,s@uni.example,library/bob\n",
+                      encoding="utf-8")
+    report = Report()
+    replace_roster(ws, read_roster(roster, report))
+    assert not report.errors
+    for source in ("alice", "bob"):
+        ws.execute(SaveRating(_id(ws, source), "ann", FULL))
+    result = run_job(export_feedback(ws, tmp_path / "fb"))
+    names = [p.name.casefold() for p in result.pages]
+    assert len(set(names)) == 2
+    assert not any(n.split(".")[0] in ("con", "prn", "aux", "nul") for n in names)
+    firsts = sorted("First Student" in p.read_text(encoding="utf-8") for p in result.pages)
+    assert firsts == [False, True]  # one page each, neither overwritten
