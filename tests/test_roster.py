@@ -36,6 +36,9 @@ def test_roster_reads_aliases_and_participant_numbers(tmp_path: Path) -> None:
     ("student_id,name,email\nx,X,x@a.example\nx,Y,y@a.example\n", 3, "appears twice"),
     ("student_id,name,email\n,X,x@a.example\n", 2, "empty student_id"),
     ("student_id,name,email,participant_id\nx,X,x@a.example,P-9\n", 2, "participant_id"),
+    # two students under one Moodle participant: one's feedback would reach the other
+    ("student_id,name,email,participant_id\nx,X,x@a.example,Participant 7\n"
+     "y,Y,y@a.example,7\n", 3, "participant 7 is also line 2's"),
 ])
 def test_bad_roster_rows_name_file_and_line(tmp_path: Path, text: str, line: int,
                                             message: str) -> None:

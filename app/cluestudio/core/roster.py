@@ -96,6 +96,7 @@ def read_roster(path: Path, report: Report, data: bytes | None = None) -> list[S
     students: list[Student] = []
     seen: dict[str, int] = {}
     claimed: dict[str, int] = {}  # a roster-column submission -> the line that claims it
+    participants: dict[str, int] = {}  # Moodle participant number -> its line
     try:
         for values in reader:
             line = reader.line_num
@@ -118,6 +119,12 @@ def read_roster(path: Path, report: Report, data: bytes | None = None) -> list[S
                 report.error(source, f"submission(s) {', '.join(taken)} already belong to "
                                      "another student", line)
                 continue
+            if student.participant_id in participants:
+                report.error(source, f"participant {student.participant_id} is also line "
+                                     f"{participants[student.participant_id]}'s", line)
+                continue
+            if student.participant_id:
+                participants[student.participant_id] = line
             seen[student.student_id] = line
             claimed.update((s, line) for s in student.submissions)
             students.append(student)
