@@ -83,6 +83,7 @@ class _RelationDraft:
     label: Multiplicity
     name: str
     line: int
+    navigable: str = ""
 
 
 _NO_MULTIPLICITY = Multiplicity()
@@ -117,7 +118,8 @@ class DiagramBuilder:
             for d in self.classes.values()
         )
         relations = tuple(
-            Relation(r.type, names[r.begin], names[r.end], r.label, r.name, line=r.line)
+            Relation(r.type, names[r.begin], names[r.end], r.label, r.name, line=r.line,
+                     navigable=r.navigable)
             for r in self.relations
         )
         notes = tuple(Note(n.text, names.get(n.target, ""), line=n.line) for n in self.notes)
@@ -227,8 +229,9 @@ class DiagramBuilder:
         self.groups.update((name, path))
 
     def add_relation(self, type_: RelationType, begin: str, end: str, line: int,
-                     label: Multiplicity = _NO_MULTIPLICITY, name: str = "") -> None:
-        self.relations.append(_RelationDraft(type_, begin, end, label, name, line))
+                     label: Multiplicity = _NO_MULTIPLICITY, name: str = "",
+                     navigable: str = "") -> None:
+        self.relations.append(_RelationDraft(type_, begin, end, label, name, line, navigable))
 
     # -- links ---------------------------------------------------------------------------
 
@@ -259,7 +262,8 @@ class DiagramBuilder:
             label = Multiplicity(syntax.right_multiplicity, syntax.left_multiplicity)
         else:
             label = Multiplicity(syntax.left_multiplicity, syntax.right_multiplicity)
-        self.add_relation(syntax.type, begin, end, line, label, syntax.label)
+        self.add_relation(syntax.type, begin, end, line, label, syntax.label,
+                          syntax.navigable)
         if syntax.qualified:
             return "qualifiers ([key] at an end) are read by newer PlantUML only, not 1.2022.6"
         return None
