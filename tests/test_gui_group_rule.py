@@ -67,6 +67,9 @@ def _open_on(session: Session, path: Path, source: str):
 def _find_groups(session: Session, window) -> None:
     session.press(_keys().Key_G, modifier=_ctrl())
     session.qtbot.waitUntil(lambda: HOSPITAL.name in window.groups.groupings, timeout=90_000)
+    # The grouping lands before the panel redraws from it: wait for the panel too.
+    label = window.grading.group_panel.text
+    session.qtbot.waitUntil(lambda: "Finding this task" not in label.text(), timeout=30_000)
 
 
 @pytest.mark.gui
