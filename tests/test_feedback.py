@@ -152,3 +152,53 @@ def test_cli_feedback_and_comments(ws, tmp_path: Path, capsys) -> None:
     assert "Class missing" in text and "(-4 points)" in text and "96.00 / 100" in text
     said = capsys.readouterr().out
     assert "1 pages" in said and ("PDFs printed" in said or "no PDF engine" in said)
+
+
+def test_ta_rewording_a_bank_comment_from_the_cli_keeps_its_points(ws, capsys) -> None:
+    # `comments bank --edit UID TEXT` (no --points) set the adjustment to 0: alice's grade
+    # rose by 4 points with the new wording.
+    from cluestudio.core.workspace.finals import final_grades
+
+    path = str(ws.path)
+    alice = _id(ws, "alice")
+    ws.execute(SaveRating(alice, "ann", FULL))
+    ws.close()
+    assert main(["comments", "bank", path, "--add", "classes", "Class missing", "--points",
+                 "-4"]) == 0
+    uid = capsys.readouterr().out.strip()
+    assert main(["comments", "add", path, "library", "alice", "classes", "--grader", "ann",
+                 "--bank", uid]) == 0
+    assert main(["comments", "bank", path, "--edit", uid, "A class is missing"]) == 0
+    with open_workspace(Path(path), readonly=True) as again:
+        [bank] = comment_bank(again)
+        assert (bank.text, bank.points) == ("A class is missing", -4.0)
+        assert final_grades(again)[alice].final.value == 96.0
+    assert main(["comments", "bank", path, "--edit", uid, "A class is missing", "--points",
+                 "-3"]) == 0
+    with open_workspace(Path(path), readonly=True) as again:
+        assert comment_bank(again)[0].points == -3.0
+
+
+@pytest.mark.parametrize(("first", "second"), [("a b", "a_b"), ("S7", "s7"), ("CON", "con.")])
+def test_two_students_whose_ids_make_the_same_file_name_each_get_their_own_page(
+        ws, tmp_path: Path, first: str, second: str) -> None:
+    # `a b` and `a_b` both became a_b.html (and S7/s7 on a case-blind disk): the second
+    # student's page replaced the first's, which then went to the wrong student.
+    from cluestudio.core.workspace.students import replace_roster
+
+    roster = tmp_path / "ids.csv"
+    roster.write_text("student_id,name,email,submissions\n"
+                      f"{first},First Student,f@uni.example,library/alice\n"
+                      f"{second},Second Student,s@uni.example,library/bob\n",
+                      encoding="utf-8")
+    report = Report()
+    replace_roster(ws, read_roster(roster, report))
+    assert not report.errors
+    for source in ("alice", "bob"):
+        ws.execute(SaveRating(_id(ws, source), "ann", FULL))
+    result = run_job(export_feedback(ws, tmp_path / "fb"))
+    names = [p.name.casefold() for p in result.pages]
+    assert len(set(names)) == 2
+    assert not any(n.split(".")[0] in ("con", "prn", "aux", "nul") for n in names)
+    firsts = sorted("First Student" in p.read_text(encoding="utf-8") for p in result.pages)
+    assert firsts == [False, True]  # one page each, neither overwritten

@@ -192,3 +192,23 @@ def test_differences_say_what_is_missing_extra_or_changed() -> None:
         "→ 1..*, name 'has' → 'owns'",
         'changed relation A "0..1" --> "1" A — multiplicity at A 1 → *',
     ]
+
+
+def test_a_student_whose_association_points_the_other_way_is_not_grouped() -> None:
+    # `Doctor <-- Department` (Department navigates to Doctor) read as `Doctor --> Department`:
+    # grade by group put the reversed arrow, a seeded mistake (reverse_relation), in the
+    # rated diagram's group; `Department --> Doctor`, the same arrow written the other way
+    # round, was "near, differs: direction reversed".
+    def one(link: str) -> ClassDiagram:
+        return parse_plantuml(f"@startuml\nclass Doctor\nclass Department\n{link}\n@enduml\n"
+                              ).diagram
+
+    rated = one('Doctor "*" --> "1" Department : works in')
+    assert not same_diagram(rated, one('Doctor "*" <-- "1" Department : works in'))
+    assert [str(d) for d in differences(rated, one('Doctor "*" <-- "1" Department : works in'))
+            ] == ['changed relation Doctor "*" --> "1" Department : works in — direction '
+                  'reversed']
+    assert same_diagram(rated, one('Department "1" <-- "*" Doctor : works in'))
+    assert not same_diagram(rated, one('Doctor "*" -- "1" Department : works in'))
+    assert "navigability" in str(differences(rated, one('Doctor "*" -- "1" Department : works in'
+                                                        ))[0])

@@ -67,6 +67,9 @@ def _open_on(session: Session, path: Path, source: str):
 def _find_groups(session: Session, window) -> None:
     session.press(_keys().Key_G, modifier=_ctrl())
     session.qtbot.waitUntil(lambda: HOSPITAL.name in window.groups.groupings, timeout=90_000)
+    # The grouping lands before the panel redraws from it: wait for the panel too.
+    label = window.grading.group_panel.text
+    session.qtbot.waitUntil(lambda: "Finding this task" not in label.text(), timeout=30_000)
 
 
 @pytest.mark.gui
@@ -163,3 +166,25 @@ def test_blind_grading_shows_no_clue_value_in_the_group_panel_before_the_rating(
         assert "s016 (0.99" in label.toolTip()
     finally:
         session.close()
+
+
+@pytest.mark.gui
+def test_a_submission_named_like_markup_reads_as_its_name_in_the_group_preview(qtbot) -> None:
+    # A pack may name a submission anything (`<img src=…>`): the preview's question is
+    # plain text, never rendered as HTML that could load a local file.
+    from cluestudio.app.groups import GroupMember, GroupPreview, SubmissionGroup
+    from cluestudio.gui.qt import Qt
+    from cluestudio.gui.widgets.group_apply_dialog import GroupApplyDialog
+
+    hostile = '<img src="file:///etc/passwd">'
+    group = SubmissionGroup("k", "t", (GroupMember(1, "s1", 1.0, True),
+                                       GroupMember(2, hostile, 1.0, True)))
+
+    def preview(chosen: tuple[int, ...], overwrite: bool) -> GroupPreview:
+        return GroupPreview(1, 100.0, tuple(c for c in chosen if c != 1), (), overwrite)
+
+    dialog = GroupApplyDialog(group, 1, preview,
+                              lambda chosen, keep, _: f"Apply to {hostile}?\nmore")
+    qtbot.addWidget(dialog)
+    assert dialog.text.textFormat() == Qt.TextFormat.PlainText
+    assert hostile in dialog.text.text()

@@ -152,3 +152,39 @@ def test_story27_a_lead_takes_one_rating_in_the_adjudication_queue_and_exports(
     with qtbot.waitSignal(handle.finished, timeout=60000):
         pass
     assert (tmp_path / "feedback" / f"{sub.source_id}.html").exists()
+
+
+@pytest.mark.gui
+def test_ta_on_a_small_screen_sees_the_whole_comments_dialog_and_long_bank_comments(
+        session, qtbot, tmp_path: Path, monkeypatch) -> None:
+    # 1024×700 (the README's smallest): the dialog opened 720 px tall, its status line below
+    # the screen's edge, and a bank comment longer than the list was cut behind a scroll bar.
+    from PySide6.QtGui import QScreen
+
+    from cluestudio.core.workspace.feedback import SaveBankComment
+    from cluestudio.gui.qt import QRect
+
+    monkeypatch.setattr(QScreen, "availableGeometry", lambda _screen: QRect(0, 0, 1024, 700))
+    K = _keys()
+    window = session.open(_course_workspace(tmp_path))
+    session.press(K.Key_F3)
+    long = ("A class the requirement names is missing from your diagram: read the nouns of "
+            "the requirement again and model each as a class")
+    window.bench.require().execute(SaveBankComment("class-diagram", "classes", long, -2))
+    seen: dict[str, object] = {}
+
+    def look(dialog) -> None:
+        # with a window manager's 30 px title bar (offscreen draws none) it still fits
+        seen["fits"] = (dialog.frameGeometry().height() + 30 <= 700
+                        and dialog.frameGeometry().width() <= 1024)
+        entry = dialog.bank.item(0)
+        seen["bank"] = (entry.text(), entry.toolTip(),
+                        dialog.bank.visualItemRect(entry).width() <= dialog.bank.viewport().width(),
+                        dialog.bank.horizontalScrollBar().isVisible())
+
+    failures = _in_dialog(qtbot, look)
+    session.press(K.Key_M, modifier=_ctrl())
+    assert not failures
+    assert seen["fits"] is True
+    text, tip, inside, scrolls = seen["bank"]  # type: ignore[misc]
+    assert long in text and long in tip and inside and not scrolls

@@ -131,8 +131,24 @@ def _moodle_name(student: Student, task_id: str) -> str:
     return f"{name}_{student.participant_id}_assignsubmission_file_feedback-{task_id}.html"
 
 
+_RESERVED = {"con", "prn", "aux", "nul", *(f"{p}{n}" for p in ("com", "lpt") for n in range(10))}
+
+
 def _safe(name: str) -> str:
-    return "".join(c if c.isalnum() or c in "-." else "_" for c in name) or "_"
+    safe = "".join(c if c.isalnum() or c in "-." else "_" for c in name) or "_"
+    # Windows opens a device for CON.html (its stem before the first dot, any case)
+    return f"_{safe}" if safe.split(".")[0].casefold() in _RESERVED else safe
+
+
+def _unique(stem: str, used: set[str]) -> str:
+    """``stem``, or ``stem-2``, ``stem-3``…: two ids that make one file name (``a b`` and
+    ``a_b``; ``S7`` and ``s7`` on a case-blind disk) must not share, or overwrite, a page."""
+    name, n = stem, 1
+    while name.casefold() in used:
+        n += 1
+        name = f"{stem}-{n}"
+    used.add(name.casefold())
+    return name
 
 
 def _write(path: Path, text: str) -> Path:
@@ -165,13 +181,15 @@ def export_feedback(ws: Workspace, out_dir: Path, *, course: str | None = None,
             per_student.setdefault(owner.student_id, []).append(feedback)
     out_dir.mkdir(parents=True, exist_ok=True)
     zips: dict[str, list[tuple[str, str]]] = {}
+    used: set[str] = set()
     for student_id, student in students.items():
         tasks = per_student.get(student_id)
         if not tasks:
             result.skipped.append(f"{student_id}: no graded submission, no page")
             continue
         page = StudentFeedback(title, student.name, student_id, tuple(tasks))
-        result.pages.append(_write(out_dir / f"{_safe(student_id)}.html", render_feedback(page)))
+        stem = _unique(_safe(student_id), used)
+        result.pages.append(_write(out_dir / f"{stem}.html", render_feedback(page)))
         for task in tasks:
             if not student.participant_id:
                 result.skipped.append(f"{student_id}: no Moodle participant id, not in "
@@ -180,9 +198,11 @@ def export_feedback(ws: Workspace, out_dir: Path, *, course: str | None = None,
             one = StudentFeedback(title, student.name, student_id, (task,))
             zips.setdefault(task.task_id, []).append((_moodle_name(student, task.task_id),
                                                       render_feedback(one)))
+    unmatched_used: set[str] = set()
     for name, feedback in unmatched:
         page = StudentFeedback(title, "(not on the roster)", "", (feedback,))
-        result.pages.append(_write(out_dir / "unmatched" / f"{_safe(name)}.html",
+        stem = _unique(_safe(name), unmatched_used)
+        result.pages.append(_write(out_dir / "unmatched" / f"{stem}.html",
                                    render_feedback(page)))
     for task_id, members in zips.items():
         path = out_dir / "moodle" / f"{_safe(task_id)}.zip"

@@ -26,7 +26,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     bank.add_argument("--item", help="only this rubric item's comments (listing)")
     bank.add_argument("--add", nargs=2, metavar=("ITEM", "TEXT"))
     bank.add_argument("--edit", nargs=2, metavar=("UID", "TEXT"))
-    bank.add_argument("--points", type=float, default=0.0, help="point adjustment (0-100)")
+    bank.add_argument("--points", type=float, default=None,
+                      help="point adjustment (±100; --add: 0, --edit: unchanged if left out)")
     add = sub.add_parser("add", help="comment on a rubric item of a grader's rating")
     overall = sub.add_parser("overall", help="the overall comment of a grader's rating")
     suggest = sub.add_parser("suggest", help="list (and accept) the element diff's suggestions")
@@ -55,7 +56,7 @@ def _submission(ws: Any, task: str, source: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cluestudio.cli.output import print_json
+    from cluestudio.cli.output import print_json, safe_text
     from cluestudio.core.errors import ClueStudioError
     from cluestudio.core.rubric import rubric_id_for_kind
     from cluestudio.core.workspace import open_workspace
@@ -70,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         if args.comments_command == "bank":
             if args.add:
                 uid = ws.execute(SaveBankComment(args.rubric, args.add[0], args.add[1],
-                                                 args.points)).result
+                                                 args.points or 0.0)).result
                 print(uid)
                 return 0
             if args.edit:
@@ -79,15 +80,17 @@ def run(args: argparse.Namespace) -> int:
                     raise ClueStudioError(f"{args.workspace}: no bank comment {args.edit[0]}")
                 edited = current[args.edit[0]]
                 changes = ws.execute(SaveBankComment(edited.rubric_id, edited.item_id,
-                                                     args.edit[1], args.points,
-                                                     uid=edited.uid))
+                                                     args.edit[1],
+                                                     edited.points if args.points is None
+                                                     else args.points, uid=edited.uid))
                 print(f"{args.edit[0]}: {len(changes.ratings)} submissions use it")
                 return 0
             bank = comment_bank(ws, args.rubric, args.item)
             if args.json:
                 print_json([vars(b) for b in bank])
             for b in [] if args.json else bank:
-                print(f"{b.uid}  {b.item_id:14} {b.points:+g}  used {b.uses}×  {b.text}")
+                print(safe_text(f"{b.uid}  {b.item_id:14} {b.points:+g}  used {b.uses}×  "
+                                f"{b.text}"))
             return 0
         sid = _submission(ws, args.task, args.source)
         task = ws.task(args.task)
@@ -115,5 +118,5 @@ def run(args: argparse.Namespace) -> int:
         return 0
     for number, suggestion in enumerate(found, 1):
         mark = "accepted " if suggestion in accepted else ""
-        print(f"{number:3}. [{suggestion.item_id}] {mark}{suggestion.text}")
+        print(safe_text(f"{number:3}. [{suggestion.item_id}] {mark}{suggestion.text}"))
     return 0

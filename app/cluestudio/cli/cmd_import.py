@@ -42,10 +42,20 @@ def print_report(report_dict: dict[str, object], as_json: bool) -> None:
 
 
 def print_failure(failed: ImportFailed, as_json: bool) -> int:
-    """Every problem of an import or merge that wrote nothing, then the one-line error; 2."""
-    print_report(failed.report.to_dict(), as_json)
-    if not as_json:
-        print(f"error: {failed}", file=sys.stderr)
+    """Every problem of an import or merge that wrote nothing, then the one-line error; 2.
+    One problem is that one line alone, and a refusal never says "nothing to do"."""
+    report = failed.report.to_dict()
+    if as_json:
+        print_report(report, as_json)
+        return 2
+    problems = [*report["errors"], *report["warnings"]]  # type: ignore[misc]
+    if len(problems) > 1 or report.get("conflicts"):
+        for p in problems:
+            where = p["source"] + (f":{p['line']}" if p["line"] else "")
+            print(f"{where}: {p['severity']}: {p['message']}", file=sys.stderr)
+        for c in report.get("conflicts", []):  # type: ignore[attr-defined]
+            print(f"conflict: {c}", file=sys.stderr)
+    print(f"error: {failed}", file=sys.stderr)
     return 2
 
 

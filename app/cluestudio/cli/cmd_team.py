@@ -84,10 +84,11 @@ def _print_agreement(report: Any, as_json: bool, extra: dict[str, Any]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from cluestudio.cli.cmd_import import print_failure
-    from cluestudio.cli.output import print_json
+    from cluestudio.cli.output import print_json, safe_text
     from cluestudio.core.errors import ClueStudioError
     from cluestudio.core.workspace import ImportFailed, open_workspace, team
     from cluestudio.core.workspace.adjudication import Adjudicate, adjudication_queue
+    from cluestudio.core.workspace.finals import final_grades
 
     command = args.team_command
     readonly = command in ("agreement", "queue")
@@ -98,11 +99,14 @@ def run(args: argparse.Namespace) -> int:
                                       origin=args.origin)
             if args.json:
                 print_json({"packs": {g: str(p) for g, p in split.packs.items()},
-                            "assigned": split.assigned, "overlap": split.overlap})
+                            "assigned": split.assigned, "overlap": split.overlap,
+                            "idle": list(split.idle)})
             else:
                 for grader, path in split.packs.items():
                     print(f"{path}: {split.assigned[grader]} submissions for {grader}")
                 print(f"{split.overlap} submissions go to two graders")
+                if split.idle:
+                    print(f"no submission for {', '.join(split.idle)}: no pack")
             return 0
         if command == "merge":
             try:
@@ -113,8 +117,10 @@ def run(args: argparse.Namespace) -> int:
             if not args.json:
                 print(", ".join(f"{k} {v}" for k, v in sorted(report.counts.items())))
                 for conflict in report.conflicts:
-                    print(f"  conflict: {conflict['message']} ({conflict.get('task_id')}/"
-                          f"{conflict.get('source_id')})", file=sys.stderr)
+                    where = (f"bank comment {conflict['uid']}" if "uid" in conflict else
+                             f"{conflict.get('task_id')}/{conflict.get('source_id')}")
+                    print(safe_text(f"  conflict: {conflict['message']} ({where})"),
+                          file=sys.stderr)
                 print(f"{waiting} submissions wait for adjudication (cluestudio team queue)")
             _print_agreement(agreement, args.json, {"merge": report.to_dict(),
                                                     "adjudication_queue": waiting})
@@ -131,14 +137,14 @@ def run(args: argparse.Namespace) -> int:
                              "item_comments": e.item_comments} for e in entries])
                 return 0
             for e in entries:
-                print(f"{e.task_id}/{e.source_id}: {e.spread:g} points apart")
+                print(safe_text(f"{e.task_id}/{e.source_id}: {e.spread:g} points apart"))
                 for r in e.ratings:
                     items = " ".join(f"{k}={v:g}" for k, v in r.scores.items())
-                    print(f"  {r.grader:<12} {r.adjusted:6.2f}  {items}")
+                    print(safe_text(f"  {r.grader:<12} {r.adjusted:6.2f}  {items}"))
                     if r.comment:
-                        print(f"  {'':<12} “{r.comment}”")
+                        print(safe_text(f"  {'':<12} “{r.comment}”"))
                     for item, texts in e.item_comments.get(r.grader, {}).items():
-                        print(f"  {'':<12} {item}: {'; '.join(texts)}")
+                        print(safe_text(f"  {'':<12} {item}: {'; '.join(texts)}"))
             if not entries:
                 print("nothing waits for adjudication")
             return 0
@@ -146,8 +152,6 @@ def run(args: argparse.Namespace) -> int:
         if found is None:
             raise ClueStudioError(f"{args.workspace}: no submission {args.task}/{args.source}")
         if args.take:
-            from cluestudio.core.workspace.finals import final_grades
-
             taken = [r for r in final_grades(ws)[found.id].ratings if r.grader == args.take]
             if not taken:
                 raise ClueStudioError(f"{args.take} did not rate {args.task}/{args.source}")
@@ -159,9 +163,13 @@ def run(args: argparse.Namespace) -> int:
                                   comment=args.comment)
         else:
             command_ = Adjudicate(found.id, args.lead, total=args.total, comment=args.comment)
+        before = final_grades(ws)[found.id].adjudication
         total = ws.execute(command_).result
+    replaced = ("" if before is None else
+                f"; replaces {safe_text(before['lead'])}'s {float(before['total']):g}")
     if args.json:
         print_json({"task_id": args.task, "source_id": args.source, "final": total})
     else:
-        print(f"{args.task}/{args.source}: final grade {total:g} (adjudicated by {args.lead})")
+        print(safe_text(f"{args.task}/{args.source}: final grade {total:g} (adjudicated by "
+                        f"{args.lead}{replaced})"))
     return 0

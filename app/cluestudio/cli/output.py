@@ -3,11 +3,23 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
 from typing import Any
 
 from cluestudio.core.jobs import Progress
+
+#: C0 controls but tab and newline, DEL, and C1 controls (0x9b is a one-byte CSI).
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def safe_text(text: object) -> str:
+    """Text from someone else (a comment, a grader's name from a pack) for the terminal:
+    control characters are shown escaped (``\\x1b``), so none can clear the screen, retitle
+    the window or hide the lines around it (issue 25: nothing we write attacks the next
+    program)."""
+    return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text))
 
 
 def print_json(data: Any) -> None:

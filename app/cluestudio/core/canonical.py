@@ -3,9 +3,10 @@
 Two diagrams *say the same* when their canonical forms are equal: the same classes (package,
 name, kind, stereotype), each with the same attributes (name, type, visibility, static) and
 operations (name, parameters, return type, visibility, static, abstract), the same relations
-(type, the two ends in their canonical direction, both multiplicities, the name or role on
-the arrow) and the same notes, counted as multisets. Left out: layout, arrow lengths and
-hints, declaration order, styling, comments, whitespace and letter case. Grade by group
+(type, the two ends in their canonical direction, an association's navigability as its
+arrow heads say, both multiplicities, the name or role on the arrow) and the same notes,
+counted as multisets. Left out: layout, arrow lengths and hints, declaration order, styling,
+comments, whitespace and letter case. Grade by group
 (:mod:`cluestudio.app.groups`) puts a rating on submissions of equal form only: CLUE near 1
 forgives exactly what a rubric marks down (a wrong relation type or multiplicity, a renamed
 member), so it may only *suggest* near members, each shown with :func:`differences`.
@@ -22,7 +23,14 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TypeVar
 
-from cluestudio.core.model import Attribute, Class, ClassDiagram, Method, Relation
+from cluestudio.core.model import (
+    Attribute,
+    Class,
+    ClassDiagram,
+    Method,
+    Relation,
+    RelationType,
+)
 from cluestudio.core.plantuml.writer import attribute_text, method_text, relation_text
 
 #: One element of a form: a tag ("class", "attribute", "method", "relation", "note") and
@@ -61,8 +69,26 @@ def _method_element(owner: tuple[str, str], method: Method) -> Element:
 
 
 def _relation_element(relation: Relation) -> Element:
-    return ("relation", relation.type.value, _name(relation.begin), _name(relation.end),
-            _token(relation.label.from_), _token(relation.label.to), _name(relation.name))
+    begin, end = _name(relation.begin), _name(relation.end)
+    at_begin, at_end = _token(relation.label.from_), _token(relation.label.to)
+    navigable = ""
+    if relation.type is RelationType.ASSOCIATION:
+        # An association is read the way its arrow points (`B <-- A` is `A --> B`). One
+        # without a single head keeps its written order: the seeded "reverse_relation"
+        # mistake swaps exactly that, so grouping stays on the safe side.
+        navigable = relation.navigable
+        if navigable == "begin":
+            begin, end, at_begin, at_end = end, begin, at_end, at_begin
+            navigable = "end"
+    return ("relation", relation.type.value, begin, end, at_begin, at_end,
+            _name(relation.name), navigable)
+
+
+def _points_to(relation: Relation) -> frozenset[str]:
+    """The classes an association's arrow heads point to."""
+    ends = {"end": (relation.end,), "begin": (relation.begin,),
+            "both": (relation.begin, relation.end)}.get(relation.navigable, ())
+    return frozenset(_name(e) for e in ends)
 
 
 def _elements(diagram: ClassDiagram) -> Iterator[Element]:
@@ -172,7 +198,16 @@ def _relation_change(a: Relation, b: Relation) -> str:
     parts = []
     if a.type != b.type:
         parts.append(f"{_KIND_WORDS[a.type.value]} → {_KIND_WORDS[b.type.value]}")
-    if _name(a.begin) != _name(b.begin):
+    before, after = _points_to(a), _points_to(b)
+    if a.type == b.type == RelationType.ASSOCIATION and (before or after):
+        if len(before) == len(after) == 1 and before != after:
+            parts.append("direction reversed")
+        elif before != after:
+            def heads(points: frozenset[str]) -> str:
+                return "both ways" if len(points) == 2 else \
+                    (f"to {next(iter(points))}" if points else "none")
+            parts.append(f"navigability {heads(before)} → {heads(after)}")
+    elif _name(a.begin) != _name(b.begin):
         parts.append("direction reversed")
     if _name(a.begin) == _name(a.end):  # a self-relation: its ends told apart by position
         ends = [(a.begin, a.label.from_, b.label.from_), (a.end, a.label.to, b.label.to)]

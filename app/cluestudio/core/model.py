@@ -88,6 +88,9 @@ class Relation:
     label: Multiplicity = Multiplicity()
     name: str = ""  # the text after ':' on the arrow line, e.g. "owns"
     line: int | None = field(default=None, compare=False)
+    # AS only, as the arrow heads say: "end" (A --> B), "begin" (A <-- B), "both", "" (A -- B).
+    # Not compared: CLUE reads associations without navigability; grade by group does not.
+    navigable: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -74,7 +74,10 @@ def read_roster(path: Path, report: Report, data: bytes | None = None) -> list[S
         line = data[: error.start].count(b"\n") + 1
         report.error(source, f"not UTF-8 (byte {error.start}); save the roster as UTF-8", line)
         return []
-    reader = csv.reader(io.StringIO(text, newline=""))
+    # Spreadsheets in locales with a decimal comma save "CSV" with semicolons.
+    first_line = text.split("\n", 1)[0]
+    delimiter = ";" if ";" in first_line and "," not in first_line else ","
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     try:
         header = [_column(c) for c in next(reader)]
     except StopIteration:
@@ -92,6 +95,8 @@ def read_roster(path: Path, report: Report, data: bytes | None = None) -> list[S
         return []
     students: list[Student] = []
     seen: dict[str, int] = {}
+    claimed: dict[str, int] = {}  # a roster-column submission -> the line that claims it
+    participants: dict[str, int] = {}  # Moodle participant number -> its line
     try:
         for values in reader:
             line = reader.line_num
@@ -109,7 +114,19 @@ def read_roster(path: Path, report: Report, data: bytes | None = None) -> list[S
                 report.error(source, f"student id {student.student_id!r} appears twice "
                                      f"(first on line {seen[student.student_id]})", line)
                 continue
+            taken = [f"{s} (line {claimed[s]})" for s in student.submissions if s in claimed]
+            if taken:
+                report.error(source, f"submission(s) {', '.join(taken)} already belong to "
+                                     "another student", line)
+                continue
+            if student.participant_id in participants:
+                report.error(source, f"participant {student.participant_id} is also line "
+                                     f"{participants[student.participant_id]}'s", line)
+                continue
+            if student.participant_id:
+                participants[student.participant_id] = line
             seen[student.student_id] = line
+            claimed.update((s, line) for s in student.submissions)
             students.append(student)
     except csv.Error as error:
         report.error(source, f"broken CSV: {error}", reader.line_num)

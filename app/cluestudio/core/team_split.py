@@ -17,11 +17,22 @@ from cluestudio.core.errors import ClueStudioError
 SPLITS = ("submission", "task")
 
 
+def _check_name(name: str) -> None:
+    """A grader's name becomes their pack's file name (``packs/<name>.zip``): one that is a
+    path (``../x``, ``a/b``) or hides the file (``.x``) would put the pack elsewhere."""
+    if (any(c in name for c in "/\\:") or name.startswith(".")
+            or any(ord(c) < 32 or ord(c) == 127 for c in name)):
+        raise ClueStudioError(f"grader name {name!r} cannot name a pack file: no /, \\, :, "
+                              "control characters or leading dot")
+
+
 def plan_split(submissions: Sequence[tuple[int, str]], graders: Sequence[str], *,
                overlap: float = 0.1, by: str = "submission", seed: int = 0
                ) -> dict[int, tuple[str, ...]]:
     """submission id → the graders who grade it (one, or two on the overlap)."""
     names = list(dict.fromkeys(g.strip() for g in graders if g.strip()))
+    for name in names:
+        _check_name(name)
     if len(names) < 1:
         raise ClueStudioError("a split needs at least one grader")
     if not 0 <= overlap <= 1:

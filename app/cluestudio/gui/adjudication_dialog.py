@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.rubric import get_rubric
 from cluestudio.core.workspace.adjudication import Adjudicate, adjudication_queue
+from cluestudio.gui.dialog_size import resize_within_screen
 from cluestudio.gui.qt import (
     QDialog,
     QHBoxLayout,
@@ -40,6 +41,8 @@ class AdjudicationDialog(QDialog):
         self.ratings = QListWidget()
         self.status = QLabel("")
         self.agreement = QLabel("")
+        for label in (self.status, self.agreement):
+            label.setTextFormat(Qt.TextFormat.PlainText)  # names and errors from packs
         total = QPushButton("Enter a &total…")
         total.setAutoDefault(False)  # Return takes the rating in focus, nothing else
         layout = QVBoxLayout(self)
@@ -58,7 +61,7 @@ class AdjudicationDialog(QDialog):
         self.ratings.itemActivated.connect(lambda entry: self.take(entry.data(_ROLE)))
         total.clicked.connect(self.enter_total)
         self.reload()
-        self.resize(900, 600)
+        resize_within_screen(self, 900, 600)
 
     def reload(self) -> None:
         from cluestudio.core.workspace.team import overlap_agreement

@@ -23,6 +23,7 @@ from cluestudio.core.workspace.feedback import (
     comment_bank,
     item_comments,
 )
+from cluestudio.gui.dialog_size import resize_within_screen
 from cluestudio.gui.qt import (
     QDialog,
     QDoubleSpinBox,
@@ -64,10 +65,15 @@ class CommentsDialog(QDialog):
         self.points.setRange(-rubric.total_max, rubric.total_max)
         self.points.setDecimals(1)
         self.bank = QListWidget()
+        for listed in (self.comments, self.bank):
+            # a comment is read whole: wrapped, never cut behind a horizontal scroll bar
+            listed.setWordWrap(True)
+            listed.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.suggestions = QListWidget()
         self.overall = QPlainTextEdit()
         self.overall.setPlaceholderText("Overall comment (Ctrl+Return saves)")
         self.status = QLabel("")
+        self.status.setTextFormat(Qt.TextFormat.PlainText)  # errors may quote what was typed
         suggest = QPushButton("&Suggest from the element diff")
         to_bank = QPushButton("File in the bank (Ctrl+B)")
         save_overall = QPushButton("Save the overall comment (Ctrl+Return)")
@@ -102,7 +108,7 @@ class CommentsDialog(QDialog):
         rating = window.bench.require().rating(submission_id, self.grader, rubric.id)
         self.overall.setPlainText(rating.comment if rating else "")
         self.items.setCurrentRow(0)
-        self.resize(640, 720)
+        resize_within_screen(self, 640, 720)
 
     @staticmethod
     def _label(text: str, buddy: Any) -> QLabel:
@@ -123,12 +129,14 @@ class CommentsDialog(QDialog):
             if comment.item_id == self.item_id() and comment.rubric_id == self.rubric.id:
                 points = f" ({comment.points:+g})" if comment.points else ""
                 entry = QListWidgetItem(f"{comment.text}{points}")
+                entry.setToolTip(comment.text)
                 entry.setData(_ROLE, comment.uid)
                 self.comments.addItem(entry)
         self.bank.clear()
         for number, bank in enumerate(comment_bank(ws, self.rubric.id, self.item_id()), 1):
             points = f" ({bank.points:+g})" if bank.points else ""
             entry = QListWidgetItem(f"{number}. {bank.text}{points}  · used {bank.uses}×")
+            entry.setToolTip(bank.text)
             entry.setData(_ROLE, bank.uid)
             self.bank.addItem(entry)
 

@@ -171,6 +171,10 @@ class GroupActions(QObject):
             return  # cancelled, superseded, or of a workspace that is no longer open
         self.groupings[value.task_id] = value
         self._stale.discard(value.task_id)
+        # Done as soon as the result is here: the panel must not say "Finding…" over groups
+        # the list already uses until the job's finished signal comes round.
+        self._job, self._job_task = None, None
+        self.show(self._current_view())
         same = [g for g in value.groups if g.size > 1]
         grouped = sum(g.size for g in same)
         total = sum(g.size for g in value.groups) + len(value.singletons)

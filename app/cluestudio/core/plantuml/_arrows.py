@@ -40,6 +40,7 @@ class RelationSyntax:
     label: str
     sequence_like: bool  # would also read as a sequence-diagram message
     lollipop: str = ""  # "left" or "right": that end is a lollipop interface (`()`)
+    navigable: str = ""  # an association's arrow heads: "end", "begin", "both" or ""
 
 
 # PlantUML's separators inside a link end: `.`, `::`, `\` and `\\`.
@@ -182,7 +183,17 @@ def _link(match: re.Match[str]) -> RelationSyntax:
         right_multiplicity=right_mult,
         label=name,
         sequence_like=_sequence_like(match, lh, rh, style, left, right),
+        navigable=_navigable(relation_type, lh, rh),
     )
+
+
+def _navigable(relation_type: RelationType, lh: str | None, rh: str | None) -> str:
+    """Which end of an association the arrow heads point to (``<``/``>`` only)."""
+    if relation_type is not RelationType.ASSOCIATION:
+        return ""
+    at_begin, at_end = _category(lh) == "arrow", _category(rh) == "arrow"
+    return {(False, True): "end", (True, False): "begin", (True, True): "both"}.get(
+        (at_begin, at_end), "")
 
 
 def _lollipop(match: re.Match[str]) -> RelationSyntax:

@@ -83,6 +83,7 @@ class _RelationDraft:
     label: Multiplicity
     name: str
     line: int
+    navigable: str = ""
 
 
 _NO_MULTIPLICITY = Multiplicity()
@@ -117,7 +118,8 @@ class DiagramBuilder:
             for d in self.classes.values()
         )
         relations = tuple(
-            Relation(r.type, names[r.begin], names[r.end], r.label, r.name, line=r.line)
+            Relation(r.type, names[r.begin], names[r.end], r.label, r.name, line=r.line,
+                     navigable=r.navigable)
             for r in self.relations
         )
         notes = tuple(Note(n.text, names.get(n.target, ""), line=n.line) for n in self.notes)
@@ -225,8 +227,9 @@ class DiagramBuilder:
         self.groups.update((name, path))
 
     def add_relation(self, type_: RelationType, begin: str, end: str, line: int,
-                     label: Multiplicity = _NO_MULTIPLICITY, name: str = "") -> None:
-        self.relations.append(_RelationDraft(type_, begin, end, label, name, line))
+                     label: Multiplicity = _NO_MULTIPLICITY, name: str = "",
+                     navigable: str = "") -> None:
+        self.relations.append(_RelationDraft(type_, begin, end, label, name, line, navigable))
 
     # -- links ---------------------------------------------------------------------------
 
@@ -265,7 +268,8 @@ class DiagramBuilder:
             label = Multiplicity(syntax.right_multiplicity, syntax.left_multiplicity)
         else:
             label = Multiplicity(syntax.left_multiplicity, syntax.right_multiplicity)
-        self.add_relation(syntax.type, begin, end, line, label, syntax.label)
+        self.add_relation(syntax.type, begin, end, line, label, syntax.label,
+                          syntax.navigable)
         return None
 
     def _end_class(self, end: LinkEnd, lollipop: bool, line: int, scope: Scope) -> str:

@@ -102,11 +102,33 @@ def check_feedback(data: Any, source: str, report: Report) -> None:
             report.error(source, f"{where}: empty or overlong text")
 
 
-def merge_feedback(conn: sqlite3.Connection, data: dict[str, Any], report: Report) -> None:
-    """Add the pack's bank (newer edits win) and the item comments not yet known."""
+def merge_feedback(conn: sqlite3.Connection, data: dict[str, Any], report: Report,
+                   source: str = "") -> None:
+    """Add the pack's bank (newer wording wins) and the item comments not yet known.
+
+    A known bank comment keeps its local points: they change the grade of every rating that
+    uses it, other graders' too, and a pack's dates are the sender's word (issue 25). A pack
+    that differs is a conflict in the report; the lead changes points in their workspace."""
     for b in data.get("comment_bank", []):
-        insert_bank(conn, {**b, "points": float(b["points"])})
-        report.counts["bank_comments_seen"] += 1
+        local = ops.row(conn, "SELECT text, points, updated_at FROM comment_bank WHERE uid = ?",
+                        (b["uid"],))
+        points = float(b["points"])
+        if local is None:
+            report.counts["bank_comments_added"] += 1
+        else:
+            if points != float(local["points"]):
+                report.counts["bank_points_conflicting"] += 1
+                report.conflicts.append({
+                    "kind": "bank comment", "source": source, "uid": b["uid"],
+                    "item_id": b["item_id"], "local_points": float(local["points"]),
+                    "pack_points": points,
+                    "message": "a pack may not change a bank comment's points; kept local"})
+                points = float(local["points"])
+            newer = b["updated_at"] > local["updated_at"]
+            key = ("bank_comments_changed" if newer and b["text"] != local["text"]
+                   else "bank_comments_same")
+            report.counts[key] += 1
+        insert_bank(conn, {**b, "points": points})
     for c in data.get("item_comments", []):
         if ops.row(conn, "SELECT id FROM item_comments WHERE uid = ?", (c["uid"],)):
             report.counts["item_comments_same"] += 1

@@ -413,7 +413,7 @@ def _merge(conn: sqlite3.Connection, source: str, data: dict[str, Any],
         _merge_review(conn, source, v, sid[(v["task_id"], v["source_id"])], local_id, report)
     from cluestudio.core.workspace.feedback_pack import merge_feedback
 
-    merge_feedback(conn, data, report)
+    merge_feedback(conn, data, report, source)
 
 
 def _merge_images(conn: sqlite3.Connection, source: str, data: dict[str, Any],

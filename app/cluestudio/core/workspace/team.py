@@ -30,6 +30,7 @@ class Split:
     packs: dict[str, Path]  # grader → pack
     assigned: dict[str, int]  # grader → how many submissions
     overlap: int  # submissions given to two graders
+    idle: tuple[str, ...] = ()  # graders the split gave nothing (more graders than work)
 
 
 def split_course(ws: Workspace, out_dir: Path, graders: list[str], *, overlap: float = 0.1,
@@ -53,8 +54,10 @@ def split_course(ws: Workspace, out_dir: Path, graders: list[str], *, overlap: f
         packs[grader] = out_dir / f"{grader}.zip"
         # the grader's own ratings only (none yet, or earlier work of theirs)
         export_pack(ws, packs[grader], grader=grader, submissions=mine)
+    asked = dict.fromkeys(g.strip() for g in graders if g.strip())
     return Split(packs, {g: sum(g in who for who in plan.values()) for g in names},
-                 sum(len(who) > 1 for who in plan.values()))
+                 sum(len(who) > 1 for who in plan.values()),
+                 tuple(g for g in asked if g not in packs))
 
 
 def assignments(ws: Workspace) -> dict[int, tuple[str, ...]]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from cluestudio.app.groups import GroupMember, GroupPreview, SubmissionGroup
+from cluestudio.gui.dialog_size import resize_within_screen
 from cluestudio.gui.qt import (
     QDialog,
     QHBoxLayout,
@@ -45,6 +46,7 @@ class GroupApplyDialog(QDialog):
         self.choice: str | None = None
         self.text = QLabel()
         self.text.setWordWrap(True)
+        self.text.setTextFormat(Qt.TextFormat.PlainText)  # submission ids come from packs
         self.members = QTreeWidget()
         self.members.setHeaderHidden(True)
         self.members.setWordWrap(True)  # a changed relation reads "before → after"
@@ -74,7 +76,7 @@ class GroupApplyDialog(QDialog):
                                 "near ones differ as listed under them."))
         layout.addWidget(self.members, 1)
         layout.addLayout(buttons)
-        self.resize(820, 460)
+        resize_within_screen(self, 820, 460)
         self.keep: GroupPreview | None = None
         self.overwrite: GroupPreview | None = None
         self.question = ""
