@@ -256,5 +256,4 @@ def _drive(job: Any, cancel: CancelToken, send: Callable[[str, Any], None]) -> A
                     step.total is None or step.done < step.total):
                 continue
             last, last_done = now, step.done
-            send("progress", (step.done, -1 if step.total is None else step.total,
-                              step.message))
+            send("progress", (step.done, step.total, step.message, step.phase))

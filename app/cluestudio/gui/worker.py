@@ -64,6 +64,7 @@ class JobHandle(QObject):
 
     started = Signal()
     progress = Signal(int, int, str)  # done, total (-1 unknown), message
+    stepped = Signal(object)  # the job's Progress (phase too); re-emitted as ``progress``
     result = Signal(object)
     error = Signal(str)
     finished = Signal()
@@ -76,6 +77,8 @@ class JobHandle(QObject):
         self._cancel_more = cancel
         self.done = False
         self.failure: str | None = None  # the error message, once there is one
+        self.last_step: Progress | None = None  # the newest Progress, for its phase
+        self.stepped.connect(self._on_step)
         self.finished.connect(self._mark_done)
         self.error.connect(self._remember)
 
@@ -90,6 +93,10 @@ class JobHandle(QObject):
 
     def _mark_done(self) -> None:
         self.done = True
+
+    def _on_step(self, step: Progress) -> None:
+        self.last_step = step
+        self.progress.emit(step.done, -1 if step.total is None else step.total, step.message)
 
     def _remember(self, message: str) -> None:
         self.failure = message
@@ -228,8 +235,7 @@ def _drive(handle: JobHandle, job: Any, relay: Relay) -> Any:
                     and (step.total is None or step.done < step.total)):
                 continue
             last_emit = now
-            relay(handle, "progress", (step.done, step.total if step.total is not None
-                                       else -1, step.message))
+            relay(handle, "stepped", (step,))
 
 
 class JobRunner(QObject):
@@ -350,7 +356,7 @@ class ProcessRunner(QObject):
         if kind == "started":
             relay(handle, "started", ())
         elif kind == "progress":
-            relay(handle, "progress", tuple(payload))
+            relay(handle, "stepped", (Progress(*payload),))
         elif kind == "data":
             if on_data is not None and not handle.cancelled:
                 try:
