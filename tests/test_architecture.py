@@ -88,6 +88,18 @@ def test_core_and_app_modules_sit_on_no_import_circle() -> None:
     assert not circles, "\n".join(circles)
 
 
+VIEW_LINE_CAP = 400  # STYLE: short modules, views ≤ 400 lines (issue 26's third slice)
+
+
+def test_no_gui_module_is_longer_than_the_cap() -> None:
+    """A view that grows past the cap is split by moving a cohesive piece into a module of
+    its own (the navigator's table model, review mode's layout, the window's preferences)."""
+    gui = ROOT / "app" / "cluestudio" / "gui"
+    long = {str(path.relative_to(gui)): lines for path in sorted(gui.rglob("*.py"))
+            if (lines := len(path.read_text(encoding="utf-8").splitlines())) > VIEW_LINE_CAP}
+    assert not long, long
+
+
 @pytest.mark.parametrize("command", [["--version"], ["--help"]])
 def test_cli_entry_point_runs(command: list[str]) -> None:
     result = subprocess.run(
