@@ -100,6 +100,25 @@ def test_no_gui_module_is_longer_than_the_cap() -> None:
     assert not long, long
 
 
+def test_window_jobs_go_to_the_worker_as_functions_not_strings() -> None:
+    """Issue 26: a job named by a "module:function" string is a call that mypy, import-linter
+    and a reader cannot follow; the window passes the function, the worker gets its name."""
+    import re
+
+    from cluestudio.app.scoring import plan_and_score_job
+    from cluestudio.app.worker_process import target_name
+
+    spelled = re.compile(r"\"cluestudio(\.\w+)+:\w+\"|__module__\}:")
+    offenders = [f"{path.relative_to(ROOT)}:{number}"
+                 for path in (ROOT / "app" / "cluestudio").rglob("*.py")
+                 for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+                 if spelled.search(line)]
+    assert not offenders, offenders
+    assert target_name(plan_and_score_job) == "cluestudio.app.scoring:plan_and_score_job"
+    with pytest.raises(ValueError, match="top-level"):
+        target_name(lambda: None)
+
+
 @pytest.mark.parametrize("command", [["--version"], ["--help"]])
 def test_cli_entry_point_runs(command: list[str]) -> None:
     result = subprocess.run(

@@ -327,13 +327,13 @@ class ProcessRunner(QObject):
         process = self._process
         return process.pid if process is not None and process.alive() else None
 
-    def submit(self, target: str, args: tuple[Any, ...] = (),
+    def submit(self, target: Callable[..., Any] | str, args: tuple[Any, ...] = (),
                kwargs: dict[str, Any] | None = None, label: str = "",
                on_data: DataHandler | None = None) -> JobHandle:
-        """Run ``target`` ("module:function") in the worker process; never blocks."""
-        from cluestudio.app.worker_process import WorkerProcess
+        """Run ``target`` (a top-level job function) in the worker process; never blocks."""
+        from cluestudio.app.worker_process import WorkerProcess, target_name
 
-        handle = JobHandle(label or target.rpartition(":")[2])
+        handle = JobHandle(label or target_name(target).rpartition(":")[2])
         with self._lock:
             if self._closed:
                 raise ClueStudioError("the window is closing; no new jobs")
