@@ -1,5 +1,6 @@
-"""The window's preferences: blind grading, theme, the settings and shortcuts dialogs, the
-grader's name, where settings and the last workspace are saved, and the folders it opens.
+"""The window's preferences: blind grading (and the element diff's menu mark it governs),
+theme, the settings and shortcuts dialogs, the grader's name, where settings and the last
+workspace are saved, and the folders it opens.
 
 A part of :class:`~cluestudio.gui.main_window.MainWindow` (its base class), kept apart so the
 window's own module stays about assembly; it reaches only the window's parts named below.
@@ -14,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.settings import Settings, save_settings, updated
-from cluestudio.gui.commands import GRADING, REVIEW
 from cluestudio.gui.qt import QApplication, QtCore, QtGui
 
 if TYPE_CHECKING:
@@ -73,8 +73,8 @@ class WindowPreferences:
 
     def sync_diff_action(self) -> None:
         """The View menu's element-diff check mark says whether the mode on screen shows it."""
-        index = self.modes.currentIndex()
-        mode = self.review if index == REVIEW else self.grading if index == GRADING else None
+        shown = self.modes.currentWidget()
+        mode = shown if shown in (self.review, self.grading) else None
         self.actions["element_diff"].setChecked(mode is not None and mode.diff_on())
 
     def toggle_theme(self) -> None:
