@@ -17,26 +17,20 @@ def print_json(data: Any) -> None:
 
 
 def stderr_progress(progress: Progress) -> None:
-    """A one-line progress display on stderr (overwritten in place on a terminal), the text
-    the window shows for the same job: one :class:`PhaseClock` per run of a command, started
-    again when the count goes back (another job)."""
+    """A one-line progress display on stderr (overwritten in place on a terminal): n/N, the
+    step's message, its phase and the time, from the window's :class:`PhaseClock` (one per
+    job: a count that goes back starts another)."""
     global _line_clock
     if _line_clock is None or progress.done < _line_clock.done:
         _line_clock = PhaseClock()
     _line_clock.step(progress)
-    line = _line_clock.text(_command_label(), time.monotonic())
+    line = _line_clock.log_line(time.monotonic())
     end = "\r" if sys.stderr.isatty() else "\n"
     sys.stderr.write(line[:120] + end)
     sys.stderr.flush()
 
 
 _line_clock: PhaseClock | None = None
-
-
-def _command_label() -> str:
-    """The command that runs (``cluestudio score …`` → "score"), the label of its progress."""
-    args = [a for a in sys.argv[1:] if not a.startswith("-")]
-    return args[0] if args else "cluestudio"
 
 
 class ProgressBar:
@@ -49,7 +43,7 @@ class ProgressBar:
         self.stream = stream or sys.stderr
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.width = width
-        self.label = label or _command_label()
+        self.label = label
         self.now = now
         self.clock = PhaseClock()
         self._last_draw = 0.0

@@ -174,19 +174,38 @@ class PhaseClock:
     def finished_phase(self) -> bool:
         return self.total is not None and self.done >= self.total
 
-    def text(self, label: str, now: float) -> str:
+    def what(self) -> str:
+        """The phase and the step's message ("scoring: parsing 4 pairs"), or either alone."""
         what = self.message or self.phase or "working"
         if self.phase and self.message and not self.message.startswith(self.phase):
             what = f"{self.phase}: {self.message}"
-        parts = [f"{label} — {what}"]
+        return what
+
+    def timing(self, now: float) -> str:
+        """"finishing…", "about 3 s left", "6 s so far" or nothing (too early to say)."""
+        so_far = now - (self.started if self.started is not None else now)
+        if self.finished_phase():
+            return "finishing…"
+        if (eta := self.eta(now)) is not None:
+            return f"about {duration(eta)} left"
+        return f"{duration(so_far)} so far" if so_far >= 2 else ""
+
+    def text(self, label: str, now: float) -> str:
+        """The status line: ``label — what · n/N · timing`` (n/N left out when the message
+        already says it; the label when there is none)."""
+        what = self.what()
+        parts = [f"{label} — {what}" if label else what]
         counted = self.total is not None and f"{self.done}" in what and f"{self.total}" in what
         if self.total is not None and not counted:
             parts.append(f"{self.done}/{self.total}")
-        so_far = now - (self.started if self.started is not None else now)
-        if self.finished_phase():
-            parts.append("finishing…")
-        elif (eta := self.eta(now)) is not None:
-            parts.append(f"about {duration(eta)} left")
-        elif so_far >= 2:
-            parts.append(f"{duration(so_far)} so far")
-        return " · ".join(parts)
+        parts.append(self.timing(now))
+        return " · ".join(part for part in parts if part)
+
+    def log_line(self, now: float) -> str:
+        """The same parts for a log, count first as a log reader scans it:
+        ``n/N message · phase · timing``."""
+        count = f"{self.done}/{self.total}" if self.total is not None else f"{self.done}"
+        parts = [f"{count} {self.message}".rstrip(),
+                 self.phase if self.phase and self.phase != self.message else "",
+                 self.timing(now)]
+        return " · ".join(part for part in parts if part)
