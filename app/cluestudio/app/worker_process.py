@@ -27,14 +27,13 @@ import multiprocessing
 import os
 import queue
 import threading
-import time
 import traceback
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
 from cluestudio.core.errors import ClueStudioError, describe_failure
-from cluestudio.core.jobs import Cancelled, CancelToken, Progress
+from cluestudio.core.jobs import Cancelled, CancelToken, Progress, run_job
 from cluestudio.core.redact import redact
 
 log = logging.getLogger(__name__)
@@ -251,19 +250,9 @@ def _run_one(answers: Connection, job_id: int, target: str, args: tuple[Any, ...
 
 
 def _drive(job: Any, cancel: CancelToken, send: Callable[[str, Any], None]) -> Any:
-    last, last_done = float("-inf"), 0
-    while True:
-        cancel.raise_if_cancelled()
-        try:
-            step = next(job)
-        except StopIteration as stop:
-            return stop.value
-        if isinstance(step, Progress):
-            now = time.monotonic()
-            # Throttled like the thread lanes (each message is a repaint in the window), but
-            # a count that moved always gets through: it is what n/N and the ETA are made of.
-            if now - last < PROGRESS_INTERVAL_S and step.done == last_done and (
-                    step.total is None or step.done < step.total):
-                continue
-            last, last_done = now, step.done
-            send("progress", (step.done, step.total, step.message, step.phase))
+    """Throttled like the thread lanes (each message is a repaint in the window), but a
+    count that moved always gets through: it is what n/N and the ETA are made of."""
+    def report(step: Progress) -> None:
+        send("progress", (step.done, step.total, step.message, step.phase))
+
+    return run_job(job, report, cancel=cancel, every_s=PROGRESS_INTERVAL_S, moves_pass=True)

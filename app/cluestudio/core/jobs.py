@@ -94,15 +94,34 @@ class CancelToken:
             raise Cancelled("cancelled")
 
 
-def run_job(job: Job[R], on_progress: Callable[[Progress], None] | None = None) -> R:
-    """Drive ``job`` to the end and return its result (the generator's return value)."""
+def run_job(job: Job[R], on_progress: Callable[[Progress], None] | None = None, *,
+            cancel: CancelToken | None = None, every_s: float = 0.0,
+            moves_pass: bool = False) -> R:
+    """Drive ``job`` to the end and return its result (the generator's return value): the
+    one job loop, for the CLI, the window's worker threads and the worker process alike.
+
+    ``cancel`` is checked before each step. With ``every_s`` a step that comes sooner than
+    that after the last one reported is dropped, unless it ends a count (``done ==
+    total``) or, with ``moves_pass``, moves it (each report may be a repaint in the
+    window). Whatever is yielded that is not a :class:`Progress` is ignored."""
+    last, last_done = float("-inf"), 0
     while True:
+        if cancel is not None:
+            cancel.raise_if_cancelled()
         try:
-            progress = next(job)
+            step = next(job)
         except StopIteration as stop:
             return stop.value  # type: ignore[no-any-return]
-        if on_progress is not None:
-            on_progress(progress)
+        if on_progress is None or not isinstance(step, Progress):
+            continue
+        if every_s > 0:
+            now = time.monotonic()
+            ends = step.total is not None and step.done >= step.total
+            if (now - last < every_s and not ends
+                    and not (moves_pass and step.done != last_done)):
+                continue
+            last, last_done = now, step.done
+        on_progress(step)
 
 
 def within(job: Job[R], done: int, total: int | None, prefix: str = "") -> Job[R]:

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cluestudio.core.errors import ClueStudioError, describe_failure
-from cluestudio.core.jobs import Cancelled, CancelToken, Progress
+from cluestudio.core.jobs import Cancelled, CancelToken, Progress, run_job
 from cluestudio.core.redact import redact
 from cluestudio.gui.qt import QObject, QThread, Signal
 
@@ -219,23 +219,11 @@ def _execute(handle: JobHandle, function: JobFunction, relay: Relay) -> None:
 
 
 def _drive(handle: JobHandle, job: Any, relay: Relay) -> Any:
-    last_emit = float("-inf")
-    while True:
-        handle.cancel_token.raise_if_cancelled()
-        try:
-            step = next(job)
-        except StopIteration as stop:
-            return stop.value
-        if isinstance(step, Progress):
-            # Throttled: every signal is a queued call and a repaint on the UI thread,
-            # and 3,000 of them from a 1,000-pair job stalled it ~0.5 s. The first step and
-            # the last of each phase always get through.
-            now = time.monotonic()
-            if (now - last_emit < PROGRESS_INTERVAL_S
-                    and (step.total is None or step.done < step.total)):
-                continue
-            last_emit = now
-            relay(handle, "stepped", (step,))
+    """Throttled: every signal is a queued call and a repaint on the UI thread, and 3,000 of
+    them from a 1,000-pair job stalled it ~0.5 s. The first step and the last of each count
+    always get through."""
+    return run_job(job, lambda step: relay(handle, "stepped", (step,)),
+                   cancel=handle.cancel_token, every_s=PROGRESS_INTERVAL_S)
 
 
 class JobRunner(QObject):
