@@ -3,7 +3,7 @@ error list.
 
 Only jobs a view hands to ``track`` show up (through their own handle's signals), so the live
 preview's many small renders neither flicker the bar nor fill the error list with half-typed
-text. The label is :class:`cluestudio.core.jobs.PhaseClock`'s, the same text the CLI prints:
+text. The label is :class:`cluestudio.core.jobs.PhaseClock`'s, the text the CLI's bar prints:
 what the job does now (the phase its ``Progress`` names), how far the whole job is (n/N) and,
 once the rate is known, about how long it has left; a phase that reports all of its work done
 while the job goes on shows a busy bar, not a full one (no "100%" while a model loads).
