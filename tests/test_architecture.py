@@ -88,6 +88,37 @@ def test_core_and_app_modules_sit_on_no_import_circle() -> None:
     assert not circles, "\n".join(circles)
 
 
+VIEW_LINE_CAP = 400  # STYLE: short modules, views ≤ 400 lines (issue 26's third slice)
+
+
+def test_no_gui_module_is_longer_than_the_cap() -> None:
+    """A view that grows past the cap is split by moving a cohesive piece into a module of
+    its own (the navigator's table model, review mode's layout, the window's preferences)."""
+    gui = ROOT / "app" / "cluestudio" / "gui"
+    long = {str(path.relative_to(gui)): lines for path in sorted(gui.rglob("*.py"))
+            if (lines := len(path.read_text(encoding="utf-8").splitlines())) > VIEW_LINE_CAP}
+    assert not long, long
+
+
+def test_window_jobs_go_to_the_worker_as_functions_not_strings() -> None:
+    """Issue 26: a job named by a "module:function" string is a call that mypy, import-linter
+    and a reader cannot follow; the window passes the function, the worker gets its name."""
+    import re
+
+    from cluestudio.app.scoring import plan_and_score_job
+    from cluestudio.app.worker_process import target_name
+
+    spelled = re.compile(r"\"cluestudio(\.\w+)+:\w+\"|__module__\}:")
+    offenders = [f"{path.relative_to(ROOT)}:{number}"
+                 for path in (ROOT / "app" / "cluestudio").rglob("*.py")
+                 for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+                 if spelled.search(line)]
+    assert not offenders, offenders
+    assert target_name(plan_and_score_job) == "cluestudio.app.scoring:plan_and_score_job"
+    with pytest.raises(ValueError, match="top-level"):
+        target_name(lambda: None)
+
+
 @pytest.mark.parametrize("command", [["--version"], ["--help"]])
 def test_cli_entry_point_runs(command: list[str]) -> None:
     result = subprocess.run(

@@ -43,3 +43,41 @@ def test_scoring_a_course_moves_the_bar_before_the_end(session, tmp_path) -> Non
     totals = {total for _, total in seen if total > 0}
     assert totals == {6}, seen  # n/N over the whole job
     assert any(0 < done < 6 for done, _ in seen), seen  # it moved on the way
+
+
+def test_the_terminal_and_the_window_show_the_same_text_for_one_job(qtbot) -> None:
+    """Issue 26: one ``Progress`` (with its phase) and one clock for the CLI's stderr and
+    the window's status bar, so the two cannot disagree about the phase or the time left."""
+    import io
+
+    from cluestudio.cli.output import ProgressBar
+    from cluestudio.core.jobs import Progress
+    from cluestudio.gui.widgets.job_panel import JobStatus
+    from cluestudio.gui.worker import JobHandle
+
+    steps = [(0.0, Progress(0, None, "", phase="loading the embedder")),
+             (3.0, Progress(0, 6, "starting", phase="scoring")),
+             (5.0, Progress(2, 6, "parsing 2 pairs", phase="scoring")),
+             (9.0, Progress(4, 6, "Text: 2 pairs", phase="scoring")),
+             (10.0, Progress(6, 6, "storing", phase="storing"))]
+    clock = {"now": 0.0}
+    status = JobStatus()
+    qtbot.addWidget(status)
+    status.now = lambda: clock["now"]
+    handle = JobHandle("score")
+    status.track(handle)
+    handle.started.emit()
+    stream = io.StringIO()
+    bar = ProgressBar(stream=stream, label="score", now=lambda: clock["now"])
+    window_lines, terminal_lines = [], []
+    for now, step in steps:
+        clock["now"] = now
+        handle.stepped.emit(step)
+        bar(step)
+        window_lines.append(status.text())
+        line = bar.line(step, now)
+        terminal_lines.append(line.split("] ", 1)[1] if line.startswith("[") else line)
+    assert terminal_lines == window_lines
+    assert window_lines[0] == "score — loading the embedder"
+    assert window_lines[2] == "score — scoring: parsing 2 pairs · 2/6 · about 4 s left"
+    assert window_lines[-1] == "score — storing · 6/6 · finishing…"

@@ -140,7 +140,7 @@ def gather(ws: Workspace, rubric_id: str, cancel: CancelToken, *, top: int = 50,
         metric_disagreements,
     )
 
-    yield Progress(0, 5, "reading ratings and scores")
+    yield Progress(0, 5, "reading ratings and scores", phase="analysing")
     summaries = ws.list_submissions()
     labels = {s.id: f"{s.task_id} · {s.source_id}" for s in summaries}
     tasks_of = {s.id: s.task_id for s in summaries}
@@ -185,17 +185,17 @@ def gather(ws: Workspace, rubric_id: str, cancel: CancelToken, *, top: int = 50,
     elif not usable:
         note = "Fewer than 3 rated submissions are scored: Jobs → Score all listed."
     cancel.raise_if_cancelled()
-    yield Progress(1, 5, "disagreement queues")
+    yield Progress(1, 5, "disagreement queues", phase="analysing")
     queues = {name: metric_disagreements([str(i) for i in ids], x, y, metric=name, top=top)
               for name, x in usable.items()}
     table = ""
     if usable:
-        yield Progress(2, 5, "correlations")
+        yield Progress(2, 5, "correlations", phase="analysing")
         table = correlation_report(usable, y, resamples=resamples).to_text()
     pictures: dict[str, bytes] = {}
     if figures and usable:
         cancel.raise_if_cancelled()
-        yield Progress(3, 5, "figures")
+        yield Progress(3, 5, "figures", phase="analysing")
         from cluestudio.core.calibrate.plots import report_figures
 
         for name, figure in report_figures(usable, y, tasks=[tasks_of[i] for i in ids]).items():
@@ -204,11 +204,11 @@ def gather(ws: Workspace, rubric_id: str, cancel: CancelToken, *, top: int = 50,
             figure.clear()
             pictures[name] = buffer.getvalue()
     cancel.raise_if_cancelled()
-    yield Progress(4, 5, "inter-rater agreement")
+    yield Progress(4, 5, "inter-rater agreement", phase="analysing")
     if rubric is None or rubric.id != rubric_id:
         rubric = _rubric(rubric_id)
     scopes, agreement_note = agreement_scopes(ratings, rubric)
-    yield Progress(5, 5, "done")
+    yield Progress(5, 5, "done", phase="analysing")
     return AnalysisData(labels, queues, grader_queue, table, pictures, note, scopes,
                         agreement_note)
 

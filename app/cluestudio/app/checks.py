@@ -217,7 +217,7 @@ def check_job(workspace: str, items: Sequence[CheckItem], *, cancel: CancelToken
     try:
         for number, item in enumerate(items):
             cancel.raise_if_cancelled()
-            yield Progress(number, len(items), f"reading image A of {item.label}")
+            yield Progress(number, len(items), f"reading image A of {item.label}", phase="checking")
             try:
                 report = check_one(ws, item, None, cache, language)
             except ClueStudioError as error:
@@ -225,7 +225,7 @@ def check_job(workspace: str, items: Sequence[CheckItem], *, cancel: CancelToken
                 continue
             emit("checked", (item, report))
             checked += 1
-        yield Progress(len(items), len(items), "checked")
+        yield Progress(len(items), len(items), "checked", phase="checking")
     finally:
         cache.close()
         ws.close()
@@ -246,7 +246,7 @@ def check_workspace(ws: Workspace, cancel: CancelToken | None = None, *,
     plan = plan_checks(ws, submission_ids, tasks=tasks, redo=redo, engine_id=engine_id)
     outcomes = list(plan.outcomes)
     todo = plan.items
-    yield Progress(0, len(todo), f"{len(todo)} to check, {len(outcomes)} skipped")
+    yield Progress(0, len(todo), f"{len(todo)} to check, {len(outcomes)} skipped", phase="checking")
     if todo and engine is None:
         from cluestudio.core.ocr.engine import get_engine
 
@@ -257,7 +257,8 @@ def check_workspace(ws: Workspace, cancel: CancelToken | None = None, *,
             report = check_one(ws, item, engine, cache, language)
         except ClueStudioError as error:
             outcomes.append(_outcome(item, FAILED, str(error), revision_id=item.revision_id))
-            yield Progress(done, len(todo), f"#{item.submission_id}: failed ({error})")
+            yield Progress(done, len(todo), f"#{item.submission_id}: failed ({error})",
+                           phase="checking")
             continue
         store_check(ws, item.submission_id, item.revision_id, item.image_hash, report)
         outcomes.append(_outcome(item, CHECKED, revision_id=item.revision_id,
@@ -266,7 +267,7 @@ def check_workspace(ws: Workspace, cancel: CancelToken | None = None, *,
         verdict = "flagged" if report.flagged else "agrees"
         yield Progress(done, len(todo), f"#{item.submission_id} {item.task_id}/"
                                         f"{item.source_id}: {verdict} "
-                                        f"(triage {report.triage:.2f})")
+                                        f"(triage {report.triage:.2f})", phase="checking")
     ordered = sorted(outcomes, key=lambda o: (o.task_id, o.source_id, o.submission_id))
     return CheckSummary(engine_id, CHECK_VERSION, tuple(ordered))
 

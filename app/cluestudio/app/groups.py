@@ -222,7 +222,7 @@ def group_items(items: Sequence[GroupItem], task_id: str, diagram_kind: str = "c
     started = time.perf_counter()
     result = Grouping(task_id, options.threshold, options.embedder)
     result.pairs_possible = len(items) * (len(items) - 1) // 2
-    yield Progress(0, None, "reading diagrams")
+    yield Progress(0, None, "reading diagrams", phase="grouping")
     buckets = _buckets(items, diagram_kind, result)
     result.distinct = len(buckets)
     compare = (_Comparer(buckets, options, result) if kinds.uses_class_parser(diagram_kind)
@@ -239,7 +239,8 @@ def group_items(items: Sequence[GroupItem], task_id: str, diagram_kind: str = "c
             for other, value in joined.items():
                 near[leader][other] = near[other][leader] = value
             done = len(buckets) - len(free)
-            yield Progress(done, len(buckets), f"grouped {done} of {len(buckets)} diagrams")
+            yield Progress(done, len(buckets), f"grouped {done} of {len(buckets)} diagrams",
+                           phase="grouping")
     finally:
         if compare is not None:
             compare.close()
@@ -248,7 +249,7 @@ def group_items(items: Sequence[GroupItem], task_id: str, diagram_kind: str = "c
     result.groups.sort(key=lambda g: (-g.size, g.representative))
     result.singletons.sort()
     result.seconds = time.perf_counter() - started
-    yield Progress(len(buckets), len(buckets), f"{len(result.groups)} groups")
+    yield Progress(len(buckets), len(buckets), f"{len(result.groups)} groups", phase="grouping")
     return result
 
 

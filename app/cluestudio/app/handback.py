@@ -169,7 +169,7 @@ def export_feedback(ws: Workspace, out_dir: Path, *, course: str | None = None,
     unmatched: list[tuple[str, TaskFeedback]] = []
     found = owners(ws, students.values())
     for done, owner in enumerate(found):
-        yield Progress(done, len(found), f"{owner.task_id}/{owner.source_id}")
+        yield Progress(done, len(found), f"{owner.task_id}/{owner.source_id}", phase="handing back")
         grade = grades[owner.submission_id]
         if grade.final.basis in (Basis.NEEDS_ADJUDICATION, Basis.UNGRADED):
             result.skipped.append(f"{owner.task_id}/{owner.source_id}: {grade.final.basis}")
@@ -213,7 +213,7 @@ def export_feedback(ws: Workspace, out_dir: Path, *, course: str | None = None,
                 archive.writestr(member, text)
         result.zips.append(path)
     if pdf:
-        yield Progress(len(found), len(found), "PDF")
+        yield Progress(len(found), len(found), "PDF", phase="handing back")
         _pdfs(result)
     else:
         result.pdf_note = "no PDF asked for"

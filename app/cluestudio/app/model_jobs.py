@@ -54,7 +54,7 @@ def convert(ws: Workspace, submission_id: int, backend: Any, cancel: CancelToken
     image, source = image_a(ws, submission_id)
     result = yield from _conversion(image, source, backend, cancel, plantuml_check)
     cancel.raise_if_cancelled()
-    yield Progress(1, 1, "saving the conversion")
+    yield Progress(1, 1, "saving the conversion", phase="saving")
     return store_converted(ws, submission_id, backend.model_id, result)
 
 

@@ -156,7 +156,7 @@ class ChunkScorer:
             if name in self._started:
                 continue
             self._started.add(name)
-            yield Progress(0, None, f"{_title(manifest)}: starting")
+            yield Progress(0, None, f"{_title(manifest)}", "starting metrics")
             clock.run(f"{name} start-up", partial(self._warm, name), stage=True)
 
     def _warm(self, name: str) -> None:
@@ -172,8 +172,8 @@ class ChunkScorer:
         out = [ScoredItem(item.submission_id, item.content_hash) for item in chunk]
         for kind in dict.fromkeys(item.diagram_kind for item in chunk):
             for step in self._start(kind, clock):
-                yield Progress(done, total, step.message)
-        yield Progress(done, total, f"parsing {len(chunk)} pairs")
+                yield Progress(done, total, step.message, step.phase)
+        yield Progress(done, total, f"parsing {len(chunk)} pairs", "scoring")
         diagrams = clock.run("parse", lambda: self._parse_all(chunk, out), stage=True)
         if diagrams:
             yield from self._clue(diagrams, out, cancel, clock, done, total)
@@ -248,7 +248,7 @@ class ChunkScorer:
             for manifest in self.metrics_for(chunk[index].diagram_kind):
                 by_metric.setdefault(manifest.name, (manifest, []))[1].append(index)
         for name, (manifest, indexes) in by_metric.items():
-            yield Progress(done, total, f"{_title(manifest)}: {len(indexes)} pairs")
+            yield Progress(done, total, f"{_title(manifest)}: {len(indexes)} pairs", "scoring")
             texts = [t for i in indexes for t in (inputs[i][0].plantuml, inputs[i][1].plantuml)]
             clock.run(name, partial(self._prepare, name, texts))
             for index in indexes:

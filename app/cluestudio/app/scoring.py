@@ -160,7 +160,7 @@ def score_items(items: Iterable[ScoreItem], options: ScoringOptions, cancel: Can
             summary.scored += [s.submission_id for s in scored if s.rows]
             summary.failed.update({s.submission_id: s.error for s in scored if s.error})
             done += len(chunk)
-            yield Progress(done, total, f"scored {done} of {total or done}")
+            yield Progress(done, total, f"scored {done} of {total or done}", "scoring")
     finally:
         scorer.report(summary)
         scorer.close()
@@ -196,7 +196,7 @@ def score_on(executor: Executor, items: Iterable[ScoreItem], options: ScoringOpt
         return f"{len(chunk)} pairs not scored: {error}"
 
     sizer = ChunkSizer(target_seconds, fixed=chunk_size)
-    yield Progress(0, total, f"scoring on {executor.describe()}")
+    yield Progress(0, total, f"on {executor.describe()}", "scoring")
     try:
         done = yield from run_chunks(
             executor, score_chunk_on_worker, items, (options,), cancel, on_result=on_result,

@@ -45,7 +45,7 @@ def convert_on(executor: Executor, ws: Any, options: Any, cancel: CancelToken | 
     outcomes: list[batch.ItemOutcome] = list(skipped)
     model = model_id_of(options)
     yield Progress(0, len(todo), f"{len(todo)} to convert with {model} on "
-                                 f"{executor.describe()}, {len(skipped)} skipped")
+                                 f"{executor.describe()}, {len(skipped)} skipped", "converting")
     job = batch.RemoteJob("convert", replace(options, api_key=None), prompts, max_repairs,
                           plantuml_check)
     payloads = ((item, ws.image(item.image_hash), None) for item in todo)
@@ -63,7 +63,8 @@ def probe_on(executor: Executor, ws: Any, options: Any, cancel: CancelToken | No
     model = model_id_of(options)
     todo, outcomes = batch.plan_probes(ws, model, tasks, redo, prompts)
     yield Progress(0, len(todo), f"{len(todo)} to probe with {model} on "
-                                 f"{executor.describe()}, {len(outcomes)} skipped or failed")
+                                 f"{executor.describe()}, {len(outcomes)} skipped or failed",
+                   "probing")
     job = batch.RemoteJob("probe", replace(options, api_key=None), prompts)
     payloads = ((p.item, ws.image(p.item.image_hash), p.diagram) for p in todo)
     yield from _run(executor, ws, payloads, job, outcomes, cancel or CancelToken(),
@@ -111,7 +112,7 @@ def audit_on(executor: Executor, options: Any, config: Any, store: Any,
     failures: list[str] = []
     asked = 0
     yield Progress(plan.done, plan.total, f"{plan.done} cached; asking {plan.model} on "
-                                          f"{executor.describe()}")
+                                          f"{executor.describe()}", "auditing")
 
     def on_result(chunk: list[Any], value: Any) -> str:
         nonlocal asked

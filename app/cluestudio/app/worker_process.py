@@ -2,11 +2,13 @@
 
 Scoring, model calls, imports and the analysis hold Python's GIL for long stretches (model
 inference, scipy, parsing); run in the window's own process they stall the UI thread. Here
-they run in a separate interpreter: the caller sends ``(job id, "module:function", args,
-kwargs)``; the function is called as ``function(*args, cancel=token, emit=emit, **kwargs)``
-and may return a value or a core job (a generator of :class:`Progress`). Back come
-``started``, ``progress`` (throttled), ``data`` (whatever the job passes to ``emit``, e.g. a
-chunk of scores to store), ``result`` or ``error``, and ``finished``.
+they run in a separate interpreter: the caller passes the job function itself (so mypy,
+import-linter and a reader follow it), which goes over as ``(job id, "module:function", args,
+kwargs)`` (:func:`target_name`); the function is called as ``function(*args, cancel=token,
+emit=emit, **kwargs)`` and may return a value or a core job (a generator of
+:class:`Progress`). Back come ``started``, ``progress`` (throttled), ``data`` (whatever the
+job passes to ``emit``, e.g. a chunk of scores to store), ``result`` or ``error``, and
+``finished``.
 
 Messages are read by a thread of the caller, which hands them to ``on_message`` on that
 thread: storing a chunk of results there keeps the workspace's single writer in the caller's
@@ -20,20 +22,18 @@ from __future__ import annotations
 import contextlib
 import importlib
 import inspect
-import itertools
 import logging
 import multiprocessing
 import os
 import queue
 import threading
-import time
 import traceback
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
 from cluestudio.core.errors import ClueStudioError, describe_failure
-from cluestudio.core.jobs import Cancelled, CancelToken, Progress
+from cluestudio.core.jobs import Cancelled, CancelToken, Progress, run_job
 from cluestudio.core.redact import redact
 
 log = logging.getLogger(__name__)
@@ -42,11 +42,18 @@ OnMessage = Callable[[int, str, Any], None]  # job id, kind, payload
 PROGRESS_INTERVAL_S = 0.05
 # How much lower than the window the worker process (and its JVM) runs, on POSIX.
 WORKER_NICENESS = 10
-_ids = itertools.count(1)
 
 
-def new_job_id() -> int:
-    return next(_ids)
+def target_name(target: Callable[..., Any] | str) -> str:
+    """``"module:function"`` of a job function, what the worker imports and calls; the
+    function must be top level (a lambda or a nested function cannot be named there). A
+    name given as a string passes unchanged."""
+    if isinstance(target, str):
+        return target
+    module, name = getattr(target, "__module__", None), getattr(target, "__qualname__", "")
+    if not module or not name or "." in name or "<" in name:
+        raise ValueError(f"{target!r} is not a top-level function the worker can import")
+    return f"{module}:{name}"
 
 
 class WorkerProcess:
@@ -84,11 +91,13 @@ class WorkerProcess:
         with self._lock:
             return bool(self._open)
 
-    def submit(self, job_id: int, target: str, args: tuple[Any, ...] = (),
-               kwargs: dict[str, Any] | None = None) -> None:
+    def submit(self, job_id: int, target: Callable[..., Any] | str,
+               args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None) -> None:
+        """Run ``target`` (a top-level job function, or its ``"module:function"``)."""
+        name = target_name(target)
         with self._lock:
             self._open.append(job_id)
-        self._outbox.put(("run", job_id, target, args, kwargs or {}))
+        self._outbox.put(("run", job_id, name, args, kwargs or {}))
 
     def cancel(self, job_id: int) -> None:
         self._outbox.put(("cancel", job_id))
@@ -241,20 +250,9 @@ def _run_one(answers: Connection, job_id: int, target: str, args: tuple[Any, ...
 
 
 def _drive(job: Any, cancel: CancelToken, send: Callable[[str, Any], None]) -> Any:
-    last, last_done = float("-inf"), 0
-    while True:
-        cancel.raise_if_cancelled()
-        try:
-            step = next(job)
-        except StopIteration as stop:
-            return stop.value
-        if isinstance(step, Progress):
-            now = time.monotonic()
-            # Throttled like the thread lanes (each message is a repaint in the window), but
-            # a count that moved always gets through: it is what n/N and the ETA are made of.
-            if now - last < PROGRESS_INTERVAL_S and step.done == last_done and (
-                    step.total is None or step.done < step.total):
-                continue
-            last, last_done = now, step.done
-            send("progress", (step.done, -1 if step.total is None else step.total,
-                              step.message))
+    """Throttled like the thread lanes (each message is a repaint in the window), but a
+    count that moved always gets through: it is what n/N and the ETA are made of."""
+    def report(step: Progress) -> None:
+        send("progress", (step.done, step.total, step.message, step.phase))
+
+    return run_job(job, report, cancel=cancel, every_s=PROGRESS_INTERVAL_S, moves_pass=True)

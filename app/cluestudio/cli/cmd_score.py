@@ -118,7 +118,7 @@ def run_workspace(args: argparse.Namespace) -> int:
     options = ScoringOptions(args.embedder, args.device, args.profile, args.normalization,
                              str(args.weights or ""), load_settings()[0])
     chosen = executor_options(args)
-    bar = ProgressBar()
+    bar = ProgressBar(label="score")
     with open_workspace(args.workspace, create=False) as ws:
         executor = open_executor(chosen)
         try:
@@ -242,7 +242,7 @@ def _write_batch(scorer: Any, args: argparse.Namespace, rows: list[dict[str, Any
     from cluestudio.core.jobs import Progress, run_job, within
     from cluestudio.core.safe_output import csv_writer
 
-    bar = ProgressBar()
+    bar = ProgressBar(label="score")
     as_json = args.json and args.output is None
     writer = csv_writer(out)
     done = 0

@@ -6,9 +6,10 @@ import json
 import re
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
-from cluestudio.core.jobs import Progress
+from cluestudio.core.jobs import PhaseClock, Progress
 
 #: C0 controls but tab and newline, DEL, and C1 controls (0x9b is a one-byte CSI).
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -28,56 +29,66 @@ def print_json(data: Any) -> None:
 
 
 def stderr_progress(progress: Progress) -> None:
-    """A one-line progress display on stderr (overwritten in place on a terminal)."""
-    total = f"/{progress.total}" if progress.total else ""
-    line = f"{progress.done}{total} {progress.message}".rstrip()
+    """A one-line progress display on stderr (overwritten in place on a terminal): n/N, the
+    step's message, its phase and the time, from the window's :class:`PhaseClock` (one per
+    job: a count that goes back starts another)."""
+    global _line_clock
+    if _line_clock is None or progress.done < _line_clock.done:
+        _line_clock = PhaseClock()
+    _line_clock.step(progress)
+    line = _line_clock.log_line(time.monotonic())
     end = "\r" if sys.stderr.isatty() else "\n"
     sys.stderr.write(line[:120] + end)
     sys.stderr.flush()
 
 
-class ProgressBar:
-    """A progress display for long batches: on a terminal a bar with n/N, the phase and an
-    ETA, redrawn at most ten times a second; in a log (no terminal) one line per 10 %."""
+_line_clock: PhaseClock | None = None
 
-    def __init__(self, stream: Any = None, width: int = 24) -> None:
+
+class ProgressBar:
+    """A progress display for long batches: on a terminal a bar and the window's text for
+    the job (its phase, n/N and an ETA, from :class:`PhaseClock`), redrawn at most ten times
+    a second; in a log (no terminal) one line per 10 %."""
+
+    def __init__(self, stream: Any = None, width: int = 24, label: str = "",
+                 now: Callable[[], float] = time.monotonic) -> None:
         self.stream = stream or sys.stderr
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.width = width
-        self._started = time.monotonic()
+        self.label = label
+        self.now = now
+        self.clock = PhaseClock()
         self._last_draw = 0.0
         self._last_tenth = -1
         self._drawn = False
 
     def __call__(self, progress: Progress) -> None:
-        now = time.monotonic()
+        now = self.now()
+        self.clock.step(progress, now)
         fraction = progress.fraction
         if self.tty:
             finished = fraction is not None and fraction >= 1.0
             if now - self._last_draw < 0.1 and not finished:
                 return
             self._last_draw = now
-            self.stream.write("\r" + self._line(progress, now)[:119].ljust(119))
+            self.stream.write("\r" + self.line(progress, now)[:119].ljust(119))
             self._drawn = True
         else:
             tenth = int((fraction or 0.0) * 10)
             if tenth == self._last_tenth:
                 return
             self._last_tenth = tenth
-            self.stream.write(self._line(progress, now) + "\n")
+            self.stream.write(self.line(progress, now) + "\n")
         self.stream.flush()
 
-    def _line(self, progress: Progress, now: float) -> str:
+    def line(self, progress: Progress, now: float) -> str:
+        """The bar (when the amount of work is known) and the clock's text."""
+        text = self.clock.text(self.label, now)
         fraction = progress.fraction
         if fraction is None:
-            return f"{progress.done} {progress.message}".rstrip()
+            return text
         filled = int(fraction * self.width)
-        bar = "█" * filled + "·" * (self.width - filled)
-        elapsed = now - self._started
-        eta = ""
-        if 0 < fraction < 1 and elapsed > 1:
-            eta = f" ETA {_duration(elapsed / fraction - elapsed)}"
-        return f"[{bar}] {progress.done}/{progress.total}{eta} {progress.message}".rstrip()
+        return f"[{'█' * filled}{'·' * (self.width - filled)}] {text}"
 
     def close(self) -> None:
         """End the bar's line, so what follows starts on a line of its own."""
@@ -85,12 +96,3 @@ class ProgressBar:
             self.stream.write("\n")
             self.stream.flush()
             self._drawn = False
-
-
-def _duration(seconds: float) -> str:
-    whole = round(seconds)
-    if whole < 60:
-        return f"{whole}s"
-    if whole < 3600:
-        return f"{whole // 60}m{whole % 60:02d}s"
-    return f"{whole // 3600}h{whole % 3600 // 60:02d}m"

@@ -227,7 +227,7 @@ class AnalysisView(QWidget):
         self.note.setText("Computing…")
         # In the worker process, on a read-only view of the file: scipy and matplotlib would
         # hold this process's GIL for seconds.
-        job = self.bench.processes.submit("cluestudio.app.analysis:gather_job",
+        job = self.bench.processes.submit(analysis_data.gather_job,
                                           (str(ws.path), rubric.id), label="analysis")
         return self._job.start(job, self._on_result, self._on_error)
 

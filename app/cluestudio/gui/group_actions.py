@@ -23,6 +23,7 @@ from cluestudio.app.groups import (
     GroupMember,
     GroupPreview,
     SubmissionGroup,
+    group_job,
     preview_group_rating,
 )
 from cluestudio.app.submissions import SubmissionView
@@ -150,7 +151,7 @@ class GroupActions(QObject):
         if self._job is not None:
             self._job.cancel()
         task_id = view.submission.task_id
-        job = self.bench.processes.submit("cluestudio.app.groups:group_job",
+        job = self.bench.processes.submit(group_job,
                                           (str(ws.path), task_id),
                                           label=f"find groups in task {task_id}")
         path = str(ws.path)

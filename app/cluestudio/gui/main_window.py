@@ -6,13 +6,11 @@ It holds no logic of its own beyond wiring: user actions go to :class:`Workbench
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
-from pathlib import Path
 
 from cluestudio.app.submissions import ListRow, list_rows
 from cluestudio.core.errors import ClueStudioError
-from cluestudio.core.settings import Settings, save_settings, updated
+from cluestudio.core.settings import Settings
 from cluestudio.core.workspace import Changes, Workspace
 from cluestudio.gui import window_layout
 from cluestudio.gui.analysis_view import AnalysisView
@@ -25,14 +23,11 @@ from cluestudio.gui.model_actions import ModelActions
 from cluestudio.gui.navigator import Navigator, Row
 from cluestudio.gui.operations import Workbench
 from cluestudio.gui.qt import (
-    QApplication,
     QDockWidget,
     QLabel,
     QMainWindow,
     Qt,
     QTabWidget,
-    QtCore,
-    QtGui,
     QTimer,
     QVBoxLayout,
     QWidget,
@@ -43,11 +38,12 @@ from cluestudio.gui.single_instance import WorkspaceBeacon, bring_forward
 from cluestudio.gui.unsaved import confirm_quit, unsaved_edits
 from cluestudio.gui.widgets.job_panel import ErrorPanel, JobStatus
 from cluestudio.gui.widgets.zoom_bar import ZoomBar
+from cluestudio.gui.window_preferences import WindowPreferences
 from cluestudio.gui.worker import JobHandle, JobRunner, ProcessRunner
 from cluestudio.gui.workspace_actions import WorkspaceActions
 
 
-class MainWindow(QMainWindow):
+class MainWindow(WindowPreferences, QMainWindow):
     """Review and grading of one workspace; ``submission_shown`` after each navigation."""
 
     submission_shown = Signal(int)
@@ -313,19 +309,6 @@ class MainWindow(QMainWindow):
         self.undo_action.setText(f"&Undo {undo}" if undo else "&Undo")
         self.redo_action.setText(f"&Redo {redo}" if redo else "&Redo")
 
-    def _remember_workspace(self, path: Path) -> None:
-        self.files.recent.remember(path)
-        settings = updated(self.bench.settings, workspace={"last": str(path)})
-        if settings != self.bench.settings:
-            self.bench.settings = settings
-            self._save_settings()
-
-    def _save_settings(self) -> None:
-        try:
-            save_settings(self.bench.settings)
-        except ClueStudioError as error:
-            self.report_error("settings", str(error))
-
     # --- actions ------------------------------------------------------------------------
 
     def undo(self) -> None:
@@ -362,11 +345,6 @@ class MainWindow(QMainWindow):
         ids = self.navigator.ids()
         return self.job_status.track(self.bench.check(ids)) if ids else None
 
-    def keyboard_shortcuts(self) -> None:
-        from cluestudio.gui.shortcuts_dialog import ShortcutsDialog
-
-        ShortcutsDialog(self.bench.settings.keymap(), self).exec()
-
     def show_analysis(self) -> None:
         self.modes.setCurrentIndex(ANALYSIS)
         self.analysis.refresh()
@@ -389,96 +367,6 @@ class MainWindow(QMainWindow):
         if not self.error_dock.isVisible():
             self.error_dock.show()
             self.resizeDocks([self.error_dock], [110], Qt.Orientation.Vertical)
-
-    def toggle_blind(self) -> None:
-        blind = self.blind_action.isChecked()
-        self.bench.settings = updated(self.bench.settings, ui={"blind_grading": blind})
-        self.apply_blind(blind)
-        self._save_settings()
-
-    def apply_blind(self, blind: bool) -> None:
-        """Blind grading hides every metric value of what this grader has not rated yet:
-        the list, its tooltips, the metric panel, the analysis."""
-        self.grading.metrics.set_blind(blind)
-        if self.grading.view is not None and self.grading.view.rating is not None:
-            self.grading.metrics.reveal()
-        self.navigator.set_blind(blind)
-        self.analysis.set_blind(blind)
-        for mode in (self.review, self.grading):
-            if mode.diff_on():
-                mode.set_element_diff(True)  # the diff is CLUE's matching: blind hides it too
-
-    def sync_diff_action(self) -> None:
-        """The View menu's element-diff check mark says whether the mode on screen shows it."""
-        index = self.modes.currentIndex()
-        mode = self.review if index == REVIEW else self.grading if index == GRADING else None
-        self.actions["element_diff"].setChecked(mode is not None and mode.diff_on())
-
-    def toggle_theme(self) -> None:
-        from cluestudio.gui.theme import apply_theme
-
-        theme = "light" if self.bench.settings.ui.theme == "dark" else "dark"
-        self.bench.settings = updated(self.bench.settings, ui={"theme": theme})
-        apply_theme(QApplication.instance(), theme)  # type: ignore[arg-type]
-        for editor in (self.review.editor, self.grading.reference_text,
-                       self.grading.candidate_text):
-            editor.apply_theme()
-        self._save_settings()
-
-    def settings_dialog(self) -> None:
-        from cluestudio.gui.settings_dialog import SettingsDialog
-
-        dialog = SettingsDialog(self.bench.settings, self)
-        if dialog.exec():
-            self.take_settings(dialog.result_settings())
-
-    def take_settings(self, settings: Settings) -> None:
-        """New settings from the dialog (or the first-run question): apply and save them."""
-        old_theme = self.bench.settings.ui.theme
-        if self.bench.apply_settings(settings):
-            self.refresh_rows()  # "mine" is another grader's now
-            self._show_current()
-        self.apply_blind(self.bench.settings.ui.blind_grading)
-        self.blind_action.setChecked(self.bench.settings.ui.blind_grading)
-        if self.bench.settings.ui.theme != old_theme:
-            self.bench.settings = updated(self.bench.settings, ui={"theme": old_theme})
-            self.toggle_theme()
-        self._save_settings()
-
-    def ask_grader_name(self, ask: Callable[[str], str | None] | None = None) -> None:
-        """First run: ask who is grading (every rating carries the name). Asked once: a
-        cancelled question keeps the login name, changeable in Settings."""
-        if self.bench.settings.ui.grader:
-            return
-        default = self.bench.settings.grader_name()
-        answer = (ask or self._ask_name)(default)
-        name = (answer or "").strip() or default
-        self.take_settings(updated(self.bench.settings, ui={"grader": name}))
-
-    def _ask_name(self, default: str) -> str | None:
-        from cluestudio.gui.qt import QInputDialog
-
-        name, ok = QInputDialog.getText(
-            self, "Who is grading?", "Your name, as it should appear on your ratings and "
-            "in exported tables:", text=default)
-        return name if ok else None
-
-    def open_log_folder(self) -> None:
-        from cluestudio.logging_setup import log_dir
-
-        self._open_folder(log_dir(), "Log folder")
-
-    def open_workspace_folder(self) -> None:
-        if self.bench.ws is not None:
-            self._open_folder(self.bench.ws.path.parent, "Workspace folder")
-
-    def _open_folder(self, folder: Path, what: str) -> None:
-        """Show ``folder`` in the file manager; say where it is if there is none."""
-        with contextlib.suppress(OSError):
-            folder.mkdir(parents=True, exist_ok=True)
-        opened = QtGui.QDesktopServices.openUrl(QtCore.QUrl.fromLocalFile(str(folder)))
-        self.statusBar().showMessage(f"{what}: {folder}" if opened
-                                     else f"{what}: {folder} (no file manager to open it)", 15000)
 
     # --- lifetime -----------------------------------------------------------------------
 

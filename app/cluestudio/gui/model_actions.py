@@ -58,10 +58,10 @@ class ModelActions(QObject):
             model_jobs.make_backend(settings)  # an endpoint is configured: say so now if not
             image, source = model_jobs.image_a(ws, sid)
             if action == "convert":
-                target, args = "cluestudio.app.model_jobs:convert_job", (image, source, settings)
+                target, args = model_jobs.convert_job, (image, source, settings)
                 store = model_jobs.store_converted
             else:
-                target = "cluestudio.app.model_jobs:probe_job"
+                target = model_jobs.probe_job
                 args = (image, source, model_jobs.head_text(ws, sid), settings)
                 store = model_jobs.store_probed
         except ClueStudioError as error:

@@ -15,7 +15,12 @@ from typing import Any
 
 from cluestudio.app import preview, submissions
 from cluestudio.app.drafts import DraftStore
-from cluestudio.app.scoring import ScoreSummary, ScoringOptions, store_scored
+from cluestudio.app.scoring import (
+    ScoreSummary,
+    ScoringOptions,
+    plan_and_score_job,
+    store_scored,
+)
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.rubric import Rubric, get_rubric, rubric_for_kind
 from cluestudio.core.settings import Settings
@@ -104,7 +109,7 @@ class Workbench(QObject):
             self._warmed = True
             self._warm_jobs = [
                 self.runner.submit(preview.warm_up, "warm up", lane=BATCH),
-                self.processes.submit("cluestudio.app.preview:warm_worker",
+                self.processes.submit(preview.warm_worker,
                                       label="warm up the worker process")]
 
     def close(self) -> None:
@@ -301,7 +306,7 @@ class Workbench(QObject):
 
         # The worker plans from the file itself: only ids cross the pipe from this thread.
         ids = sorted(set(submission_ids))
-        job = self.processes.submit("cluestudio.app.scoring:plan_and_score_job",
+        job = self.processes.submit(plan_and_score_job,
                                     (str(ws.path), options, ids),
                                     {"chunk_size": WINDOW_SCORE_CHUNK},
                                     label=f"score {len(ids)} submission(s)", on_data=store)
@@ -338,7 +343,7 @@ class Workbench(QObject):
             else:
                 self.problem.emit("check", str(result))
 
-        job = self.processes.submit(f"{check_job.__module__}:check_job",
+        job = self.processes.submit(check_job,
                                     (str(ws.path), items),
                                     label=f"check {len(items)} conversion(s)", on_data=keep)
         self._check_job = job

@@ -28,17 +28,14 @@ from cluestudio.gui.qt import (
     QListWidget,
     QPlainTextEdit,
     QRectF,
-    QScrollArea,
-    QSplitter,
     QStackedWidget,
-    Qt,
-    QTabWidget,
     QTextBrowser,
     QToolButton,
     QVBoxLayout,
     QWidget,
     Signal,
 )
+from cluestudio.gui.review_layout import review_splitter, review_tabs
 from cluestudio.gui.widgets.check_panel import CheckPanel, report_flag_confidence
 from cluestudio.gui.widgets.compare_view import CompareView
 from cluestudio.gui.widgets.image_views import DiagramImageView, ZoomSync, image_from_bytes
@@ -46,21 +43,6 @@ from cluestudio.gui.widgets.metric_panel import probe_html
 from cluestudio.gui.widgets.plantuml_editor import PlantUMLEditor
 from cluestudio.gui.widgets.verdict_panel import VerdictPanel
 from cluestudio.gui.widgets.zoom_bar import ZoomBar
-
-
-def _titled(title: str, widget: QWidget, extra: QWidget | None = None) -> QWidget:
-    box = QWidget()
-    layout = QVBoxLayout(box)
-    layout.setContentsMargins(2, 2, 2, 2)
-    head = QHBoxLayout()
-    label = QLabel(f"<b>{title}</b>")
-    head.addWidget(label)
-    head.addStretch(1)
-    if extra is not None:
-        head.addWidget(extra)
-    layout.addLayout(head)
-    layout.addWidget(widget, 1)
-    return box
 
 
 class ReviewMode(QWidget):
@@ -106,23 +88,9 @@ class ReviewMode(QWidget):
         self.b_stack = QStackedWidget()
         self.b_stack.addWidget(self.image_b)
         self.b_stack.addWidget(self.compare)
-        self.tabs = QTabWidget()
-        self.tabs.addTab(self.check, "Check")
-        self.tabs.setTabToolTip(0, "What the offline check of image A found: text the "
-                                   "PlantUML dropped (boxed in A) or invented")
-        self.tabs.addTab(self.summary, "Model")
-        self.tabs.addTab(self.history, "Revisions")
-        self.tabs.addTab(self.diff, "Diff")
-        self.tabs.setTabToolTip(3, "This text against the model's output")
         self.probe = QTextBrowser()  # the VLM's reading of image A (Tools → Probe, F8)
-        self.tabs.addTab(self.probe, "VLM")
-        self.tabs.setTabToolTip(4, "The VLM probe's reading of image A (F8)")
-        self.tabs.addTab(self.requirement, "Task")
-        self.tabs.setTabToolTip(5, "The task's requirement")
-        # Short names that all fit at 1366×768; should the pane still be narrower they
-        # elide rather than hide behind scroll arrows.
-        self.tabs.setUsesScrollButtons(False)
-        self.tabs.setElideMode(Qt.TextElideMode.ElideRight)
+        self.tabs = review_tabs(self.check, self.summary, self.history, self.diff, self.probe,
+                                self.requirement)
 
         # A failed render keeps the last good B on screen and says why above it.
         self.b_error = QLabel()
@@ -136,35 +104,15 @@ class ReviewMode(QWidget):
         b_column.addWidget(self.b_error)
         b_column.addWidget(self.diff_note)
         b_column.addWidget(self.b_stack, 1)
-        # A and B side by side on top (what the reviewer compares); the PlantUML, the
-        # findings and the verdict below. Fits 1366×768 with every part usable.
-        images = QSplitter(Qt.Orientation.Horizontal)
-        images.addWidget(_titled("A: submitted image", self.image_a, ZoomBar(self.sync)))
         b_buttons = QWidget()
         b_row = QHBoxLayout(b_buttons)
         b_row.setContentsMargins(0, 0, 0, 0)
         b_row.addWidget(self.diff_button)
         b_row.addWidget(self.compare_button)
-        images.addWidget(_titled("B: re-rendered", b_pane, b_buttons))
-        images.setSizes([500, 500])
-        verdict_scroll = QScrollArea()
-        verdict_scroll.setWidget(self.verdict)
-        verdict_scroll.setWidgetResizable(True)
-        verdict_scroll.setMinimumWidth(180)
-        verdict_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        below = QSplitter(Qt.Orientation.Horizontal)
-        below.addWidget(_titled("PlantUML (Ctrl+S saves a revision)", self.editor))
-        below.addWidget(self.tabs)
-        below.addWidget(verdict_scroll)
-        below.setSizes([400, 420, 240])  # the tabs pane keeps its six tab names whole at 1366
+        self.splitter = review_splitter(self.image_a, ZoomBar(self.sync), b_pane, b_buttons,
+                                        self.editor, self.tabs, self.verdict)
         for pane in (self.editor, self.tabs, self.image_a, self.image_b):
             pane.setMinimumSize(120, 80)
-        self.splitter = QSplitter(Qt.Orientation.Vertical)
-        self.splitter.addWidget(images)
-        self.splitter.addWidget(below)
-        self.splitter.setStretchFactor(0, 5)
-        self.splitter.setStretchFactor(1, 4)
-        self.splitter.setSizes([380, 300])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.splitter)

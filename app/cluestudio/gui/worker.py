@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cluestudio.core.errors import ClueStudioError, describe_failure
-from cluestudio.core.jobs import Cancelled, CancelToken, Progress
+from cluestudio.core.jobs import Cancelled, CancelToken, Progress, run_job
 from cluestudio.core.redact import redact
 from cluestudio.gui.qt import QObject, QThread, Signal
 
@@ -64,6 +64,7 @@ class JobHandle(QObject):
 
     started = Signal()
     progress = Signal(int, int, str)  # done, total (-1 unknown), message
+    stepped = Signal(object)  # the job's Progress (phase too); re-emitted as ``progress``
     result = Signal(object)
     error = Signal(str)
     finished = Signal()
@@ -76,6 +77,8 @@ class JobHandle(QObject):
         self._cancel_more = cancel
         self.done = False
         self.failure: str | None = None  # the error message, once there is one
+        self.last_step: Progress | None = None  # the newest Progress, for its phase
+        self.stepped.connect(self._on_step)
         self.finished.connect(self._mark_done)
         self.error.connect(self._remember)
 
@@ -90,6 +93,10 @@ class JobHandle(QObject):
 
     def _mark_done(self) -> None:
         self.done = True
+
+    def _on_step(self, step: Progress) -> None:
+        self.last_step = step
+        self.progress.emit(step.done, -1 if step.total is None else step.total, step.message)
 
     def _remember(self, message: str) -> None:
         self.failure = message
@@ -212,24 +219,11 @@ def _execute(handle: JobHandle, function: JobFunction, relay: Relay) -> None:
 
 
 def _drive(handle: JobHandle, job: Any, relay: Relay) -> Any:
-    last_emit = float("-inf")
-    while True:
-        handle.cancel_token.raise_if_cancelled()
-        try:
-            step = next(job)
-        except StopIteration as stop:
-            return stop.value
-        if isinstance(step, Progress):
-            # Throttled: every signal is a queued call and a repaint on the UI thread,
-            # and 3,000 of them from a 1,000-pair job stalled it ~0.5 s. The first step and
-            # the last of each phase always get through.
-            now = time.monotonic()
-            if (now - last_emit < PROGRESS_INTERVAL_S
-                    and (step.total is None or step.done < step.total)):
-                continue
-            last_emit = now
-            relay(handle, "progress", (step.done, step.total if step.total is not None
-                                       else -1, step.message))
+    """Throttled: every signal is a queued call and a repaint on the UI thread, and 3,000 of
+    them from a 1,000-pair job stalled it ~0.5 s. The first step and the last of each count
+    always get through."""
+    return run_job(job, lambda step: relay(handle, "stepped", (step,)),
+                   cancel=handle.cancel_token, every_s=PROGRESS_INTERVAL_S)
 
 
 class JobRunner(QObject):
@@ -321,13 +315,13 @@ class ProcessRunner(QObject):
         process = self._process
         return process.pid if process is not None and process.alive() else None
 
-    def submit(self, target: str, args: tuple[Any, ...] = (),
+    def submit(self, target: Callable[..., Any] | str, args: tuple[Any, ...] = (),
                kwargs: dict[str, Any] | None = None, label: str = "",
                on_data: DataHandler | None = None) -> JobHandle:
-        """Run ``target`` ("module:function") in the worker process; never blocks."""
-        from cluestudio.app.worker_process import WorkerProcess
+        """Run ``target`` (a top-level job function) in the worker process; never blocks."""
+        from cluestudio.app.worker_process import WorkerProcess, target_name
 
-        handle = JobHandle(label or target.rpartition(":")[2])
+        handle = JobHandle(label or target_name(target).rpartition(":")[2])
         with self._lock:
             if self._closed:
                 raise ClueStudioError("the window is closing; no new jobs")
@@ -350,7 +344,7 @@ class ProcessRunner(QObject):
         if kind == "started":
             relay(handle, "started", ())
         elif kind == "progress":
-            relay(handle, "progress", tuple(payload))
+            relay(handle, "stepped", (Progress(*payload),))
         elif kind == "data":
             if on_data is not None and not handle.cancelled:
                 try:

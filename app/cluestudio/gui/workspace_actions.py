@@ -100,6 +100,7 @@ class WorkspaceActions(QObject):
             self._import(path)
 
     def _import(self, path: Path) -> JobHandle | None:
+        from cluestudio.app.imports import plan_import_job
         from cluestudio.core.workspace.importer import apply_plan
 
         ws = self.window.bench.ws
@@ -110,7 +111,7 @@ class WorkspaceActions(QObject):
         def apply(tag: str, plan: object) -> None:  # on the reader thread: one transaction
             apply_plan(ws, plan)  # type: ignore[arg-type]  # ImportFailed names every file
 
-        job = self.window.bench.processes.submit("cluestudio.app.imports:plan_import_job",
+        job = self.window.bench.processes.submit(plan_import_job,
                                                  (str(path),), label=f"import {path.name}",
                                                  on_data=apply)
         job.finished.connect(self.window.refresh_rows)

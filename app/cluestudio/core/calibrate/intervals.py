@@ -84,7 +84,8 @@ def weight_intervals(objective: Objective, rows: np.ndarray, fitted: ClueWeights
                                      starts=starts, cancel=cancel,
                                      label=f"bootstrap {b + 1}/{resamples}, trial")
         samples.append(list(refit.values().values()))
-        yield Progress(b + 1, resamples, f"bootstrap refit {b + 1}/{resamples}")
+        yield Progress(b + 1, resamples, f"bootstrap refit {b + 1}/{resamples}",
+                       phase="bootstrapping")
     values = np.array(samples)
     tail = 100 * (1 - LEVEL) / 2
     low, high = np.percentile(values, [tail, 100 - tail], axis=0)

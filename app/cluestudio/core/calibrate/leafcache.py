@@ -207,5 +207,5 @@ def build_leaf_cache(pairs: Sequence[tuple[ClassDiagram, ClassDiagram]], *,
         batch = yield from scorer.build_leaves(pairs, cancel)
     finally:
         scorer.close()
-    yield Progress(len(pairs), len(pairs), "planning matchings")
+    yield Progress(len(pairs), len(pairs), "planning matchings", phase="planning")
     return LeafCache.from_batch(batch, normalization, cancel)

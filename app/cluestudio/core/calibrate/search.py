@@ -92,7 +92,7 @@ def search(objective: Objective, rows: np.ndarray, *, trials: int, seed: int,
                 if value > best_value:
                     best_value, best_at = value, number
                 yield Progress(number + 1, trials, f"{label} {number + 1}: best Σρ "
-                               f"{best_value:.4f}")
+                               f"{best_value:.4f}", phase="searching weights")
                 if patience is not None and number - best_at >= patience:
                     break
     finally:

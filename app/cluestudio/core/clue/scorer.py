@@ -106,7 +106,7 @@ class ClueScorer:
         for i, (ref, cand) in enumerate(pairs):
             if i % 100 == 0:
                 cancel.raise_if_cancelled()
-                yield Progress(i, len(pairs), "comparing strings")
+                yield Progress(i, len(pairs), "comparing strings", phase="comparing strings")
             leaves.append(pair_leaves(indexes[id(ref)], indexes[id(cand)], vectors,
                                       self.profile, self.lut, ids[id(ref)], ids[id(cand)]))
         return LeafBatch(leaves)
@@ -117,9 +117,9 @@ class ClueScorer:
         cancel = cancel or CancelToken()
         batch = yield from self.build_leaves(pairs, cancel)
         cancel.raise_if_cancelled()
-        yield Progress(0, len(pairs), "matching")
+        yield Progress(0, len(pairs), "matching", phase="matching")
         results = self.evaluate(batch)
-        yield Progress(len(pairs), len(pairs), "matching")
+        yield Progress(len(pairs), len(pairs), "matching", phase="matching")
         return results
 
     def evaluate(self, batch: LeafBatch, weights: ClueWeights | None = None

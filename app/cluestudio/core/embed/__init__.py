@@ -64,7 +64,7 @@ def embed_strings(embedder: Embedder, strings: Iterable[str],
     """
     distinct = sorted({s for s in strings if s or keep_empty})
     if getattr(embedder, "one_hot", False):
-        yield Progress(len(distinct), len(distinct), "strings compared exactly")
+        yield Progress(len(distinct), len(distinct), "strings compared exactly", phase="embedding")
         return StringVectors(distinct, None)
     use_cache = cache is not None and getattr(embedder, "cacheable", True)
     found = cache.get_many(embedder.id, distinct) if use_cache and cache is not None else {}
@@ -73,7 +73,7 @@ def embed_strings(embedder: Embedder, strings: Iterable[str],
     missing.sort(key=len)
     total = len(distinct)
     done = len(found)
-    yield Progress(done, total, f"embedding strings ({done} cached)")
+    yield Progress(done, total, f"embedding strings ({done} cached)", phase="embedding")
     new: dict[str, np.ndarray] = {}
     for start in range(0, len(missing), _CHUNK):
         if cancel is not None:
@@ -84,7 +84,7 @@ def embed_strings(embedder: Embedder, strings: Iterable[str],
             cache.put_many(embedder.id, chunk, vectors)
         new.update(zip(chunk, vectors, strict=True))
         done += len(chunk)
-        yield Progress(done, total, "embedding strings")
+        yield Progress(done, total, "embedding strings", phase="embedding")
     if not distinct:
         return StringVectors([], np.zeros((0, 1), dtype=np.float32))
     matrix = np.stack([found[s] if s in found else new[s] for s in distinct])

@@ -242,7 +242,7 @@ def run_audit(
     wanted, todo, done = plan.wanted, plan.todo, plan.done
     failures: list[str] = []
     asked = 0
-    yield Progress(done, total, f"{done} cached; asking {backend.model_id}")
+    yield Progress(done, total, f"{done} cached; asking {backend.model_id}", phase="auditing")
 
     def work() -> Iterator[tuple[AuditInstance, float, bytes]]:
         for instance in todo:
@@ -276,7 +276,8 @@ def run_audit(
                     finished, _ = wait(pending, return_when=FIRST_COMPLETED)
                     for future in finished:
                         finish(future)
-                    yield Progress(done, total, f"{instance.condition}/{instance.relation}")
+                    yield Progress(done, total, f"{instance.condition}/{instance.relation}",
+                                   phase="auditing")
                 future = pool.submit(ask_instance, backend, prompts, instance, scale, png,
                                      config.seed, stage2_max_tokens=config.stage2_max_tokens,
                                      answer_version=version)
@@ -287,7 +288,7 @@ def run_audit(
                 for future in finished:
                     finish(future)
                 cancel.raise_if_cancelled()
-                yield Progress(done, total, "answers")
+                yield Progress(done, total, "answers", phase="auditing")
         except BaseException:
             # Keep what already came back (resume starts after it); drop what had not.
             for future in list(pending):
@@ -298,7 +299,7 @@ def run_audit(
                     finish(future)
             raise
     records = tuple(r for k in wanted if (r := cache.get(k)) is not None)
-    yield Progress(total, total, f"{asked} asked, {len(failures)} failed")
+    yield Progress(total, total, f"{asked} asked, {len(failures)} failed", phase="auditing")
     return AuditRun(config=config, model=backend.model_id, prompt_version=version,
                     records=records, asked=asked, failures=tuple(failures))
 

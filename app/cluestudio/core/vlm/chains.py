@@ -193,7 +193,8 @@ def propose_chains(backend: VLMBackend, relation: str, count: int, *,
     repair: VLMRequest | None = None
     while len(chains) < count and requests < budget:
         cancel.raise_if_cancelled()
-        yield Progress(len(chains), count, f"{relation}: {len(chains)} chains")
+        yield Progress(len(chains), count, f"{relation}: {len(chains)} chains",
+                       phase="building chains")
         wanted = min(per_request, count - len(chains))
         request = repair or _proposal_request(relation, wanted, chains.chains)
         reply = backend.complete(request).text
@@ -214,7 +215,7 @@ def propose_chains(backend: VLMBackend, relation: str, count: int, *,
         if failed and len(chains) < count:
             repair = _repair_request(request, reply, failed,
                                      min(len(failed), count - len(chains)))
-    yield Progress(len(chains), count, f"{relation}: {len(chains)} chains")
+    yield Progress(len(chains), count, f"{relation}: {len(chains)} chains", phase="building chains")
     return ChainReport(relation, tuple(chains.chains), tuple(rejected), requests, unparsable,
                        new=len(chains) - start)
 

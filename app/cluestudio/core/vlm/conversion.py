@@ -265,7 +265,7 @@ def convert_image(
     for index in range(max_repairs + 1):
         cancel.raise_if_cancelled()
         yield Progress(index, total, f"{source}: asking {backend.model_id}"
-                       + (f" (repair {index})" if index else ""))
+                       + (f" (repair {index})" if index else ""), phase="converting")
         response = backend.complete(VLMRequest(
             prompt=prompts.instruction.fill(), images=(image,), system=prompts.system.fill(),
             history=tuple(history)))
@@ -282,12 +282,12 @@ def convert_image(
     final = attempts[-1]
     if render is not None and final.puml is not None:
         cancel.raise_if_cancelled()
-        yield Progress(total - 1, total, f"{source}: rendering image B")
+        yield Progress(total - 1, total, f"{source}: rendering image B", phase="converting")
         try:
             image_b = render(final.puml)
         except ClueStudioError as error:
             render_error = str(error)
-    yield Progress(total, total, f"{source}: {'ok' if final.ok else 'failed'}")
+    yield Progress(total, total, f"{source}: {'ok' if final.ok else 'failed'}", phase="converting")
     return ConversionResult(source=source, image_sha256=image.sha256, model=backend.model_id,
                             prompt_version=prompts.version, attempts=tuple(attempts),
                             image_b=image_b, render_error=render_error)
@@ -305,7 +305,7 @@ def convert_images(
     results: list[ConversionResult] = []
     for number, (source, image) in enumerate(todo):
         cancel.raise_if_cancelled()
-        yield Progress(number, len(todo), source)
+        yield Progress(number, len(todo), source, phase="converting")
         job = convert_image(image, backend, cancel, source=source, **options)
         while True:
             try:
@@ -313,5 +313,5 @@ def convert_images(
             except StopIteration as stop:
                 results.append(stop.value)
                 break
-    yield Progress(len(todo), len(todo), "done")
+    yield Progress(len(todo), len(todo), "done", phase="converting")
     return results

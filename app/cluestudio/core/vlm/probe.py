@@ -211,7 +211,7 @@ def probe_submission(
     total = 1 + len(questions)
     kinds = [PROBED[r.type] for r in diagram.relations if r.type in PROBED]
     cancel.raise_if_cancelled()
-    yield Progress(0, total, f"{source}: class names")
+    yield Progress(0, total, f"{source}: class names", phase="probing")
     first = backend.complete(stage1_request(prompts, image, relation_phrase(kinds), len(names)))
     usage = first.usage
     predicted = parse_class_list(first.text)
@@ -219,7 +219,7 @@ def probe_submission(
     step = max(1, backend.concurrency)
     for start in range(0, len(questions), step):
         cancel.raise_if_cancelled()
-        yield Progress(1 + start, total, f"{source}: relation questions")
+        yield Progress(1 + start, total, f"{source}: relation questions", phase="probing")
         chunk = questions[start:start + step]
         replies = backend.complete_batch(
             [stage2_request(prompts, image, q, names) for q in chunk])
@@ -228,7 +228,7 @@ def probe_submission(
             answers.append(QuestionAnswer(question, reply.text, parse_truth(reply.text)))
     reasons = disagreements(names, predicted, answers)
     flag = ProbeFlag(tuple(r for r in reasons if r.kind in policy.kinds))
-    yield Progress(total, total, f"{source}: {'flagged' if flag else 'agrees'}")
+    yield Progress(total, total, f"{source}: {'flagged' if flag else 'agrees'}", phase="probing")
     return ProbeResult(
         source=source, model=backend.model_id, prompt_version=prompts.version,
         image_sha256=image.sha256, gold_names=tuple(names), class_answer=first.text,

@@ -299,7 +299,7 @@ def convert_workspace(
     todo, skipped = plan_conversions(ws, tasks, redo)
     outcomes: list[ItemOutcome] = list(skipped)
     yield Progress(0, len(todo), f"{len(todo)} to convert with {backend.model_id}, "
-                                 f"{len(skipped)} skipped")
+                                 f"{len(skipped)} skipped", phase="converting")
 
     def work(item: BatchItem, token: CancelToken) -> Any:
         return run_job(convert_image(
@@ -455,7 +455,7 @@ def probe_workspace(
     todo, outcomes = plan_probes(ws, backend.model_id, tasks, redo, prompts)
     by_id = {p.item.submission_id: p for p in todo}
     yield Progress(0, len(todo), f"{len(todo)} to probe with {backend.model_id}, "
-                                 f"{len(outcomes)} skipped or failed")
+                                 f"{len(outcomes)} skipped or failed", phase="probing")
 
     def work(item: BatchItem, token: CancelToken) -> Any:
         return run_job(probe_submission(_image(ws, item), by_id[item.submission_id].diagram,

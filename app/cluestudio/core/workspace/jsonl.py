@@ -140,10 +140,10 @@ def plan_jsonl(path: Path, cancel: CancelToken | None = None, *,
         _task_from(record, source, number, plan, tasks)
         _submission_from(record, path, number, plan, seen, tasks, folder)
         if number % 100 == 0:
-            yield Progress(min(read, size), size, f"line {number}")
+            yield Progress(min(read, size), size, f"line {number}", phase="reading")
     if records == 0 and not report.errors:  # an empty file is a mistake, not "nothing to do"
         report.error(source, "no records (the file is empty); nothing was imported")
-    yield Progress(size, size, "checked")
+    yield Progress(size, size, "checked", phase="reading")
     return plan
 
 

@@ -3,17 +3,18 @@ error list.
 
 Only jobs a view hands to ``track`` show up (through their own handle's signals), so the live
 preview's many small renders neither flicker the bar nor fill the error list with half-typed
-text. The label says what the job does now (its phase), how far the whole job is (n/N) and,
+text. The label is :class:`cluestudio.core.jobs.PhaseClock`'s, the text the CLI's bar prints:
+what the job does now (the phase its ``Progress`` names), how far the whole job is (n/N) and,
 once the rate is known, about how long it has left; a phase that reports all of its work done
 while the job goes on shows a busy bar, not a full one (no "100%" while a model loads).
 """
 
 from __future__ import annotations
 
-import re
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
 
+from cluestudio.core.jobs import PhaseClock
 from cluestudio.gui.qt import (
     QHBoxLayout,
     QLabel,
@@ -27,67 +28,6 @@ from cluestudio.gui.qt import (
 from cluestudio.gui.worker import JobHandle
 
 
-def _duration(seconds: float) -> str:
-    seconds = max(0, round(seconds))
-    if seconds < 60:
-        return f"{seconds} s"
-    minutes, seconds = divmod(seconds, 60)
-    if minutes < 60:
-        return f"{minutes}:{seconds:02d} min"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}:{minutes:02d} h"
-
-
-@dataclass
-class PhaseClock:
-    """Progress of one job and the text to show for it: what it does now (its phase: the
-    message), n/N over the whole job, and the time so far or, once a rate is known, about
-    how long it has left. The time counts from the job's start, not the phase's (issue 24);
-    the rate from the first counted step, again whenever the job starts another count.
-    Pure, so it is tested without Qt."""
-
-    phase: str = ""
-    started: float | None = None
-    first_done: int = 0
-    counted_from: float = 0.0
-    done: int = 0
-    total: int | None = None
-    message: str = ""
-
-    def update(self, done: int, total: int | None, message: str, now: float) -> None:
-        if self.started is None:
-            self.started = self.counted_from = now
-        self.phase = re.sub(r"\d+", "#", message)
-        if total and (total != self.total or done < self.done):  # another count starts
-            self.counted_from, self.first_done = now, done
-        self.done, self.total, self.message = done, total or None, message
-
-    def eta(self, now: float) -> float | None:
-        """Seconds the job has left at its rate so far; None until a rate is known."""
-        worked, elapsed = self.done - self.first_done, now - self.counted_from
-        if not self.total or worked <= 0 or elapsed < 0.5 or self.done >= self.total:
-            return None
-        return (self.total - self.done) * elapsed / worked
-
-    def finished_phase(self) -> bool:
-        return self.total is not None and self.done >= self.total
-
-    def text(self, label: str, now: float) -> str:
-        what = self.message or "working"
-        parts = [f"{label} — {what}"]
-        counted = self.total is not None and f"{self.done}" in what and f"{self.total}" in what
-        if self.total is not None and not counted:
-            parts.append(f"{self.done}/{self.total}")
-        so_far = now - (self.started if self.started is not None else now)
-        if self.finished_phase():
-            parts.append("finishing…")
-        elif (eta := self.eta(now)) is not None:
-            parts.append(f"about {_duration(eta)} left")
-        elif so_far >= 2:
-            parts.append(f"{_duration(so_far)} so far")
-        return " · ".join(parts)
-
-
 class JobStatus(QWidget):
     """Label, progress bar and Cancel button for the tracked job that is running."""
 
@@ -97,6 +37,7 @@ class JobStatus(QWidget):
         super().__init__(parent)
         self._tracked: list[JobHandle] = []
         self._clocks: dict[int, PhaseClock] = {}
+        self.now: Callable[[], float] = time.monotonic  # the clock the label counts with
         self.label = QLabel()
         self.bar = QProgressBar()
         self.bar.setMaximumWidth(180)
@@ -138,7 +79,7 @@ class JobStatus(QWidget):
     def _on_started(self, handle: JobHandle) -> None:
         if handle in self._tracked:
             clock = self._clocks.setdefault(id(handle), PhaseClock())
-            clock.update(0, None, "starting", time.monotonic())
+            clock.update(0, None, "starting", self.now())
             self._show(True)
             self._ticker.start()
             self._redraw()
@@ -146,8 +87,12 @@ class JobStatus(QWidget):
     def _on_progress(self, handle: JobHandle, done: int, total: int, message: str) -> None:
         if handle in self._tracked:
             clock = self._clocks.setdefault(id(handle), PhaseClock())
-            clock.update(done, total if total > 0 else None, message or clock.message,
-                         time.monotonic())
+            step = handle.last_step
+            if step is not None and (step.done, step.message) == (done, message):
+                clock.step(step, self.now())
+            else:
+                clock.update(done, total if total > 0 else None, message or clock.message,
+                             self.now())
             self._show(True)
             self._redraw()
 
@@ -162,7 +107,7 @@ class JobStatus(QWidget):
         else:
             self.bar.setRange(0, clock.total)
             self.bar.setValue(clock.done)
-        self.label.setText(clock.text(shown.label, time.monotonic()))
+        self.label.setText(clock.text(shown.label, self.now()))
 
     def text(self) -> str:
         return self.label.text()

@@ -27,7 +27,6 @@ from cluestudio.app.plugin_explanations import (
 )
 from cluestudio.gui.qt import (
     QBrush,
-    QColor,
     QGridLayout,
     QLabel,
     QProgressBar,
@@ -39,6 +38,13 @@ from cluestudio.gui.qt import (
     QVBoxLayout,
     QWidget,
     Signal,
+)
+from cluestudio.gui.widgets.metric_texts import (
+    AMBER,
+    RED,
+    baselines_html,
+    diff_lists,
+    probe_html,
 )
 
 # The explanation list keeps at least this many rows on screen (header included): a short
@@ -64,89 +70,6 @@ EXAMPLE: dict[str, Any] = {
         "unmatched_reference": ["Fine"],
     },
 }
-
-_RED = QColor("#d32f2f")
-_AMBER = QColor("#b26a00")  # extra elements: not an error in themselves
-# Names as the papers print them; other metrics show their plugin name.
-_TITLES = {"bleu": "BLEU", "rouge-l": "ROUGE-L", "codebertscore": "CodeBERTScore",
-           "syntactic-validity": "Syntactic validity"}
-# Probe disagreements that raise the flag (core FlagPolicy's default); others are notes.
-FLAG_KINDS = frozenset({"missing-class", "extra-class", "unreadable-class-list",
-                        "relation-mismatch"})
-
-
-# The probe's class reasons said "(missing-class)" next to CLUE's "Missing from the
-# candidate", which reads as if the candidate lacked the class; the probe compares image A
-# with the PlantUML, so its tag says what that side means for the conversion.
-PLAIN_REASONS = {"missing-class": "in the PlantUML, not read from image A: "
-                                  "did the conversion invent it?",
-                 "extra-class": "read from image A, not in the PlantUML: "
-                                "did the conversion drop it?"}
-
-
-def reason_html(kind: str, detail: str) -> str:
-    """One probe reason, its kind in plain words (the raw kind for the others)."""
-    tag = PLAIN_REASONS.get(kind, kind)
-    return f"{escape(detail)} <small>({escape(tag)})</small>"
-
-
-def baselines_html(baselines: dict[str, Any]) -> str:
-    """Baseline metrics as table rows; ``name-precision``/``name-recall`` join ``name``'s row."""
-    if not baselines:
-        return ""
-    mains = sorted(k for k in baselines
-                   if not any(k.startswith(other + "-") for other in baselines if other != k))
-    rows = []
-    for name in mains:
-        subs = sorted(k for k in baselines if k.startswith(name + "-"))
-        detail = ", ".join(f"{k[len(name) + 1:]} {value_text(baselines[k])}" for k in subs)
-        rows.append(f"<tr><td>{escape(_TITLES.get(name, name))}</td>"
-                    f"<td align='right'><b>{value_text(baselines[name])}</b></td>"
-                    f"<td><small>{escape(detail)}</small></td></tr>")
-    return ("<b>Baselines</b><table cellspacing='0' cellpadding='1'>" + "".join(rows)
-            + "</table>")
-
-
-def probe_html(probe: dict[str, Any]) -> str:
-    """The VLM probe's verdict on image A: EM, RelAcc, the flag and every reason given."""
-    em = as_number(probe.get("em"))
-    rel = as_number(probe.get("rel_acc"))
-    model = f" ({escape(str(probe['model']))})" if probe.get("model") else ""
-    head = (f"<b>VLM probe</b>{model}: EM {'—' if em is None else ('yes' if em else 'no')}, "
-            f"RelAcc {'n/a' if rel is None else f'{100 * rel:.0f}%'}")
-    reasons = list(probe.get("reasons") or [])
-    reasons += [{"kind": "flag", "detail": str(f)} for f in probe.get("flags") or ()]
-    flagged = bool(probe.get("flagged")) or bool(probe.get("flags"))
-    if flagged:
-        head += f" — <span style='color:{_RED.name()}'><b>⚑ flagged</b></span>"
-    elif probe:
-        head += " — agrees with the PlantUML"
-    items = []
-    for reason in reasons:
-        kind, detail = str(reason.get("kind", "")), str(reason.get("detail", ""))
-        style = f"color:{_RED.name()}" if kind in FLAG_KINDS or kind == "flag" else "color:gray"
-        items.append(f"<li style='{style}'>{reason_html(kind, detail)}</li>")
-    return f"<p>{head}</p>" + (f"<ul style='margin:0'>{''.join(items)}</ul>" if items else "")
-
-
-def diff_lists(diff: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
-    """An element diff (``DiagramDiff.to_dict()``) as the tree's lists: the reference's
-    missing elements, the candidate's partly matched ones (with what differs) and extra
-    ones; members are named with their class."""
-    def row(element: dict[str, Any]) -> dict[str, Any]:
-        owner = element.get("owner") or ""
-        kind = str(element.get("kind", ""))
-        text = str(element.get("text", ""))
-        named = f"{owner}.{text}" if owner and kind in ("attribute", "method") else text
-        why = str(element.get("why") or "")
-        return {"text": named + (f" — {why}" if why else ""), "kind": kind,
-                "line": element.get("line"), "why": why}
-
-    elements = [e for e in diff.get("elements") or [] if isinstance(e, dict)]
-    return {"missing": [row(e) for e in diff.get("missing") or [] if isinstance(e, dict)],
-            "partly": [row(e) for e in elements if e.get("status") == "partly"],
-            "extra": [row(e) for e in elements if e.get("status") == "extra"]}
-
 
 class MetricPanel(QWidget):
     """Shows one submission's scores; ``pair_selected`` carries the clicked pair's dict."""
@@ -349,8 +272,8 @@ class MetricPanel(QWidget):
                 if row.tooltip:
                     child.setToolTip(1, row.tooltip)
                 if row.bad:
-                    child.setForeground(0, QBrush(_RED))
-                    child.setForeground(1, QBrush(_RED))
+                    child.setForeground(0, QBrush(RED))
+                    child.setForeground(1, QBrush(RED))
                 group.addChild(child)
             self.tree.addTopLevelItem(group)
             group.setExpanded(True)
@@ -390,9 +313,9 @@ class MetricPanel(QWidget):
                 missing = [{"text": name, "kind": "class", "line": None}
                            for name in explanation.get("unmatched_reference") or []]
             lists = {"missing": missing, "extra": explanation.get("extra") or []}
-        sides = [("missing", "Missing from the candidate", _RED),
-                 ("partly", "Partly matched", _AMBER), ("extra", "Extra in the candidate",
-                                                        _AMBER)]
+        sides = [("missing", "Missing from the candidate", RED),
+                 ("partly", "Partly matched", AMBER), ("extra", "Extra in the candidate",
+                                                        AMBER)]
         for side, title, colour in sides:
             if side not in lists:
                 continue

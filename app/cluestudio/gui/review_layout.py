@@ -1,0 +1,81 @@
+"""Where review mode's panes sit: A and B side by side on top (what the reviewer compares);
+the PlantUML, the findings tabs and the verdict below. Fits 1366×768 with every part usable.
+Layout only: review_mode.py owns the widgets and what they do.
+"""
+
+from __future__ import annotations
+
+from cluestudio.gui.qt import (
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QSplitter,
+    Qt,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+
+def titled(title: str, widget: QWidget, extra: QWidget | None = None) -> QWidget:
+    """``widget`` under a bold title, with ``extra`` (buttons) at the title's right."""
+    box = QWidget()
+    layout = QVBoxLayout(box)
+    layout.setContentsMargins(2, 2, 2, 2)
+    head = QHBoxLayout()
+    label = QLabel(f"<b>{title}</b>")
+    head.addWidget(label)
+    head.addStretch(1)
+    if extra is not None:
+        head.addWidget(extra)
+    layout.addLayout(head)
+    layout.addWidget(widget, 1)
+    return box
+
+
+def review_tabs(check: QWidget, summary: QWidget, history: QWidget, diff: QWidget,
+                probe: QWidget, requirement: QWidget) -> QTabWidget:
+    """The findings beside the editor: check, model, revisions, diff, VLM probe, task."""
+    tabs = QTabWidget()
+    tabs.addTab(check, "Check")
+    tabs.setTabToolTip(0, "What the offline check of image A found: text the "
+                          "PlantUML dropped (boxed in A) or invented")
+    tabs.addTab(summary, "Model")
+    tabs.addTab(history, "Revisions")
+    tabs.addTab(diff, "Diff")
+    tabs.setTabToolTip(3, "This text against the model's output")
+    tabs.addTab(probe, "VLM")
+    tabs.setTabToolTip(4, "The VLM probe's reading of image A (F8)")
+    tabs.addTab(requirement, "Task")
+    tabs.setTabToolTip(5, "The task's requirement")
+    # Short names that all fit at 1366×768; should the pane still be narrower they
+    # elide rather than hide behind scroll arrows.
+    tabs.setUsesScrollButtons(False)
+    tabs.setElideMode(Qt.TextElideMode.ElideRight)
+    return tabs
+
+
+def review_splitter(image_a: QWidget, zoom_bar: QWidget, b_pane: QWidget, b_buttons: QWidget,
+                    editor: QWidget, tabs: QWidget, verdict: QWidget) -> QSplitter:
+    """A | B on top, PlantUML | tabs | verdict below."""
+    images = QSplitter(Qt.Orientation.Horizontal)
+    images.addWidget(titled("A: submitted image", image_a, zoom_bar))
+    images.addWidget(titled("B: re-rendered", b_pane, b_buttons))
+    images.setSizes([500, 500])
+    verdict_scroll = QScrollArea()
+    verdict_scroll.setWidget(verdict)
+    verdict_scroll.setWidgetResizable(True)
+    verdict_scroll.setMinimumWidth(180)
+    verdict_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    below = QSplitter(Qt.Orientation.Horizontal)
+    below.addWidget(titled("PlantUML (Ctrl+S saves a revision)", editor))
+    below.addWidget(tabs)
+    below.addWidget(verdict_scroll)
+    below.setSizes([400, 420, 240])  # the tabs pane keeps its six tab names whole at 1366
+    splitter = QSplitter(Qt.Orientation.Vertical)
+    splitter.addWidget(images)
+    splitter.addWidget(below)
+    splitter.setStretchFactor(0, 5)
+    splitter.setStretchFactor(1, 4)
+    splitter.setSizes([380, 300])
+    return splitter
