@@ -25,8 +25,8 @@ CHECKS = (("any", "Any check"), ("flagged", "Check: flagged"), ("clear", "Check:
           ("unchecked", "Not checked"))
 COLUMNS = ("Submission", "Mine", "Rev.", "CLUE", "OCR")
 COLUMN_TIPS = ("Task · submission",
-               "Your rating total (✓; ≈: applied from a near-identical submission's rating "
-               "to its group), or \"draft\": a rubric you started and did not save",
+               "Your rating total (✓; ≈: applied to its group from another submission's "
+               "rating), or \"draft\": a rubric you started and did not save",
                "Review verdicts: ✓ accepted, ⚠ needs fix, ✗ unusable",
                "The current CLUE score (hidden by blind grading until you rate)",
                "Offline conversion check: how much the PlantUML and image A disagree "
@@ -167,8 +167,9 @@ class SubmissionModel(QAbstractTableModel):
             parts.append("rated by you" + (f": {row.total:.1f}" if row.total is not None
                                           else ""))
             if row.group_from is not None:
-                parts.append(f"≈ applied from your rating of {row.group_from} to its group of "
-                             "near-identical submissions; saving here makes it this one's own")
+                parts.append(f"≈ applied from your rating of {row.group_from} to its group "
+                             "(the same diagram, or differences you accepted); saving here "
+                             "makes it this one's own")
         elif row.draft:
             parts.append("an unsaved rubric draft of yours")
         if row.clue is not None and not self.hidden(row):
