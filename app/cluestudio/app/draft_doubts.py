@@ -60,5 +60,4 @@ def doubts_note(count: int, key: str) -> str:
     if not count:
         return ""
     noun = "element" if count == 1 else "elements"
-    return (f"{count} doubtful {noun} in the draft (marked in the editor) — {key} jumps to "
-            f"the next; delete a ' ? line once you have checked it")
+    return f"{count} doubtful {noun} in the draft — {key} jumps to the next"

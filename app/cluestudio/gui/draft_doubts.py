@@ -24,6 +24,9 @@ class DraftDoubtMarks(QObject):
         self.note.setObjectName("draftDoubts")
         self.note.setWordWrap(True)
         self.note.setStyleSheet("color: #b35900;")
+        self.note.setToolTip("The offline draft marked these elements (' ? lines, orange in "
+                             "the editor; the gutter's ? says why). Compare each with image A, "
+                             "fix it, then delete its ' ? line: the mark goes.")
         self.note.hide()
         self.pane = QWidget()
         column = QVBoxLayout(self.pane)
