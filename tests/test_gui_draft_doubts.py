@@ -80,7 +80,15 @@ def test_a_reviewer_fixes_the_drafts_doubtful_elements_instead_of_trusting_it(
         qtbot, tmp_path) -> None:
     from cluestudio.core.workspace import import_path, open_workspace
     from cluestudio.gui.main_window import MainWindow
-    from cluestudio.gui.qt import QApplication, Qt, QTextCursor
+    from cluestudio.gui.qt import (
+        QApplication,
+        QEvent,
+        QPoint,
+        Qt,
+        QTextCursor,
+        QtGui,
+        QtWidgets,
+    )
     from cluestudio.gui.worker import JobRunner
 
     path = tmp_path / "library.sqlite"
@@ -117,6 +125,12 @@ def test_a_reviewer_fixes_the_drafts_doubtful_elements_instead_of_trusting_it(
         middle = editor.blockBoundingGeometry(block).translated(editor.contentOffset()).center()
         assert editor.doubt_at(round(middle.y())) == (
             "The draft is not sure of this (0.58): name read at 0.58")
+        # hovering the gutter's ? shows that reason as a tooltip
+        gutter = editor._gutter
+        point = QPoint(4, round(middle.y()))
+        QApplication.sendEvent(gutter, QtGui.QHelpEvent(QEvent.Type.ToolTip, point,
+                                                  gutter.mapToGlobal(point)))
+        qtbot.waitUntil(lambda: "name read at 0.58" in QtWidgets.QToolTip.text(), timeout=3000)
 
         # F9 jumps from the top to each doubtful element in turn, then round again
         editor.setFocus()
