@@ -98,7 +98,7 @@ def test_a_reviewer_fixes_the_drafts_doubtful_elements_instead_of_trusting_it(
     runner = JobRunner()
     settings = Settings(ui=UISettings(grader="rev"), scoring=ScoringSettings(embedder="exact"))
 
-    def open_window() -> MainWindow:
+    def open_window(settings: Settings = settings) -> MainWindow:
         window = MainWindow(runner, settings)
         window.ask_before_discard = False
         qtbot.addWidget(window)
@@ -158,14 +158,18 @@ def test_a_reviewer_fixes_the_drafts_doubtful_elements_instead_of_trusting_it(
         qtbot.waitUntil(lambda: not review.has_unsaved_text(), timeout=5000)
         window.close()
 
-        # after a restart the saved revision still shows the one doubt left; fixing it
-        # clears the last mark and the note
-        window = open_window()
+        # after a restart the saved revision still shows the one doubt left, and the note
+        # names the key the settings file gave the jump; fixing it clears mark and note
+        window = open_window(Settings(ui=UISettings(grader="rev"),
+                                      scoring=ScoringSettings(embedder="exact"),
+                                      extra={"keys": {"next_doubt": "Shift+F9"}}))
         qtbot.keyClick(QApplication.focusWidget() or window, Qt.Key.Key_F2)
         review, editor = window.review, window.review.editor
         assert "class Author {" in editor.toPlainText()
         lines = editor.toPlainText().splitlines()
         assert [lines[n - 1] for n in editor.doubt_lines()] == ["class Buch {"]
+        assert review.doubts.note.text() == (
+            "1 doubtful element in the draft — Shift+F9 jumps to the next")
         doubt = editor.doubt_lines()[0]
         text = "\n".join(line for n, line in enumerate(lines, 1) if n != doubt - 1)
         editor.setPlainText(text.replace("class Buch {", "class Book {") + "\n")

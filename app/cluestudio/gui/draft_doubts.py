@@ -9,7 +9,7 @@ from cluestudio.app.draft_doubts import TextDoubt, doubts_in, doubts_note, next_
 from cluestudio.gui.qt import QLabel, QObject, QVBoxLayout, QWidget
 from cluestudio.gui.widgets.plantuml_editor import PlantUMLEditor
 
-NEXT_DOUBT_KEY = "F9"  # menus.py's default for next_doubt
+NEXT_DOUBT_KEY = "F9"  # menus.py's default for next_doubt; the window says the remapped one
 
 
 class DraftDoubtMarks(QObject):
@@ -20,6 +20,7 @@ class DraftDoubtMarks(QObject):
         super().__init__(parent)
         self.editor = editor
         self.doubts: list[TextDoubt] = []
+        self.key = NEXT_DOUBT_KEY
         self.note = QLabel()
         self.note.setObjectName("draftDoubts")
         self.note.setWordWrap(True)
@@ -39,8 +40,14 @@ class DraftDoubtMarks(QObject):
     def refresh(self) -> None:
         self.doubts = doubts_in(self.editor.toPlainText())
         self.editor.set_doubts({d.line: d.tooltip() for d in self.doubts})
-        self.note.setText(doubts_note(len(self.doubts), NEXT_DOUBT_KEY))
+        key = self.key or "Review → Next doubtful element"  # a key the settings removed
+        self.note.setText(doubts_note(len(self.doubts), key))
         self.note.setVisible(bool(self.doubts))
+
+    def set_key(self, key: str) -> None:
+        """The key of Review → Next doubtful element after the settings' ``[keys]``."""
+        self.key = key
+        self.refresh()
 
     def go_to_next(self) -> TextDoubt | None:
         """Put the cursor on the next doubtful element below it (wrapping round)."""
