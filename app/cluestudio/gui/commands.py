@@ -130,6 +130,10 @@ class WindowCommands(QObject):
         if self._in_review():
             self.w.review.verdict.set_verdict("unusable")
 
+    def next_doubt(self) -> None:
+        if self._in_review() and self.w.review.doubts.go_to_next() is None:
+            self.w.statusBar().showMessage("No doubtful element of the offline draft here", 4000)
+
     def compare(self) -> None:
         if self._in_review():
             self.w.review.set_compare(not self.w.review.compare_button.isChecked())

@@ -107,6 +107,7 @@ class MainWindow(WindowPreferences, QMainWindow):
         for bar in self.findChildren(ZoomBar):
             bar.set_shortcuts(shortcuts)
         self.grading.rubric.set_comment_key(shortcuts.get("focus_comment", ""))
+        self.review.doubts.set_key(shortcuts.get("next_doubt", ""))
         self.files.recent.attach(self.actions["open_recent"])
         self.grading.group_panel.set_shortcuts(shortcuts.get("find_groups", ""),
                                                shortcuts.get("apply_group_rating", ""))

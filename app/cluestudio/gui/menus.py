@@ -64,6 +64,7 @@ MENUS: tuple[tuple[str, tuple[Entry, ...]], ...] = (
         Entry("Verdict: Needs fix", "verdict_needs_fix", "Ctrl+2"),
         Entry("Verdict: Unusable", "verdict_unusable", "Ctrl+3"),
         Entry("&Compare A/B", "compare", "Ctrl+K"),
+        Entry("Next &doubtful element of the draft", "next_doubt", "F9"),
     )),
     ("G&rade", (
         Entry("&Find groups of submissions with the same diagram (this task)", "find_groups",

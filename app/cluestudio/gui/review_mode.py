@@ -18,6 +18,7 @@ from cluestudio.app.submissions import SubmissionView
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.workspace import kinds
 from cluestudio.core.workspace.taxonomy import tags_for_kind
+from cluestudio.gui.draft_doubts import DraftDoubtMarks
 from cluestudio.gui.element_diff import DiffOnB, DiffPicture
 from cluestudio.gui.model_summary import render_problem, summary_html
 from cluestudio.gui.operations import Workbench
@@ -61,6 +62,7 @@ class ReviewMode(QWidget):
         self.requirement = QTextBrowser()
         self.image_a = DiagramImageView("No image A")
         self.editor = PlantUMLEditor()
+        self.doubts = DraftDoubtMarks(self.editor, self)  # the offline draft's ' ? lines
         self.image_b = DiagramImageView("Rendering…")
         self.compare = CompareView()
         self.verdict = VerdictPanel()
@@ -110,7 +112,7 @@ class ReviewMode(QWidget):
         b_row.addWidget(self.diff_button)
         b_row.addWidget(self.compare_button)
         self.splitter = review_splitter(self.image_a, ZoomBar(self.sync), b_pane, b_buttons,
-                                        self.editor, self.tabs, self.verdict)
+                                        self.doubts.pane, self.tabs, self.verdict)
         for pane in (self.editor, self.tabs, self.image_a, self.image_b):
             pane.setMinimumSize(120, 80)
         layout = QVBoxLayout(self)

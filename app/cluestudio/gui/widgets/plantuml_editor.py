@@ -43,12 +43,12 @@ ARROW = (r"(?:<\|?|\*|o|#|x|\+|\^)?(?:-+|\.+)(?:(?:up|down|left|right|u|d|l|r)(?
 _LIGHT = {"keyword": "#0033b3", "directive": "#871094", "arrow": "#c7254e",
           "string": "#067d17", "comment": "#8c8c8c", "stereotype": "#9e880d",
           "visibility": "#b35900", "type": "#00627a", "error_bg": "#ffd7d7",
-          "highlight_bg": "#fff3b0",
+          "highlight_bg": "#fff3b0", "doubt_bg": "#ffe4c2", "doubt_mark": "#e67e00",
           "gutter_bg": "#f3f3f3", "gutter_fg": "#999999", "error_mark": "#d32f2f"}
 _DARK = {"keyword": "#cc7832", "directive": "#c77dbb", "arrow": "#ff6b68",
          "string": "#6a8759", "comment": "#7a7e85", "stereotype": "#bbb529",
          "visibility": "#e0a050", "type": "#56a8f5", "error_bg": "#5c2b2b",
-         "highlight_bg": "#4d4420",
+         "highlight_bg": "#4d4420", "doubt_bg": "#4a3520", "doubt_mark": "#ffa53d",
          "gutter_bg": "#2b2d30", "gutter_fg": "#6f737a", "error_mark": "#ff5555"}
 
 
@@ -138,7 +138,7 @@ class PlantUMLHighlighter(QSyntaxHighlighter):
 
 
 class _Gutter(QWidget):
-    """Line numbers, with a red dot on the error line."""
+    """Line numbers, with a red dot on the error line and an orange ? on a doubtful one."""
 
     def __init__(self, editor: PlantUMLEditor) -> None:
         super().__init__(editor)
@@ -153,6 +153,18 @@ class _Gutter(QWidget):
     def mousePressEvent(self, event) -> None:
         # Clicking the gutter of the error line shows the message, as an IDE would.
         self._editor.show_error_tooltip(event.globalPosition().toPoint())
+
+    def event(self, event) -> bool:
+        from cluestudio.gui.qt import QEvent, QtWidgets
+
+        if event.type() == QEvent.Type.ToolTip:  # a doubtful line says why
+            reason = self._editor.doubt_at(event.pos().y())
+            if reason:
+                QtWidgets.QToolTip.showText(event.globalPos(), reason, self)
+            else:
+                QtWidgets.QToolTip.hideText()
+            return True
+        return super().event(event)
 
 
 class PlantUMLEditor(QPlainTextEdit):
@@ -174,6 +186,7 @@ class PlantUMLEditor(QPlainTextEdit):
         # error source ("parser" / "renderer") -> (1-based line or None, message)
         self._errors: dict[str, tuple[int | None, str]] = {}
         self._highlighted: list[int] = []  # lines picked elsewhere (e.g. a matched class)
+        self._doubts: dict[int, str] = {}  # 1-based line -> why the draft doubts it
         self._gutter = _Gutter(self)
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
@@ -217,6 +230,26 @@ class PlantUMLEditor(QPlainTextEdit):
         if self._highlighted:
             self.go_to_line(self._highlighted[0])
 
+    def set_doubts(self, doubts: dict[int, str]) -> None:
+        """Mark the lines a draft is not sure of (1-based line -> the reason, shown as the
+        gutter's tooltip); an empty dict clears them."""
+        if doubts != self._doubts:
+            self._doubts = dict(doubts)
+            self._refresh_error_marks()
+
+    def doubt_lines(self) -> list[int]:
+        return sorted(self._doubts)
+
+    def doubt_at(self, y: int) -> str:
+        """The doubt of the line at height ``y`` of the gutter ("" when none)."""
+        block = self.firstVisibleBlock()
+        while block.isValid():
+            top = self.blockBoundingGeometry(block).translated(self.contentOffset()).top()
+            if top <= y < top + self.blockBoundingRect(block).height():
+                return self._doubts.get(block.blockNumber() + 1, "")
+            block = block.next()
+        return ""
+
     def highlighted_lines(self) -> list[int]:
         return list(self._highlighted)
 
@@ -248,6 +281,7 @@ class PlantUMLEditor(QPlainTextEdit):
         painter = QPainter(self._gutter)
         painter.fillRect(event.rect(), QColor(self._colors["gutter_bg"]))
         bad = set(self.error_lines())
+        doubtful = set(self._doubts)
         block = self.firstVisibleBlock()
         number = block.blockNumber() + 1
         top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
@@ -260,6 +294,9 @@ class PlantUMLEditor(QPlainTextEdit):
                     painter.setBrush(QColor(self._colors["error_mark"]))
                     painter.setPen(Qt.PenStyle.NoPen)
                     painter.drawEllipse(3, top + height // 2 - 3, 7, 7)
+                elif number in doubtful:
+                    painter.setPen(QColor(self._colors["doubt_mark"]))
+                    painter.drawText(1, top, 10, height, Qt.AlignmentFlag.AlignLeft, "?")
                 painter.setPen(QColor(self._colors["error_mark"] if number in bad
                                       else self._colors["gutter_fg"]))
                 painter.drawText(0, top, width - 4, height, Qt.AlignmentFlag.AlignRight,
@@ -292,7 +329,8 @@ class PlantUMLEditor(QPlainTextEdit):
 
     def _refresh_error_marks(self) -> None:
         selections = []
-        marks = [(line, "highlight_bg") for line in self._highlighted]
+        marks = [(line, "doubt_bg") for line in self._doubts]
+        marks += [(line, "highlight_bg") for line in self._highlighted]
         marks += [(line, "error_bg") for line in self.error_lines()]
         for line, color in marks:
             block = self.document().findBlockByNumber(line - 1)
