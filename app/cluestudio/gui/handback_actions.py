@@ -4,11 +4,12 @@ File exports; a missing roster or a bad path lands in the error panel."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cluestudio.gui.qt import QFileDialog, QInputDialog, QObject
-from cluestudio.gui.worker import BATCH, JobHandle
+from cluestudio.gui.worker import JobHandle
 
 if TYPE_CHECKING:
     from cluestudio.gui.main_window import MainWindow
@@ -19,15 +20,9 @@ class HandbackActions(QObject):
         super().__init__(window)
         self.window = window
 
-    def _submit(self, work: object, label: str) -> JobHandle | None:
-        ws = self.window.bench.ws
-        if ws is None:
-            self.window.statusBar().showMessage("Open or create a workspace first", 8000)
-            return None
-        handle = self.window.runner.submit(lambda cancel: work(ws), label,  # type: ignore
-                                           lane=BATCH)
-        self.window.job_status.track(handle)
-        return handle
+    def _submit(self, work: Callable[[Any], object], label: str) -> JobHandle | None:
+        """On the batch lane, as the other File exports (their plumbing, not a copy)."""
+        return self.window.files.submit(lambda ws, _cancel: work(ws), label)
 
     def import_roster(self, path: Path | None = None) -> bool:
         """Store a roster CSV (quick: on the UI thread); a bad row lands in the error panel
@@ -41,9 +36,10 @@ class HandbackActions(QObject):
             self.window.statusBar().showMessage("Open or create a workspace first", 8000)
             return False
         if path is None:
-            chosen, _ = QFileDialog.getOpenFileName(self.window, "Import roster", "",
+            chosen, _ = QFileDialog.getOpenFileName(self.window, "Import roster",
+                                                    self.window.files.start_dir(),
                                                     "Roster (*.csv)")
-            path = Path(chosen) if chosen else None
+            path = self.window.files.used(chosen)
         if path is None:
             return False
         report = Report()
@@ -63,8 +59,7 @@ class HandbackActions(QObject):
         from cluestudio.core.jobs import run_job
 
         if folder is None:
-            chosen = QFileDialog.getExistingDirectory(self.window, "Export feedback to folder")
-            folder = Path(chosen) if chosen else None
+            folder = self.window.files.ask_folder("Export feedback to folder")
         if folder is None:
             return None
         out = folder
@@ -82,9 +77,10 @@ class HandbackActions(QObject):
             if not ok:
                 return None
         if path is None:
-            chosen, _ = QFileDialog.getSaveFileName(self.window, "Export gradebook", "",
+            chosen, _ = QFileDialog.getSaveFileName(self.window, "Export gradebook",
+                                                    self.window.files.start_dir(),
                                                     "CSV (*.csv)")
-            path = Path(chosen) if chosen else None
+            path = self.window.files.used(chosen)
         if path is None:
             return None
         out, chosen_format = path, fmt

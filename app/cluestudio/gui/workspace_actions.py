@@ -43,7 +43,7 @@ class WorkspaceActions(QObject):
     def new_workspace(self, path: Path | None = None) -> None:
         if path is None:
             chosen, _ = QFileDialog.getSaveFileName(self.window, "New workspace",
-                                                    self._start_dir(), WORKSPACE_FILTER)
+                                                    self.start_dir(), WORKSPACE_FILTER)
             if not chosen:
                 return
             path = Path(chosen)
@@ -60,8 +60,8 @@ class WorkspaceActions(QObject):
 
     def ask_workspace_path(self) -> Path | None:
         chosen, _ = QFileDialog.getOpenFileName(self.window, "Open workspace",
-                                                self._start_dir(), WORKSPACE_FILTER)
-        return self._used(chosen)
+                                                self.start_dir(), WORKSPACE_FILTER)
+        return self.used(chosen)
 
     def _open(self, path: Path, *, create: bool) -> None:
         from cluestudio.core.workspace import WorkspaceInUse, open_workspace
@@ -86,16 +86,16 @@ class WorkspaceActions(QObject):
 
     def import_course_folder(self, folder: Path | None = None) -> None:
         if folder is None:
-            folder = self._ask_folder("Import course folder")
+            folder = self.ask_folder("Import course folder")
         if folder is not None:
             self._import(folder)
 
     def import_jsonl(self, path: Path | None = None) -> None:
         if path is None:
             chosen, _ = QFileDialog.getOpenFileName(self.window, "Import JSONL",
-                                                    self._start_dir(),
+                                                    self.start_dir(),
                                                     "JSONL (*.jsonl *.ndjson)")
-            path = self._used(chosen)
+            path = self.used(chosen)
         if path is not None:
             self._import(path)
 
@@ -123,12 +123,12 @@ class WorkspaceActions(QObject):
 
         if paths is None:
             chosen, _ = QFileDialog.getOpenFileNames(self.window, "Merge graders' packs",
-                                                     self._start_dir(), "Pack (*.zip)")
+                                                     self.start_dir(), "Pack (*.zip)")
             paths = [Path(p) for p in chosen]
-            self._used(chosen[0] if chosen else "")
+            self.used(chosen[0] if chosen else "")
         if paths:
             chosen_paths = list(paths)
-            handle = self._submit(lambda ws, cancel: merge_packs(ws, chosen_paths),
+            handle = self.submit(lambda ws, cancel: merge_packs(ws, chosen_paths),
                                   f"merge {len(chosen_paths)} pack(s)", refresh=True)
             if handle is not None:
                 handle.result.connect(self._merged)
@@ -145,31 +145,31 @@ class WorkspaceActions(QObject):
         from cluestudio.core.workspace.export import export_tables
 
         if folder is None:
-            folder = self._ask_folder("Export tables to folder")
+            folder = self.ask_folder("Export tables to folder")
         if folder is not None:
             out = folder
-            self._submit(lambda ws, cancel: export_tables(ws, out), "export tables")
+            self.submit(lambda ws, cancel: export_tables(ws, out), "export tables")
 
     def export_pack(self, path: Path | None = None) -> None:
         from cluestudio.core.workspace.pack import export_pack
 
         if path is None:
             chosen, _ = QFileDialog.getSaveFileName(self.window, "Export pack",
-                                                    self._start_dir(), "Pack (*.zip)")
-            path = self._used(chosen)
+                                                    self.start_dir(), "Pack (*.zip)")
+            path = self.used(chosen)
         if path is not None:
             out = path
-            self._submit(lambda ws, cancel: export_pack(ws, out), f"export {out.name}")
+            self.submit(lambda ws, cancel: export_pack(ws, out), f"export {out.name}")
 
     # --- plumbing -----------------------------------------------------------------------
 
-    def _ask_folder(self, title: str) -> Path | None:
-        chosen = QFileDialog.getExistingDirectory(self.window, title, self._start_dir())
+    def ask_folder(self, title: str) -> Path | None:
+        chosen = QFileDialog.getExistingDirectory(self.window, title, self.start_dir())
         if chosen:
             _remember_folder(Path(chosen))
         return Path(chosen) if chosen else None
 
-    def _start_dir(self) -> str:
+    def start_dir(self) -> str:
         """Where a file dialog opens: the folder used last, else the open workspace's, else
         home (never the process's working directory, which a launcher sets to anything)."""
         last = str(qsettings().value(_LAST_FOLDER, "") or "")
@@ -179,14 +179,14 @@ class WorkspaceActions(QObject):
         return str(ws.path.parent if ws is not None else Path.home())
 
     @staticmethod
-    def _used(chosen: str) -> Path | None:
+    def used(chosen: str) -> Path | None:
         """The chosen file (None: cancelled); its folder is where the next dialog opens."""
         if not chosen:
             return None
         _remember_folder(Path(chosen).parent)
         return Path(chosen)
 
-    def _submit(self, work: Callable[[Any, Any], object], label: str, *,
+    def submit(self, work: Callable[[Any, Any], object], label: str, *,
                 refresh: bool = False) -> JobHandle | None:
         ws = self.window.bench.ws
         if ws is None:
