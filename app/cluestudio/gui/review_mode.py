@@ -14,13 +14,13 @@ from typing import Any
 
 from cluestudio.app import preview as previews
 from cluestudio.app.check_display import shown_findings
+from cluestudio.app.preview_text import render_problem, summary_html
 from cluestudio.app.submissions import SubmissionView
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.workspace import kinds
 from cluestudio.core.workspace.taxonomy import tags_for_kind
 from cluestudio.gui.draft_doubts import DraftDoubtMarks
 from cluestudio.gui.element_diff import DiffOnB, DiffPicture
-from cluestudio.gui.model_summary import render_problem, summary_html
 from cluestudio.gui.operations import Workbench
 from cluestudio.gui.preview import LivePreview
 from cluestudio.gui.qt import (

@@ -1,5 +1,5 @@
 """What the review mode writes about a PlantUML text: the parsed model in short, and why a
-text does not render."""
+text does not render (Qt-free, so it sits in the application layer)."""
 
 from __future__ import annotations
 
