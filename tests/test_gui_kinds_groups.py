@@ -20,15 +20,6 @@ from test_gui_stories import Session, _course_workspace, _ctrl, _keys, _rate_by_
 ARCHITECTURE_TASK = annotations_dir() / "examples" / "architecture" / "tasks" / "shop_architecture"
 
 
-@pytest.fixture
-def session(qtbot):
-    opened = Session(qtbot)
-    try:
-        yield opened
-    finally:
-        opened.close()
-
-
 def _mixed_workspace(tmp_path: Path, name: str = "mixed") -> Path:
     """One class-diagram task (library_loans, three submissions) and one component task
     (shop_architecture, three submissions) in one workspace."""

@@ -83,15 +83,6 @@ class Session:
         self.runner.shutdown()
 
 
-@pytest.fixture
-def session(qtbot):
-    opened = Session(qtbot)
-    try:
-        yield opened
-    finally:
-        opened.close()
-
-
 def _db(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(path)
     conn.row_factory = sqlite3.Row

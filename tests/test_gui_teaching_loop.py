@@ -9,16 +9,7 @@ from pathlib import Path
 import pytest
 
 from cluestudio.gui.qt import QApplication, QTimer
-from test_gui_stories import Session, _course_workspace, _ctrl, _keys, _rate_by_keys
-
-
-@pytest.fixture
-def session(qtbot):
-    opened = Session(qtbot)
-    try:
-        yield opened
-    finally:
-        opened.close()
+from test_gui_stories import _course_workspace, _ctrl, _keys, _rate_by_keys
 
 
 def _in_dialog(qtbot, act) -> list[str]:
