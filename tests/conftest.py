@@ -84,3 +84,18 @@ def session(qtbot):
         yield opened
     finally:
         opened.close()
+
+
+@pytest.fixture(scope="module")
+def sample_ws(tmp_path_factory: pytest.TempPathFactory):
+    """The sample course imported into a fresh workspace, once per test module (tests copy
+    it before they change it)."""
+    from pathlib import Path
+
+    from cluestudio.core.jobs import run_job
+    from cluestudio.core.workspace import import_path, open_workspace
+
+    path = tmp_path_factory.mktemp("ws") / "sample.sqlite"
+    with open_workspace(path) as ws:
+        run_job(import_path(ws, Path(__file__).resolve().parents[1] / "annotations" / "sample"))
+    return path

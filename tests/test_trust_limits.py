@@ -31,19 +31,12 @@ from cluestudio.core.workspace import (
 from cluestudio.core.workspace import export as export_module
 from cluestudio.core.workspace.export import export_tables
 from cluestudio.core.workspace.source_files import MAX_NAME_BYTES, MAX_TEXT_BYTES
+from support.mounts import tmpfs_runner
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "annotations" / "sample"
 SCORES = {"classes": 4, "attributes": 3, "methods": 2, "relations": 4, "multiplicities": 1,
           "overall": 3.5}
-
-
-@pytest.fixture(scope="module")
-def sample_ws(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("ws") / "sample.sqlite"
-    with open_workspace(path) as ws:
-        run_job(import_path(ws, SAMPLE))
-    return path
 
 
 def with_graders(sample_ws: Path, path: Path, graders: int) -> Path:
@@ -185,15 +178,7 @@ def test_a_submission_left_out_of_a_scoring_job_is_reported_with_why(sample_ws: 
     assert "changed while the job ran" in plan.summary.failed[sid]
 
 
-def _namespace_runner() -> list[str] | None:
-    if sys.platform != "linux" or shutil.which("unshare") is None:
-        return None
-    probe = subprocess.run(["unshare", "-rm", "sh", "-c", "mount -t tmpfs tmpfs /mnt"],
-                           capture_output=True, timeout=30, check=False)
-    return ["unshare", "-rm"] if probe.returncode == 0 else None
-
-
-needs_mounts = pytest.mark.skipif(_namespace_runner() is None,
+needs_mounts = pytest.mark.skipif(tmpfs_runner() is None,
                                   reason="needs Linux mount namespaces (unshare -rm)")
 
 FULL_DISK_EXPORT = """
@@ -225,7 +210,7 @@ def test_a_full_disk_during_export_changes_no_file_and_names_the_one_that_failed
     script.write_text(textwrap.dedent(FULL_DISK_EXPORT), encoding="utf-8")
     command = (f"mount -t tmpfs -o size=8m tmpfs {disk} && exec {sys.executable} {script} "
                f"{disk} {sample_ws} {large}")
-    done = subprocess.run([*(_namespace_runner() or []), "sh", "-c", command],
+    done = subprocess.run([*(tmpfs_runner() or []), "sh", "-c", command],
                           capture_output=True, text=True, timeout=280, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout.split("RESULT ", 1)[1])
@@ -251,7 +236,7 @@ def test_a_read_only_workspace_can_be_analysed_and_exported(sample_ws: Path,
     command = (f"mount --bind {shared} {shared} && mount -o remount,ro,bind {shared} && "
                f"{python} analysis {shared}/course.sqlite --json > {tmp_path}/analysis.json && "
                f"{python} export {shared}/course.sqlite {tmp_path}/out")
-    done = subprocess.run([*(_namespace_runner() or []), "sh", "-c", command],
+    done = subprocess.run([*(tmpfs_runner() or []), "sh", "-c", command],
                           capture_output=True, text=True, timeout=110, check=False,
                           env={**os.environ, "PYTHONPATH": sys_path()})
     assert done.returncode == 0, done.stderr[-3000:]

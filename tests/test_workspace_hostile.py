@@ -14,22 +14,14 @@ from pathlib import Path
 import pytest
 
 from cluestudio.cli import main
-from cluestudio.core.jobs import run_job
-from cluestudio.core.workspace import import_path, open_workspace, schema
+from cluestudio.core.workspace import open_workspace, schema
 from cluestudio.core.workspace.lock import WorkspaceInUse
 from cluestudio.core.workspace.schema import MigrationFailed
+from support.mounts import tmpfs_runner
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "annotations" / "sample"
 ARCHITECTURE = ROOT / "annotations" / "examples" / "architecture"
-
-
-@pytest.fixture(scope="module")
-def sample_ws(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("ws") / "sample.sqlite"
-    with open_workspace(path) as ws:
-        run_job(import_path(ws, SAMPLE))
-    return path
 
 
 def copy_of(sample_ws: Path, tmp_path: Path, name: str = "course.sqlite") -> Path:
@@ -160,15 +152,7 @@ print("RESULT " + json.dumps(results))
 """
 
 
-def _tmpfs_runner() -> list[str] | None:
-    if sys.platform != "linux" or shutil.which("unshare") is None:
-        return None
-    probe = subprocess.run(["unshare", "-rm", "sh", "-c", "mount -t tmpfs tmpfs /mnt"],
-                           capture_output=True, timeout=30, check=False)
-    return ["unshare", "-rm"] if probe.returncode == 0 else None
-
-
-@pytest.mark.skipif(_tmpfs_runner() is None,
+@pytest.mark.skipif(tmpfs_runner() is None,
                     reason="needs Linux mount namespaces (unshare -rm) for a real full disk")
 @pytest.mark.timeout(300)
 def test_a_full_disk_loses_nothing_and_says_so(sample_ws: Path, tmp_path: Path,
@@ -179,7 +163,7 @@ def test_a_full_disk_loses_nothing_and_says_so(sample_ws: Path, tmp_path: Path,
     script.write_text(textwrap.dedent(FULL_DISK))
     command = (f"mount -t tmpfs -o size=12m tmpfs {disk} && exec {sys.executable} {script} "
                f"{disk} {sample_ws} {ARCHITECTURE}")
-    done = subprocess.run([*(_tmpfs_runner() or []), "sh", "-c", command],
+    done = subprocess.run([*(tmpfs_runner() or []), "sh", "-c", command],
                           capture_output=True, text=True, timeout=280, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout.split("RESULT ", 1)[1])

@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 
 from cluestudio.cli import main
-from cluestudio.core.jobs import run_job
-from cluestudio.core.workspace import WorkspaceError, import_path, open_workspace, schema
+from cluestudio.core.workspace import WorkspaceError, open_workspace, schema
 from cluestudio.core.workspace.clean_copy import copy_to_clean
 from cluestudio.core.workspace.foreign import ForeignSchema
 
@@ -31,14 +30,6 @@ PLANTED = {
     "extra table": "CREATE TABLE stash (x)",
     "extra index": "CREATE INDEX sneaky ON ratings(grader, total)",
 }
-
-
-@pytest.fixture(scope="module")
-def sample_ws(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("ws") / "sample.sqlite"
-    with open_workspace(path) as ws:
-        run_job(import_path(ws, SAMPLE))
-    return path
 
 
 def planted(sample_ws: Path, tmp_path: Path, *statements: str) -> Path:
