@@ -95,3 +95,35 @@ def test_at_1366x768_task_names_are_whole_in_the_list(session, tmp_path) -> None
         text = table.model().index(row, 0).data()
         assert table.columnWidth(0) >= table.fontMetrics().horizontalAdvance(text) + 8, text
         assert text in table.model().index(row, 0).data(3)  # and the tooltip has it whole
+
+
+def test_at_1024x700_the_grading_zoom_bar_shows_every_button_and_the_small_warning(
+        session, tmp_path) -> None:
+    """The candidate column is narrow at 1024 px: the zoom bar wraps rather than eliding
+    "100%" to "…" or cutting "85% small" to "85" (the warning is the point)."""
+    from test_gui_stories import _big_workspace, _ctrl, _keys
+
+    from cluestudio.gui.qt import QLabel, QToolButton
+    from cluestudio.gui.widgets.zoom_bar import ZoomBar
+
+    window = session.open(_big_workspace(tmp_path))
+    window.resize(1024, 700)
+    session.press(_keys().Key_F3)
+    image_a = window.grading.image_a
+    session.qtbot.waitUntil(lambda: image_a.image is not None, timeout=10_000)
+    session.press(_keys().Key_0, modifier=_ctrl())  # Fit: the text gets small
+    bar = window.grading.findChild(ZoomBar)
+    session.qtbot.waitUntil(lambda: "small" in bar.label.text())
+    column = bar.parentWidget()
+
+    def whole(widget) -> bool:
+        placed = widget.geometry().translated(bar.pos())
+        return (widget.width() >= widget.sizeHint().width()
+                and widget.height() >= widget.sizeHint().height()
+                and column.rect().contains(placed))
+
+    shown = [w for kind in (QToolButton, QLabel) for w in bar.findChildren(kind)
+             if w.isVisible()]
+    assert bar.readable_button in shown and bar.label in shown
+    session.qtbot.waitUntil(lambda: all(whole(w) for w in shown))
+    assert bar.width() <= column.width()
