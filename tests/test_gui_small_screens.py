@@ -101,10 +101,9 @@ def test_at_1024x700_the_grading_zoom_bar_shows_every_button_and_the_small_warni
         session, tmp_path) -> None:
     """The candidate column is narrow at 1024 px: the zoom bar wraps rather than eliding
     "100%" to "…" or cutting "85% small" to "85" (the warning is the point)."""
-    from test_gui_stories import _big_workspace, _ctrl, _keys
-
     from cluestudio.gui.qt import QLabel, QToolButton
     from cluestudio.gui.widgets.zoom_bar import ZoomBar
+    from test_gui_stories import _big_workspace, _ctrl, _keys
 
     window = session.open(_big_workspace(tmp_path))
     window.resize(1024, 700)
@@ -127,3 +126,19 @@ def test_at_1024x700_the_grading_zoom_bar_shows_every_button_and_the_small_warni
     assert bar.readable_button in shown and bar.label in shown
     session.qtbot.waitUntil(lambda: all(whole(w) for w in shown))
     assert bar.width() <= column.width()
+
+
+def test_at_1024x700_the_review_zoom_bar_stays_one_row_beside_its_title(session,
+                                                                       tmp_path) -> None:
+    """Wrapping is for want of room, not a habit: beside "A: submitted image" there is room
+    for one row, and a column of buttons would take image A's height."""
+    from cluestudio.gui.qt import QToolButton
+    from cluestudio.gui.widgets.zoom_bar import ZoomBar
+
+    window = session.open(_course_workspace(tmp_path))
+    window.resize(1024, 700)
+    bar = window.review.findChild(ZoomBar)
+    button = bar.findChild(QToolButton)
+    session.qtbot.waitUntil(lambda: bar.isVisible() and button.height() > 0)
+    session.qtbot.waitUntil(lambda: bar.height() < 2 * button.height())
+    assert bar.width() >= bar.sizeHint().width()

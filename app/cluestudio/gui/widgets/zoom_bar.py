@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from cluestudio.gui.qt import QLabel, QToolButton, QWidget
+from cluestudio.gui.qt import QLabel, QSize, QToolButton, QWidget
 from cluestudio.gui.widgets.flow_layout import FlowLayout
 from cluestudio.gui.widgets.image_views import (
     READABLE_ZOOM,
@@ -64,6 +64,14 @@ class ZoomBar(QWidget):
         self._views = list(sync.views)
         for view in self._views:
             view.zoom_changed.connect(lambda _zoom, view=view: self._on_zoom(view))
+
+    def sizeHint(self) -> QSize:
+        """One row where there is room (a flow layout alone asks only for its widest
+        button, and a title row beside it would then squeeze the bar into a column)."""
+        shown = [w for w in self.findChildren(QWidget) if not w.isHidden()]
+        gaps = 2 * max(len(shown) - 1, 0)
+        return QSize(sum(w.sizeHint().width() for w in shown) + gaps,
+                     max((w.sizeHint().height() for w in shown), default=0))
 
     def set_shortcuts(self, shortcuts: Mapping[str, str]) -> None:
         """Name the keys the menus really use (a ``[keys]`` table may have moved them)."""
