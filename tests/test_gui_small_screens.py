@@ -13,7 +13,7 @@ pytestmark = pytest.mark.gui
 
 def test_a_laptop_of_1366x768_with_a_panel_shows_the_title_bar_and_the_status_bar() -> None:
     from cluestudio.gui.qt import QMargins, QRect
-    from cluestudio.gui.window_layout import clamped
+    from cluestudio.gui.screen_fit import clamped
 
     room = QRect(0, 0, 1366, 740)  # a 28-pixel panel at the bottom
     frame = QMargins(4, 34, 4, 4)  # the window manager's title bar and borders
@@ -30,7 +30,7 @@ def test_a_layout_saved_on_a_big_monitor_opens_whole_on_the_laptop(session, tmp_
     from cluestudio.core.workspace import open_workspace
     from cluestudio.gui.main_window import MainWindow
     from cluestudio.gui.qt import QRect, QtGui
-    from cluestudio.gui.window_layout import frame_margins
+    from cluestudio.gui.screen_fit import frame_margins
 
     # The screen is the platform's: the laptop's 1366×768 with a 28-pixel panel (the
     # offscreen platform's own screen is 800×800, smaller than any promised one).
@@ -142,3 +142,18 @@ def test_at_1024x700_the_review_zoom_bar_stays_one_row_beside_its_title(session,
     session.qtbot.waitUntil(lambda: bar.isVisible() and button.height() > 0)
     session.qtbot.waitUntil(lambda: bar.height() < 2 * button.height())
     assert bar.width() >= bar.sizeHint().width()
+
+
+def test_a_dialog_opened_on_a_1024x700_screen_fits_with_its_title_bar(session,
+                                                                      monkeypatch) -> None:
+    from cluestudio.gui.qt import QDialog, QRect, QtGui
+    from cluestudio.gui.screen_fit import GUESSED_FRAME, resize_within_screen
+
+    room = QRect(0, 0, 1024, 672)  # a 28-pixel panel
+    monkeypatch.setattr(QtGui.QScreen, "availableGeometry", lambda _screen: room)
+    dialog = QDialog()
+    session.qtbot.addWidget(dialog)
+    resize_within_screen(dialog, 640, 720)
+    assert dialog.width() == 640  # room enough across: what was asked
+    outer = QRect(dialog.geometry().topLeft(), dialog.size()).marginsAdded(GUESSED_FRAME)
+    assert outer.height() <= room.height(), (dialog.size(), room)
