@@ -13,7 +13,7 @@ pytestmark = pytest.mark.gui
 
 def test_a_laptop_of_1366x768_with_a_panel_shows_the_title_bar_and_the_status_bar() -> None:
     from cluestudio.gui.qt import QMargins, QRect
-    from cluestudio.gui.window_layout import clamped
+    from cluestudio.gui.screen_fit import clamped
 
     room = QRect(0, 0, 1366, 740)  # a 28-pixel panel at the bottom
     frame = QMargins(4, 34, 4, 4)  # the window manager's title bar and borders
@@ -30,7 +30,7 @@ def test_a_layout_saved_on_a_big_monitor_opens_whole_on_the_laptop(session, tmp_
     from cluestudio.core.workspace import open_workspace
     from cluestudio.gui.main_window import MainWindow
     from cluestudio.gui.qt import QRect, QtGui
-    from cluestudio.gui.window_layout import frame_margins
+    from cluestudio.gui.screen_fit import frame_margins
 
     # The screen is the platform's: the laptop's 1366×768 with a 28-pixel panel (the
     # offscreen platform's own screen is 800×800, smaller than any promised one).
@@ -95,3 +95,65 @@ def test_at_1366x768_task_names_are_whole_in_the_list(session, tmp_path) -> None
         text = table.model().index(row, 0).data()
         assert table.columnWidth(0) >= table.fontMetrics().horizontalAdvance(text) + 8, text
         assert text in table.model().index(row, 0).data(3)  # and the tooltip has it whole
+
+
+def test_at_1024x700_the_grading_zoom_bar_shows_every_button_and_the_small_warning(
+        session, tmp_path) -> None:
+    """The candidate column is narrow at 1024 px: the zoom bar wraps rather than eliding
+    "100%" to "…" or cutting "85% small" to "85" (the warning is the point)."""
+    from cluestudio.gui.qt import QLabel, QToolButton
+    from cluestudio.gui.widgets.zoom_bar import ZoomBar
+    from test_gui_stories import _big_workspace, _ctrl, _keys
+
+    window = session.open(_big_workspace(tmp_path))
+    window.resize(1024, 700)
+    session.press(_keys().Key_F3)
+    image_a = window.grading.image_a
+    session.qtbot.waitUntil(lambda: image_a.image is not None, timeout=10_000)
+    session.press(_keys().Key_0, modifier=_ctrl())  # Fit: the text gets small
+    bar = window.grading.findChild(ZoomBar)
+    session.qtbot.waitUntil(lambda: "small" in bar.label.text())
+    column = bar.parentWidget()
+
+    def whole(widget) -> bool:
+        placed = widget.geometry().translated(bar.pos())
+        return (widget.width() >= widget.sizeHint().width()
+                and widget.height() >= widget.sizeHint().height()
+                and column.rect().contains(placed))
+
+    shown = [w for kind in (QToolButton, QLabel) for w in bar.findChildren(kind)
+             if w.isVisible()]
+    assert bar.readable_button in shown and bar.label in shown
+    session.qtbot.waitUntil(lambda: all(whole(w) for w in shown))
+    assert bar.width() <= column.width()
+
+
+def test_at_1024x700_the_review_zoom_bar_stays_one_row_beside_its_title(session,
+                                                                       tmp_path) -> None:
+    """Wrapping is for want of room, not a habit: beside "A: submitted image" there is room
+    for one row, and a column of buttons would take image A's height."""
+    from cluestudio.gui.qt import QToolButton
+    from cluestudio.gui.widgets.zoom_bar import ZoomBar
+
+    window = session.open(_course_workspace(tmp_path))
+    window.resize(1024, 700)
+    bar = window.review.findChild(ZoomBar)
+    button = bar.findChild(QToolButton)
+    session.qtbot.waitUntil(lambda: bar.isVisible() and button.height() > 0)
+    session.qtbot.waitUntil(lambda: bar.height() < 2 * button.height())
+    assert bar.width() >= bar.sizeHint().width()
+
+
+def test_a_dialog_opened_on_a_1024x700_screen_fits_with_its_title_bar(session,
+                                                                      monkeypatch) -> None:
+    from cluestudio.gui.qt import QDialog, QRect, QtGui
+    from cluestudio.gui.screen_fit import GUESSED_FRAME, resize_within_screen
+
+    room = QRect(0, 0, 1024, 672)  # a 28-pixel panel
+    monkeypatch.setattr(QtGui.QScreen, "availableGeometry", lambda _screen: room)
+    dialog = QDialog()
+    session.qtbot.addWidget(dialog)
+    resize_within_screen(dialog, 640, 720)
+    assert dialog.width() == 640  # room enough across: what was asked
+    outer = QRect(dialog.geometry().topLeft(), dialog.size()).marginsAdded(GUESSED_FRAME)
+    assert outer.height() <= room.height(), (dialog.size(), room)

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.rubric import get_rubric
 from cluestudio.core.workspace.adjudication import Adjudicate, adjudication_queue
-from cluestudio.gui.dialog_size import resize_within_screen
 from cluestudio.gui.qt import (
     QDialog,
     QHBoxLayout,
@@ -24,6 +23,7 @@ from cluestudio.gui.qt import (
     QTextBrowser,
     QVBoxLayout,
 )
+from cluestudio.gui.screen_fit import resize_within_screen
 
 if TYPE_CHECKING:
     from cluestudio.gui.main_window import MainWindow

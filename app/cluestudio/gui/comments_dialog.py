@@ -23,7 +23,6 @@ from cluestudio.core.workspace.feedback import (
     comment_bank,
     item_comments,
 )
-from cluestudio.gui.dialog_size import resize_within_screen
 from cluestudio.gui.qt import (
     QDialog,
     QDoubleSpinBox,
@@ -39,6 +38,7 @@ from cluestudio.gui.qt import (
     Qt,
     QVBoxLayout,
 )
+from cluestudio.gui.screen_fit import resize_within_screen
 
 if TYPE_CHECKING:
     from cluestudio.gui.main_window import MainWindow

@@ -284,8 +284,8 @@ class GroupActions(QObject):
             stale = (" A diagram of this task changed since they were found."
                      if task in self._stale else "")
             self.panel.describe(
-                f"<b>Grade by group</b> · <i>Not grouped yet.{stale} Find groups groups this "
-                "task's submissions "
+                f"<b>Grade by group</b> · <i>Not grouped yet.{stale} “Find groups” puts "
+                "together this task's submissions "
                 "whose diagrams say the same (layout, order, whitespace and case aside), so "
                 "one rating can serve them all; CLUE suggests near ones, apart, with what "
                 "differs.</i>", can_find=True)

@@ -14,14 +14,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from cluestudio.core.workspace.ops import text_hash
-from cluestudio.gui.qt import QMargins, QRect, QSettings, QSplitter, Qt, QTimer
+from cluestudio.gui.qt import QSettings, QSplitter, Qt, QTimer
+from cluestudio.gui.screen_fit import clamped, frame_margins
 
 if TYPE_CHECKING:
     from cluestudio.gui.main_window import MainWindow
 
-# Where the window manager's frame is not known yet (before the first show on X11): a title
-# bar of this height and thin borders, so a clamped window is not a few pixels too tall.
-_GUESSED_FRAME = QMargins(4, 34, 4, 4)
 # The name column shows at least this much ("hospital_a…s001" with the middle elided) ...
 _LEAST_NAME = "hospital…s001"
 # ... and the dock takes at most this share of the window to show whole names.
@@ -68,29 +66,6 @@ def save_layout(window: MainWindow) -> None:
     for key, splitter in _splitter_keys(window):
         stored.setValue(key, splitter.saveState())
     stored.sync()
-
-
-def frame_margins(window: MainWindow) -> QMargins:
-    """The window manager's frame around the window: measured once it is shown, else a
-    title bar's worth guessed."""
-    frame, inner = window.frameGeometry(), window.geometry()
-    if window.isVisible() and frame != inner:
-        return QMargins(inner.left() - frame.left(), inner.top() - frame.top(),
-                        frame.right() - inner.right(), frame.bottom() - inner.bottom())
-    return _GUESSED_FRAME
-
-
-def clamped(wanted: QRect, room: QRect, frame: QMargins, least: tuple[int, int]) -> QRect:
-    """``wanted`` (the window without its frame) moved and shrunk so that, frame included,
-    it lies within ``room``; never below ``least`` (width, height)."""
-    width = max(least[0], min(wanted.width(), room.width() - frame.left() - frame.right()))
-    height = max(least[1], min(wanted.height(), room.height() - frame.top() - frame.bottom()))
-    left = min(max(wanted.left(), room.left() + frame.left()),
-               room.right() + 1 - frame.right() - width)
-    top = min(max(wanted.top(), room.top() + frame.top()),
-              room.bottom() + 1 - frame.bottom() - height)
-    return QRect(max(left, room.left() + frame.left()), max(top, room.top() + frame.top()),
-                 width, height)
 
 
 def fit_on_screen(window: MainWindow) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from cluestudio.app.groups import GroupMember, GroupPreview, SubmissionGroup
-from cluestudio.gui.dialog_size import resize_within_screen
 from cluestudio.gui.qt import (
     QDialog,
     QHBoxLayout,
@@ -24,6 +23,7 @@ from cluestudio.gui.qt import (
     QVBoxLayout,
     QWidget,
 )
+from cluestudio.gui.screen_fit import resize_within_screen
 
 #: (the chosen submission ids, overwrite) -> what applying would do. Reads only.
 Preview = Callable[[tuple[int, ...], bool], GroupPreview]

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from cluestudio.gui.qt import QHBoxLayout, QLabel, QToolButton, QWidget
+from cluestudio.gui.qt import QLabel, QSize, QToolButton, QWidget
+from cluestudio.gui.widgets.flow_layout import FlowLayout
 from cluestudio.gui.widgets.image_views import (
     READABLE_ZOOM,
     WHEEL_STEP,
@@ -35,8 +36,12 @@ class ZoomBar(QWidget):
 
     def __init__(self, sync: ZoomSync, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
+        # Wraps instead of eliding: at 1024×700 the candidate column is ~190 px wide, and
+        # an elided "100%" or a zoom cut to "85" (its "small" warning gone) says nothing.
+        layout = FlowLayout(self, spacing=2)
+        self.label = QLabel("—")
+        self.label.setObjectName("zoomLabel")
+        self.label.setMinimumWidth(40)
         self._buttons: dict[str, QToolButton] = {}
         for text, name, action in (
             ("Fit", "fit_images", sync.fit_all),
@@ -49,19 +54,24 @@ class ZoomBar(QWidget):
             button.clicked.connect(action)
             layout.addWidget(button)
             self._buttons[name] = button
+            if name == "zoom_in":
+                layout.addWidget(self.label)
         self.readable_button = self._buttons["readable_zoom"]
         self.readable_button.hide()  # offered while the text is small
         self.set_shortcuts({"fit_images": "Ctrl+0", "readable_zoom": "Ctrl+9",
                             "actual_size": "Ctrl+Shift+0", "zoom_out": "Ctrl+-",
                             "zoom_in": "Ctrl+="})
-        self.label = QLabel("—")
-        self.label.setObjectName("zoomLabel")
-        self.label.setMinimumWidth(40)
-        layout.insertWidget(4, self.label)
-        layout.addStretch(1)
         self._views = list(sync.views)
         for view in self._views:
             view.zoom_changed.connect(lambda _zoom, view=view: self._on_zoom(view))
+
+    def sizeHint(self) -> QSize:
+        """One row where there is room (a flow layout alone asks only for its widest
+        button, and a title row beside it would then squeeze the bar into a column)."""
+        shown = [w for w in self.findChildren(QWidget) if not w.isHidden()]
+        gaps = 2 * max(len(shown) - 1, 0)
+        return QSize(sum(w.sizeHint().width() for w in shown) + gaps,
+                     max((w.sizeHint().height() for w in shown), default=0))
 
     def set_shortcuts(self, shortcuts: Mapping[str, str]) -> None:
         """Name the keys the menus really use (a ``[keys]`` table may have moved them)."""
