@@ -27,6 +27,10 @@ from cluestudio.core.vlm.factory import worker_backend
 
 T = TypeVar("T")
 
+# A model call takes seconds: a chunk is a few submissions, ~30 s of work, once measured.
+TARGET_SECONDS = 30.0
+ITEM_SIZE = 1000  # every submission (or audit scale) counts the same to the chunk sizer
+
 
 def ask(question: Question, backend: VLMBackend, item: BatchItem, image: ImageInput,
         diagram: Any, cancel: CancelToken) -> Any:

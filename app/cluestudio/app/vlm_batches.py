@@ -1,6 +1,6 @@
 """Convert or probe a whole workspace with a VLM, one job: plan, run, store. The jobs behind
 ``cluestudio convert --workspace``, ``probe --workspace`` (DESIGN §6, §7, §10) and their
-``--executor`` runs (docs/cluster.md), and ``audit`` on an executor.
+``--executor`` runs (docs/cluster.md).
 
 Both are plain jobs (generators yielding :class:`~cluestudio.core.jobs.Progress`, honouring
 a :class:`~cluestudio.core.jobs.CancelToken`), so the GUI can run them on its worker lane
@@ -51,30 +51,17 @@ from cluestudio.app.vlm_batch_records import (
     RemoteJob,
     RemoteOutcome,
 )
-from cluestudio.app.vlm_batch_step import ask, in_pool, work_on_worker
+from cluestudio.app.vlm_batch_step import ITEM_SIZE, TARGET_SECONDS, ask, in_pool, work_on_worker
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.jobs import CancelToken, Job, Progress
 from cluestudio.core.vlm.backend import ImageInput, VLMBackend
+from cluestudio.core.vlm.factory import model_id_of
 from cluestudio.core.vlm.prompts import (
     ConvertPrompts,
     ProbePrompts,
     load_convert_prompts,
     load_probe_prompts,
 )
-
-# A model call takes seconds: a chunk is a few submissions, ~30 s of work, once measured.
-TARGET_SECONDS = 30.0
-ITEM_SIZE = 1000  # every submission counts the same to the chunk sizer
-
-
-def model_id_of(options: Any) -> str:
-    """The model id results are keyed by, without loading a local model here."""
-    if options.backend == "local":
-        return str(options.model)
-    from cluestudio.core.vlm.factory import make_backend
-
-    return make_backend(options).model_id
-
 
 # --- plan (client) --------------------------------------------------------------------------
 
@@ -336,45 +323,6 @@ def _run(executor: Executor, ws: Any, payloads: Any, job: RemoteJob,
         executor, work_on_worker, payloads, (job,), cancel, on_result=on_result,
         on_failure=on_failure, size_of=lambda payload: ITEM_SIZE,
         sizer=ChunkSizer(TARGET_SECONDS, first=1, largest=64), total=total))
-
-
-def audit_on(executor: Executor, options: Any, config: Any, store: Any,
-             cancel: CancelToken | None = None) -> Job[Any]:
-    """:func:`~cluestudio.core.vlm.audit.run_audit` with the rendering and the model calls
-    on ``executor``'s workers (each its own JVM and backend); every record is added to
-    ``store`` here, as it comes back, so an interrupted audit resumes as before."""
-    from cluestudio.core.vlm import audit
-
-    cancel = cancel or CancelToken()
-    plan = audit.plan_audit(config, model_id_of(options), store)
-    failures: list[str] = []
-    asked = 0
-    yield Progress(plan.done, plan.total, f"{plan.done} cached; asking {plan.model} on "
-                                          f"{executor.describe()}", "auditing")
-
-    def on_result(chunk: list[Any], value: Any) -> str:
-        nonlocal asked
-        for record in value.records:
-            store.add(record)
-        asked += len(value.records)
-        failures.extend(value.failures)
-        return f"{len(value.records)} answers from {value.worker}"
-
-    def on_failure(chunk: list[Any], error: BaseException) -> str:
-        failures.extend(f"{i.id} ({i.condition}/{i.relation}): the worker failed: {error}"
-                        for i, _ in chunk)
-        return f"{len(chunk)} instance(s) failed on the {executor.name} executor"
-
-    units = ((instance, plan.missing(instance, store)) for instance in plan.todo)
-    yield from run_chunks(
-        executor, audit.audit_on_worker, units, (replace(options, api_key=None), config),
-        cancel, on_result=on_result, on_failure=on_failure,
-        size_of=lambda unit: ITEM_SIZE * len(unit[1]),
-        sizer=ChunkSizer(TARGET_SECONDS, first=1, largest=64),
-        total=len(plan.todo))
-    records = tuple(r for k in plan.wanted if (r := store.get(k)) is not None)
-    return audit.AuditRun(config=config, model=plan.model, prompt_version=plan.version,
-                          records=records, asked=asked, failures=tuple(failures))
 
 
 # --- store (client) -------------------------------------------------------------------------

@@ -73,3 +73,10 @@ def worker_backend(options: Any) -> VLMBackend:
     if key not in _WORKER_BACKENDS:
         _WORKER_BACKENDS[key] = make_backend(options)
     return _WORKER_BACKENDS[key]
+
+
+def model_id_of(options: BackendOptions) -> str:
+    """The model id results are keyed by, without loading a local model here."""
+    if options.backend == "local":
+        return str(options.model)
+    return make_backend(options).model_id
