@@ -1,4 +1,5 @@
-"""The bundled sample course and the user's copy of it as a ready workspace."""
+"""Importing a course folder or JSONL file (:func:`plan_import`, :func:`import_path`), and
+the bundled sample course and the user's copy of it as a ready workspace, imported so."""
 
 from __future__ import annotations
 
