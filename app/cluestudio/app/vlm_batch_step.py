@@ -50,7 +50,8 @@ def ask(question: Question, backend: VLMBackend, item: BatchItem, image: ImageIn
                                     prompts=question.prompts))
 
 
-# --- in this process: a few items at a time on a thread pool -------------------------------
+# --- in this process: a few items at a time on a thread pool ---------------------------------
+
 
 class _LinkedToken(CancelToken):
     """Cancelled when the batch is, or when its own :meth:`cancel` is called (on errors)."""
@@ -132,7 +133,7 @@ def in_pool(
     pool.shutdown(wait=True)
 
 
-# --- on an executor's workers (cluestudio.app.vlm_batches.convert_on / probe_on) ------------
+# --- on an executor's workers (cluestudio.app.vlm_batches.convert_on / probe_on) -------------
 
 
 def work_on_worker(chunk_id: int, payloads: list[tuple[BatchItem, bytes, Any]],

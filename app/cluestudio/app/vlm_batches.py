@@ -63,7 +63,8 @@ from cluestudio.core.vlm.prompts import (
     load_probe_prompts,
 )
 
-# --- plan (client) --------------------------------------------------------------------------
+# --- plan (client) ---------------------------------------------------------------------------
+
 
 def _summaries(ws: Any, tasks: Sequence[str]) -> list[Any]:
     known = {t.id for t in ws.tasks()}
@@ -173,7 +174,8 @@ def plan_probes(ws: Any, model_id: str, tasks: Sequence[str], redo: bool,
     return todo, outcomes
 
 
-# --- run in this process ----------------------------------------------------------------
+# --- run in this process ---------------------------------------------------------------------
+
 
 def _image(ws: Any, item: BatchItem) -> ImageInput:
     data = ws.image(item.image_hash)
@@ -259,8 +261,7 @@ def probe_workspace(
                         tuple(_in_order(outcomes)))
 
 
-
-# --- run on an executor's workers -----------------------------------------------------------
+# --- run on an executor's workers ------------------------------------------------------------
 
 
 def convert_on(executor: Executor, ws: Any, options: Any, cancel: CancelToken | None = None,
@@ -325,7 +326,8 @@ def _run(executor: Executor, ws: Any, payloads: Any, job: RemoteJob,
         sizer=ChunkSizer(TARGET_SECONDS, first=1, largest=64), total=total))
 
 
-# --- store (client) -------------------------------------------------------------------------
+# --- store (client) --------------------------------------------------------------------------
+
 
 def finish_conversion(ws: Any, item: BatchItem, result: Any, outcomes: list[ItemOutcome]
                       ) -> str:
