@@ -19,8 +19,7 @@ import random
 import time
 from pathlib import Path
 
-from cluestudio.app import groups
-from cluestudio.app.groups import GroupItem, group_items
+from cluestudio.core.groups import Grouping, GroupItem, group_items, leaders
 from cluestudio.core.jobs import run_job
 from cluestudio.core.model import ClassDiagram
 from cluestudio.core.plantuml import parse_plantuml, write_plantuml
@@ -55,7 +54,7 @@ def course(n: int, seed: int = 7) -> list[GroupItem]:
     return [GroupItem(i + 1, f"s{i + 1:03d}", t) for i, t in enumerate(texts)]
 
 
-def _run(items: list[GroupItem]) -> tuple[float, groups.Grouping]:
+def _run(items: list[GroupItem]) -> tuple[float, Grouping]:
     start = time.perf_counter()
     result = run_job(group_items(items, "library_loans"))
     return time.perf_counter() - start, result
@@ -69,12 +68,12 @@ def main() -> None:
     for n in args.sizes:
         items = course(n)
         pruned_s, pruned = _run(items)
-        bound = groups._bound
-        groups._bound = lambda *a: 1.0  # type: ignore[assignment]
+        bound = leaders._bound
+        leaders._bound = lambda *a: 1.0  # type: ignore[assignment]
         try:
             full_s, full = _run(items)
         finally:
-            groups._bound = bound  # type: ignore[assignment]
+            leaders._bound = bound  # type: ignore[assignment]
         same = [g.to_dict() for g in full.groups] == [g.to_dict() for g in pruned.groups]
         sizes = sorted((g.size for g in pruned.groups), reverse=True)
         print(f"{n:4d} submissions: {pruned.pairs_possible:6,d} pairs, {pruned.distinct:3d} "

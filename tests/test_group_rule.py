@@ -17,9 +17,9 @@ from types import ModuleType
 
 import pytest
 
-from cluestudio.app.groups import Grouping, GroupItem, group_items
 from cluestudio.core import synth
 from cluestudio.core.canonical import canonical_form, differences, same_diagram
+from cluestudio.core.groups import Grouping, GroupItem, group_items
 from cluestudio.core.jobs import run_job
 from cluestudio.core.model import ClassDiagram
 from cluestudio.core.plantuml import parse_plantuml, write_plantuml

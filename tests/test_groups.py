@@ -15,12 +15,7 @@ from typing import Any
 
 import pytest
 
-from cluestudio.app import groups
 from cluestudio.app.groups import (
-    GroupItem,
-    GroupOptions,
-    clue_upper_bound,
-    group_items,
     group_job,
     group_rating_command,
     group_submissions,
@@ -28,6 +23,14 @@ from cluestudio.app.groups import (
 )
 from cluestudio.core.clue import ClueScorer
 from cluestudio.core.errors import ClueStudioError
+from cluestudio.core.groups import (
+    DEFAULT_THRESHOLD,
+    GroupItem,
+    GroupOptions,
+    clue_upper_bound,
+    group_items,
+    leaders,
+)
 from cluestudio.core.jobs import Cancelled, CancelToken, Progress, run_job
 from cluestudio.core.plantuml import parse_plantuml
 from cluestudio.core.rubric import get_rubric
@@ -189,7 +192,7 @@ def test_pruning_changes_no_group(monkeypatch: pytest.MonkeyPatch) -> None:
         texts += [p.read_text(encoding="utf-8") for p in sorted(folder.glob("*.puml"))]
     texts += texts[:5]  # a few exact duplicates
     pruned = run_job(group_items(items(*texts), "t"))
-    monkeypatch.setattr(groups, "_bound", lambda *args: 1.0)  # score every pair it meets
+    monkeypatch.setattr(leaders, "_bound", lambda *args: 1.0)  # score every pair it meets
     everything = run_job(group_items(items(*texts), "t"))
     assert 0 < pruned.pairs_scored < everything.pairs_scored / 3
     assert everything.pairs_scored < everything.distinct * (everything.distinct - 1) // 2
@@ -430,9 +433,9 @@ def test_migration_v6_from_a_v5_database_keeps_ratings(tmp_path: Path) -> None:
 
 def test_cli_group_lists_the_groups(ws, capsys: pytest.CaptureFixture[str]) -> None:
     from cluestudio.cli import main
-    from cluestudio.cli.cmd_group import DEFAULT_THRESHOLD
+    from cluestudio.cli.cmd_group import DEFAULT_THRESHOLD as CLI_THRESHOLD
 
-    assert DEFAULT_THRESHOLD == groups.DEFAULT_THRESHOLD
+    assert CLI_THRESHOLD == DEFAULT_THRESHOLD
     path = str(ws.path)
     assert main(["group", path, "lib", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)

@@ -172,7 +172,8 @@ def test_blind_grading_shows_no_clue_value_in_the_group_panel_before_the_rating(
 def test_a_submission_named_like_markup_reads_as_its_name_in_the_group_preview(qtbot) -> None:
     # A pack may name a submission anything (`<img src=…>`): the preview's question is
     # plain text, never rendered as HTML that could load a local file.
-    from cluestudio.app.groups import GroupMember, GroupPreview, SubmissionGroup
+    from cluestudio.app.groups import GroupPreview
+    from cluestudio.core.groups import GroupMember, SubmissionGroup
     from cluestudio.gui.qt import Qt
     from cluestudio.gui.widgets.group_apply_dialog import GroupApplyDialog
 

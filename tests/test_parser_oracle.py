@@ -15,7 +15,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 from cluestudio.core.errors import PlantUMLSyntaxError
 from cluestudio.core.model import ClassDiagram
 from cluestudio.core.plantuml import parse_file, parse_plantuml, write_plantuml
-from cluestudio.core.plantuml.syntax import SyntaxReport, check_syntax
+from cluestudio.core.plantuml.syntax import check_syntax
+from cluestudio.core.plantuml.syntax_report import SyntaxReport
 from strategies import class_diagrams
 from support.plantuml_differential import check_syntax_many, java_available
 

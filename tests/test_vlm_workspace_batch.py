@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 from PIL import Image, PngImagePlugin
 
+from cluestudio.app.vlm_batches import convert_workspace, probe_workspace
 from cluestudio.cli import main
 from cluestudio.core.jobs import Cancelled, CancelToken, run_job
 from cluestudio.core.vlm.openai_backend import OpenAICompatibleBackend
-from cluestudio.core.vlm.workspace_batch import convert_workspace, probe_workspace
 from cluestudio.core.workspace import SaveRevision, import_path, open_workspace
 from support.openai_stub import OpenAIStub, images, png_source, question_of, reader_handler
 from support.openai_stub import user_text as first_user_text

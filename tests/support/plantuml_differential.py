@@ -57,7 +57,7 @@ from cluestudio.core.plantuml.runtime import (
     java_executable,
     plantuml_jar,
 )
-from cluestudio.core.plantuml.syntax import SyntaxReport
+from cluestudio.core.plantuml.syntax_report import SyntaxReport
 
 _UML = "{href://org.omg/UML/1.3}"
 

@@ -6,6 +6,11 @@ PlantUML and the VLM probes' EM / RelAcc, through core's calibration code: the
 metric-vs-human disagreement queue, the grader disagreement queue, the correlation table and
 its figures; and the inter-rater agreement of the graders (core.agreement) on the total and
 on each rubric item, overall, per grader pair and per grader.
+
+One job, plan and run (it stores nothing): :func:`plan_analysis` reads the workspace,
+:func:`analyse` computes from what was read; :func:`gather` is both, called by
+``cluestudio analysis`` in its process and by the window's Analysis view in the worker
+process (:func:`gather_job`, on a read-only view of the file).
 """
 
 from __future__ import annotations
@@ -128,19 +133,25 @@ def _rated_totals(ws: Workspace, rubric_id: str) -> list[Rating]:
     return out
 
 
-def gather(ws: Workspace, rubric_id: str, cancel: CancelToken, *, top: int = 50,
-           resamples: int = 500, figures: bool = True,
-           rubric: Rubric | None = None) -> Job[AnalysisData]:
-    import numpy as np
+# --- plan: what the analysis reads from the workspace ----------------------------------------
 
-    from cluestudio.core.agreement import Ratings
-    from cluestudio.core.calibrate import (
-        correlation_report,
-        grader_disagreements,
-        metric_disagreements,
-    )
 
-    yield Progress(0, 5, "reading ratings and scores", phase="analysing")
+@dataclass(frozen=True)
+class AnalysisInputs:
+    """The human totals, metric values and ratings of one rubric, as :func:`plan_analysis`
+    read them: all that :func:`analyse` needs, no workspace."""
+
+    rubric_id: str
+    labels: dict[int, str]  # submission id → "task · source"
+    tasks_of: dict[int, str]  # submission id → task id
+    ratings: list[Rating]  # under the rubric, with a total
+    human: dict[int, float]  # the final grade, else the graders' mean total
+    values: dict[str, dict[int, float]]  # metric → submission id → value (rated ones)
+
+
+def plan_analysis(ws: Workspace, rubric_id: str, cancel: CancelToken) -> AnalysisInputs:
+    """Read the ratings under ``rubric_id``, the final grades, the current scores of each
+    rated submission's head revision and the VLM probes' EM / RelAcc."""
     summaries = ws.list_submissions()
     labels = {s.id: f"{s.task_id} · {s.source_id}" for s in summaries}
     tasks_of = {s.id: s.task_id for s in summaries}
@@ -170,13 +181,33 @@ def gather(ws: Workspace, rubric_id: str, cancel: CancelToken, *, top: int = 50,
         for column, stem in (("em", "probe-em"), ("rel_acc", "probe-rel-acc")):
             if sid in human and probe[column] is not None:
                 values.setdefault(f"{stem}[{probe['model']}]", {})[sid] = float(probe[column])
+    return AnalysisInputs(rubric_id, labels, tasks_of, ratings, human, values)
+
+
+# --- run: the queues, correlations, figures and agreement (pure) -----------------------------
+
+
+def analyse(inputs: AnalysisInputs, cancel: CancelToken, *, top: int = 50,
+            resamples: int = 500, figures: bool = True,
+            rubric: Rubric | None = None) -> Job[AnalysisData]:
+    """What the Analysis view and ``cluestudio analysis`` show, from what was read."""
+    import numpy as np
+
+    from cluestudio.core.agreement import Ratings
+    from cluestudio.core.calibrate import (
+        correlation_report,
+        grader_disagreements,
+        metric_disagreements,
+    )
+
+    ratings, human = inputs.ratings, inputs.human
     grader_queue = grader_disagreements(
         Ratings.from_records((str(r.submission_id), r.grader, float(r.total or 0.0))
                              for r in ratings), top=top) if ratings else []
     ids = sorted(human)
     y = np.array([human[i] for i in ids], dtype=float)
     metrics = {name: np.array([found.get(i, math.nan) for i in ids], dtype=float)
-               for name, found in sorted(values.items())}
+               for name, found in sorted(inputs.values.items())}
     usable = {name: x for name, x in metrics.items() if int(np.isfinite(x).sum()) >= 3
               and np.ptp(x[np.isfinite(x)]) > 0}  # a constant metric correlates with nothing
     note = ""
@@ -198,19 +229,31 @@ def gather(ws: Workspace, rubric_id: str, cancel: CancelToken, *, top: int = 50,
         yield Progress(3, 5, "figures", phase="analysing")
         from cluestudio.core.calibrate.plots import report_figures
 
-        for name, figure in report_figures(usable, y, tasks=[tasks_of[i] for i in ids]).items():
+        tasks = [inputs.tasks_of[i] for i in ids]
+        for name, figure in report_figures(usable, y, tasks=tasks).items():
             buffer = io.BytesIO()
             figure.savefig(buffer, format="png", dpi=80)
             figure.clear()
             pictures[name] = buffer.getvalue()
     cancel.raise_if_cancelled()
     yield Progress(4, 5, "inter-rater agreement", phase="analysing")
-    if rubric is None or rubric.id != rubric_id:
-        rubric = _rubric(rubric_id)
+    if rubric is None or rubric.id != inputs.rubric_id:
+        rubric = _rubric(inputs.rubric_id)
     scopes, agreement_note = agreement_scopes(ratings, rubric)
     yield Progress(5, 5, "done", phase="analysing")
-    return AnalysisData(labels, queues, grader_queue, table, pictures, note, scopes,
+    return AnalysisData(inputs.labels, queues, grader_queue, table, pictures, note, scopes,
                         agreement_note)
+
+
+def gather(ws: Workspace, rubric_id: str, cancel: CancelToken, *, top: int = 50,
+           resamples: int = 500, figures: bool = True,
+           rubric: Rubric | None = None) -> Job[AnalysisData]:
+    """:func:`plan_analysis` then :func:`analyse`, in this process (``cluestudio analysis``)
+    or in the window's worker process (:func:`gather_job`)."""
+    yield Progress(0, 5, "reading ratings and scores", phase="analysing")
+    inputs = plan_analysis(ws, rubric_id, cancel)
+    return (yield from analyse(inputs, cancel, top=top, resamples=resamples, figures=figures,
+                               rubric=rubric))
 
 
 def gather_job(workspace: str, rubric_id: str, *, cancel: CancelToken, emit: Any,

@@ -139,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
 def _ask(args: argparse.Namespace, config: Any, store: Any) -> Any:
     """Ask what the store lacks, here (``--executor local``) or on an executor's workers."""
     from cluestudio.app.executors import open_executor
-    from cluestudio.app.vlm_batches import audit_on
+    from cluestudio.app.vlm_audit import audit_on
     from cluestudio.cli.cmd_convert import backend_from_args, backend_options_from_args
     from cluestudio.cli.executor_args import executor_options
     from cluestudio.cli.output import stderr_progress

@@ -181,10 +181,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_workspace(args: argparse.Namespace) -> int:
+    from cluestudio.app.vlm_batches import convert_workspace
     from cluestudio.cli.output import print_json, stderr_progress
     from cluestudio.core.jobs import CancelToken, run_job
     from cluestudio.core.vlm.prompts import load_convert_prompts
-    from cluestudio.core.vlm.workspace_batch import convert_workspace
 
     prompts = load_convert_prompts(args.prompt_version)
     with open_batch_workspace(args.workspace) as ws:

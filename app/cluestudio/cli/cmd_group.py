@@ -2,10 +2,11 @@
 
     cluestudio group COURSE.sqlite TASK [--threshold 0.97] [--embedder exact] [--json]
 
-The same grouping as the window's "grade by group" (:mod:`cluestudio.app.groups`): a group
-holds submissions whose current PlantUML says the same once layout, order, whitespace and
-case are ignored; submissions at CLUE ≥ the threshold both ways are listed after it as
-"near, differs" with their element differences, never as members.
+The same grouping as the window's "grade by group" (:mod:`cluestudio.app.groups`, on
+:mod:`cluestudio.core.groups`): a group holds submissions whose current PlantUML says the
+same once layout, order, whitespace and case are ignored; submissions at CLUE ≥ the
+threshold both ways are listed after it as "near, differs" with their element differences,
+never as members.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 
 NAME = "group"
 HELP = "list groups of submissions with the same diagram (grade each group once)"
-DEFAULT_THRESHOLD = 0.97  # app.groups.DEFAULT_THRESHOLD, without importing it for --help
+DEFAULT_THRESHOLD = 0.97  # core.groups.DEFAULT_THRESHOLD, without importing it for --help
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -30,8 +31,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cluestudio.app.groups import GroupOptions, group_submissions
+    from cluestudio.app.groups import group_submissions
     from cluestudio.cli.output import print_json, stderr_progress
+    from cluestudio.core.groups import GroupOptions
     from cluestudio.core.jobs import run_job
     from cluestudio.core.workspace import open_workspace
 

@@ -41,6 +41,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_workspace(args: argparse.Namespace) -> int:
+    from cluestudio.app.vlm_batches import probe_workspace
     from cluestudio.cli.cmd_convert import (
         backend_from_args,
         batch_on_executor,
@@ -50,7 +51,6 @@ def run_workspace(args: argparse.Namespace) -> int:
     from cluestudio.cli.output import print_json, stderr_progress
     from cluestudio.core.jobs import CancelToken, run_job
     from cluestudio.core.vlm.prompts import load_probe_prompts
-    from cluestudio.core.vlm.workspace_batch import probe_workspace
 
     prompts = load_probe_prompts(args.prompt_version)
     with open_batch_workspace(args.workspace) as ws:

@@ -18,16 +18,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from html import escape
 
-from cluestudio.app.groups import (
-    Grouping,
-    GroupMember,
-    GroupPreview,
-    SubmissionGroup,
-    group_job,
-    preview_group_rating,
-)
+from cluestudio.app.groups import GroupPreview, group_job, preview_group_rating
 from cluestudio.app.submissions import SubmissionView
 from cluestudio.core.errors import ClueStudioError
+from cluestudio.core.groups import Grouping, GroupMember, SubmissionGroup
 from cluestudio.core.workspace import Changes
 from cluestudio.gui.operations import Workbench
 from cluestudio.gui.qt import QObject, QWidget, Signal

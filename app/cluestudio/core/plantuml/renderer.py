@@ -36,7 +36,7 @@ from cluestudio.core.plantuml._server import (
     ServerTimeout,
 )
 from cluestudio.core.plantuml.runtime import RuntimeMissing
-from cluestudio.core.plantuml.syntax import SyntaxReport
+from cluestudio.core.plantuml.syntax_report import SyntaxReport
 
 Format = Literal["png", "svg"]
 FORMATS: tuple[Format, ...] = ("png", "svg")

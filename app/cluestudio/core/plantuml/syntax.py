@@ -9,21 +9,11 @@ second a JVM of its own would.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-__all__ = ["SyntaxReport", "check_syntax", "check_syntax_many"]
+from cluestudio.core.plantuml import renderer
+from cluestudio.core.plantuml.syntax_report import SyntaxReport
 
-
-@dataclass(frozen=True)
-class SyntaxReport:
-    diagram_type: str  # "CLASS", "SEQUENCE", …, "ERROR", or "OTHER" for a non-UML diagram
-    entities: int | None  # PlantUML's count for a valid diagram
-    error_line: int | None  # 1-based line of the text checked, for "ERROR"
-    message: str
-
-    @property
-    def ok(self) -> bool:
-        return self.diagram_type not in ("ERROR", "NONE")
+__all__ = ["check_syntax", "check_syntax_many"]
 
 
 def check_syntax(text: str, timeout_s: float = 30) -> SyntaxReport:
@@ -33,7 +23,7 @@ def check_syntax(text: str, timeout_s: float = 30) -> SyntaxReport:
 
 def check_syntax_many(texts: Sequence[str], timeout_s: float = 120) -> list[SyntaxReport]:
     """One report per text, each about the first diagram in it; ``timeout_s`` per text."""
-    from cluestudio.core.plantuml.renderer import get_renderer
-
-    renderer = get_renderer()
-    return [renderer.check_syntax(text, timeout=timeout_s) for text in texts]
+    # Looked up on the module when asked, so a caller that swaps the shared renderer (a test
+    # with a smaller JVM) is asked here too.
+    shared = renderer.get_renderer()
+    return [shared.check_syntax(text, timeout=timeout_s) for text in texts]

@@ -325,7 +325,7 @@ def audit_on_worker(chunk_id: int, units: list[tuple[AuditInstance, list[float]]
     import socket
 
     from cluestudio.core.vlm.conversion import default_renderer
-    from cluestudio.core.vlm.workspace_batch import worker_backend
+    from cluestudio.core.vlm.factory import worker_backend
 
     started = time.perf_counter()
     backend = worker_backend(backend_options)

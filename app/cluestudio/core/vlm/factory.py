@@ -61,3 +61,22 @@ def make_backend(options: BackendOptions) -> VLMBackend:
             max_tokens=options.max_tokens, temperature=options.temperature,
             batch_size=options.batch_size, seed=options.seed or 0)
     raise ClueStudioError(f"unknown backend {options.backend!r}; expected one of {BACKENDS}")
+
+
+_WORKER_BACKENDS: dict[str, VLMBackend] = {}
+
+
+def worker_backend(options: Any) -> VLMBackend:
+    """This process's backend for ``options`` (a local VLM loads once per executor worker:
+    the workspace batches' and the audit's chunks all ask this one)."""
+    key = repr(options)
+    if key not in _WORKER_BACKENDS:
+        _WORKER_BACKENDS[key] = make_backend(options)
+    return _WORKER_BACKENDS[key]
+
+
+def model_id_of(options: BackendOptions) -> str:
+    """The model id results are keyed by, without loading a local model here."""
+    if options.backend == "local":
+        return str(options.model)
+    return make_backend(options).model_id

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from cluestudio.app.groups import GroupMember, GroupPreview, SubmissionGroup
+from cluestudio.app.groups import GroupPreview
+from cluestudio.core.groups import GroupMember, SubmissionGroup
 from cluestudio.gui.qt import (
     QDialog,
     QHBoxLayout,
