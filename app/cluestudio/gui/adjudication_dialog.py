@@ -117,7 +117,7 @@ class AdjudicationDialog(QDialog):
 
     def _record(self, command: Adjudicate) -> None:
         try:
-            self.window_.bench._run(command)  # undoable (Ctrl+Z in the window)
+            self.window_.bench.run(command)  # undoable (Ctrl+Z in the window)
         except ClueStudioError as error:
             self.status.setText(str(error))
             return

@@ -142,7 +142,7 @@ class CommentsDialog(QDialog):
 
     def _run(self, command: Any) -> Any:
         try:
-            changes = self.window_.bench._run(command)  # undoable, views redraw
+            changes = self.window_.bench.run(command)  # undoable, views redraw
         except ClueStudioError as error:
             self.status.setText(str(error))
             return None

@@ -179,8 +179,7 @@ class GradingMode(QWidget):
         self.rubric.setFocus()
 
     def _render(self, view: SubmissionView, texts: list[str]) -> None:
-        """Render ``texts`` of ``view`` on the worker (one task per view: the old
-        submission's render is cancelled); ``images_shown`` when they are on screen."""
+        """Render ``texts`` of ``view`` on the worker (the old submission's is cancelled)."""
         self._render_job.cancel()
         if not texts:
             self.images_shown.emit(view.submission.id)
@@ -304,10 +303,11 @@ class GradingMode(QWidget):
         view = self.view
         try:
             self.bench.save_rating(view, self.rubric.scores(), self.rubric.comment_text(),
-                                   self.rubric.seconds())
+                                   self.rubric.seconds(), initiator=self)
         except ClueStudioError as error:
             self.status.emit(str(error))
             return False
+        self.view = self.bench.view(view.submission.id)  # the session's, with the rating
         self.rubric.mark_draft(False)
         self.draft_changed.emit(view.submission.id, False)
         self.metrics.reveal()

@@ -58,7 +58,6 @@ class MainWindow(WindowPreferences, QMainWindow):
         self.bench = Workbench(runner, settings, self, processes=processes)
         self.ask_before_discard = True  # tests turn the modal question off
         self._painted = False  # first paint done: background start-ups may begin
-        self._drafts: dict[int, str] = {}  # unsaved editor text per submission
 
         self.review = ReviewMode(self.bench)
         self.grading = GradingMode(self.bench)
@@ -162,7 +161,6 @@ class MainWindow(WindowPreferences, QMainWindow):
         self._remember_workspace(ws.path)
 
     def _on_workspace_opened(self) -> None:
-        self._drafts.clear()
         ws = self.bench.require()
         read_only = " (read-only)" if ws.readonly else ""  # open in another window
         self.setWindowTitle(f"ClueStudio — {ws.path.name}{read_only}")
@@ -232,8 +230,8 @@ class MainWindow(WindowPreferences, QMainWindow):
         view = self.bench.view(sid)
         if index == REVIEW:
             self.review.show_submission(view)
-            if sid in self._drafts:
-                self.review.editor.setPlainText(self._drafts.pop(sid))
+            if (kept := self.bench.take_review_text(sid)) is not None:
+                self.review.editor.setPlainText(kept)
         else:
             self.grading.show_submission(view)
             self.groups.show(view)
@@ -244,11 +242,12 @@ class MainWindow(WindowPreferences, QMainWindow):
     def _stash_review_text(self) -> None:
         """Keep the review editor's unsaved text for when its submission comes back."""
         if self.review.view is not None and self.review.has_unsaved_text():
-            self._drafts[self.review.view.submission.id] = self.review.editor.toPlainText()
+            self.bench.keep_review_text(self.review.view.submission.id,
+                                        self.review.editor.toPlainText())
 
     def pending_review_texts(self) -> dict[int, str]:
         """Unsaved review-editor texts of submissions not on screen, by submission id."""
-        return dict(self._drafts)
+        return dict(self.bench.session.review_texts)
 
     def _show_nothing(self) -> None:
         """No submission is listed: none is shown either, so no save can reach one."""
@@ -280,13 +279,15 @@ class MainWindow(WindowPreferences, QMainWindow):
         mode = self.modes.currentIndex()
         if mode == REVIEW and self.review.view is not None:
             sid = self.review.view.submission.id
-            if sid in changes.revisions or sid in changes.reviews:
+            if changes.made_by(self.review):
+                self.review.take_own_change()  # its editor and panel show it already
+            elif sid in changes.revisions or sid in changes.reviews:
                 self.review.refresh()
             elif sid in changes.checks:
                 self.review.show_check()
         elif mode == GRADING and self.grading.view is not None:
             sid = self.grading.view.submission.id
-            if sid in changes.ratings:
+            if sid in changes.ratings and not changes.made_by(self.grading):
                 # The record changed under the panel (undo, redo): show what is saved now.
                 self.grading.show_rating_of(self.bench.view(sid))
             if sid in changes.revisions or sid in changes.scores:

@@ -36,7 +36,7 @@ from cluestudio.gui.qt import (
     QWidget,
     Signal,
 )
-from cluestudio.gui.review_layout import review_splitter, review_tabs
+from cluestudio.gui.review_layout import fill_history, review_splitter, review_tabs
 from cluestudio.gui.widgets.check_panel import CheckPanel, report_flag_confidence
 from cluestudio.gui.widgets.compare_view import CompareView
 from cluestudio.gui.widgets.image_views import DiagramImageView, ZoomSync, image_from_bytes
@@ -151,15 +151,7 @@ class ReviewMode(QWidget):
         self.verdict.set_tag_set(tags_for_kind(kind))
         self.verdict.load(view.review.verdict if view.review else None,
                           view.review.tags if view.review else ())
-        self.history.blockSignals(True)
-        self.history.clear()
-        for number, revision in enumerate(view.revisions, 1):
-            self.history.addItem(f"Revision {number} of {len(view.revisions)} · "
-                                 f"{revision.created_at[:16].replace('T', ' ')} · "
-                                 f"{revision.author} ({revision.author_kind})"
-                                 + ("" if revision.parse_ok is not False
-                                    or not kinds.uses_class_parser(kind) else "  ⚠ parse"))
-        self.history.blockSignals(False)
+        fill_history(self.history, view)
         self._update_diff()
         self.show_check()
         self.set_probe(view.submission.id, view.scores.get("probe"))
@@ -176,6 +168,14 @@ class ReviewMode(QWidget):
             self.b_diff.coloured = True
             self.image_b.show_message("Colouring B by the element diff…")
         self.preview.request(view.head_puml)  # parse (summary, errors) and render if needed
+
+    def take_own_change(self) -> None:
+        """This mode saved the text or the verdict on screen: take the stored record (the
+        new revision's place in the history) without showing the submission anew — the
+        editor, preview and panel already show what was saved."""
+        if self.view is not None:
+            self.view = self.bench.view(self.view.submission.id)
+            fill_history(self.history, self.view)
 
     def release(self) -> None:
         """Let go of the submission while another mode is on screen (its picture stays for
@@ -227,7 +227,7 @@ class ReviewMode(QWidget):
             return False
         text = self.editor.toPlainText()
         try:
-            self.bench.save_revision(self.view, text)
+            self.bench.save_revision(self.view, text, initiator=self)
         except ClueStudioError as error:
             self.status.emit(str(error))
             return False
@@ -253,7 +253,7 @@ class ReviewMode(QWidget):
         if self.view is None or verdict is None:
             return  # tags wait until there is a verdict to save them with
         try:
-            self.bench.set_verdict(self.view, verdict, self.verdict.tags())
+            self.bench.set_verdict(self.view, verdict, self.verdict.tags(), initiator=self)
         except ClueStudioError as error:
             self.status.emit(str(error))
 

@@ -1,0 +1,89 @@
+"""A view does not reload itself for the change it made; the other views redraw (issue 26).
+
+Each change the session announces carries its initiator (app/session.py, as Anki's
+``OpChanges``): the grading panel that saved a rating already shows it, so saving reads
+nothing of the submission back (no image bytes, no revisions), while the list's row takes
+the new total; an undo comes from the window, not the panel, and the panel redraws. The
+review editor that saved a revision is not shown anew (no second preview of the same text).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from test_gui_stories import FULL, _course_workspace
+
+pytestmark = pytest.mark.gui
+
+
+def _reads(window) -> list[str]:
+    """Every statement the window's thread sends to the workspace from now on."""
+    seen: list[str] = []
+    window.bench.require()._reader().set_trace_callback(seen.append)
+    return seen
+
+
+def test_ta_saves_a_rating_and_the_panel_keeps_it_without_reading_the_submission_again(
+        session, tmp_path: Path) -> None:
+    window = session.open(_course_workspace(tmp_path))
+    keys = session_keys()
+    session.press(keys.Key_F3)
+    grading = window.grading
+    sid = grading.view.submission.id
+    assert window.navigator.row(sid).total is None
+    session.press(keys.Key_F4)
+    for item, score in enumerate(FULL.values()):
+        grading.rubric.handle_key(item, str(score))
+    reads = _reads(window)
+    with session.qtbot.waitSignal(grading.rating_saved):
+        grading.save_rating()
+    window.bench.require()._reader().set_trace_callback(None)
+    # The panel that saved is not reloaded: nothing of the submission is read back ...
+    assert not [q for q in reads if "FROM blobs" in q
+                or ("FROM conversions WHERE" in q and "ORDER BY id" in q)], reads
+    assert grading.view.rating is not None and grading.view.rating.scores == {
+        k: float(v) for k, v in FULL.items()}
+    # ... while the list, another view, shows the new total at once.
+    assert window.navigator.row(sid).total == pytest.approx(grading.rubric.total())
+    # An undo is the window's: the panel is redrawn from the record (no rating now).
+    session.press(keys.Key_Z, modifier=ctrl())
+    assert grading.view.rating is None and grading.rubric.scores() == {}
+    assert window.navigator.row(sid).total is None
+
+
+def test_reviewer_saves_a_revision_and_the_editor_is_not_shown_anew(
+        session, tmp_path: Path) -> None:
+    window = session.open(_course_workspace(tmp_path))
+    keys = session_keys()
+    session.press(keys.Key_F2)
+    review = window.review
+    sid = review.view.submission.id
+    text = review.view.head_puml.replace("@enduml", "class Extra\n@enduml")
+    with session.qtbot.waitSignal(review.preview_shown, timeout=60_000,
+                                  check_params_cb=lambda r: r.text == text):
+        review.editor.setPlainText(text)
+        review.preview.request(text)
+    requests = review.preview.requests
+    assert review.save_revision()
+    assert review.preview.requests == requests  # no second parse and render of the text
+    assert review.view.head_puml == text and not review.has_unsaved_text()
+    assert review.history.count() == 2  # the new revision is in the history
+    assert len(window.bench.require().revisions(sid)) == 2
+    # Undo comes from the window: the editor shows the stored head again.
+    session.press(keys.Key_Z, modifier=ctrl())
+    session.qtbot.waitUntil(lambda: review.editor.toPlainText() != text, timeout=5000)
+    assert review.history.count() == 1
+
+
+def session_keys():
+    from cluestudio.gui.qt import Qt
+
+    return Qt.Key
+
+
+def ctrl():
+    from cluestudio.gui.qt import Qt
+
+    return Qt.KeyboardModifier.ControlModifier
