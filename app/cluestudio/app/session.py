@@ -19,7 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from cluestudio.app.drafts import DraftStore
+from cluestudio.app.drafts import DraftStore, RubricDraft
 from cluestudio.app.submissions import (
     SubmissionView,
     ViewCache,
@@ -41,6 +41,11 @@ from cluestudio.core.workspace.records import Rating
 from cluestudio.core.workspace.sample import data_dir
 
 Listener = Callable[[Changes], None]
+
+
+def _draft_key(view: SubmissionView) -> str:
+    """What a draft is matched on besides the id (see :class:`RubricDraft`)."""
+    return f"{view.submission.task_id}/{view.submission.source_id}"
 
 
 class Session:
@@ -146,7 +151,28 @@ class Session:
             self.cache.put(found)
         return found
 
-    # --- the review editor's unsaved texts ------------------------------------------------
+    # --- unsaved work: rubric drafts (on disk) and review texts (in memory) ----------------
+
+    def rubric_draft(self, view: SubmissionView) -> RubricDraft | None:
+        """This grader's unsaved rubric of ``view``'s submission, under its task's rubric."""
+        if self.drafts is None:
+            return None
+        return self.drafts.get(view.submission.id, self.rubric_for(view).id, _draft_key(view))
+
+    def keep_rubric_draft(self, view: SubmissionView, scores: dict[str, float], comment: str,
+                          seconds: float) -> bool:
+        """Keep the rubric as typed until it is saved; False (and no draft) when it says
+        what the saved rating says."""
+        if self.drafts is None:
+            return False
+        rating, sid = view.rating, view.submission.id
+        if rating is not None and rating.scores == scores and rating.comment == comment:
+            self.drafts.drop(sid)
+            return False
+        self.drafts.put(sid, RubricDraft(self.rubric_for(view).id, scores, comment,
+                                         round(seconds, 1), _draft_key(view)))
+        return True
+
 
     def keep_review_text(self, submission_id: int, text: str) -> None:
         self.review_texts[submission_id] = text

@@ -40,7 +40,8 @@ _SESSION_CALLS = frozenset({
     "require", "belongs", "submissions", "rubric_for", "totals", "rated_by_me", "clue_scores",
     "view", "run", "save_rating", "apply_group_rating", "save_revision", "set_verdict",
     "undo", "redo", "undo_label", "redo_label", "named", "note_changes", "update_settings",
-    "save_settings", "keep_review_text", "take_review_text"})
+    "save_settings", "keep_review_text", "take_review_text", "rubric_draft",
+    "keep_rubric_draft"})
 
 
 class Workbench(QObject):
