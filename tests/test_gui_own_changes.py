@@ -87,3 +87,29 @@ def ctrl():
     from cluestudio.gui.qt import Qt
 
     return Qt.KeyboardModifier.ControlModifier
+
+
+def test_reviewer_edits_with_the_element_diff_on_and_the_text_is_rendered_once(
+        session, tmp_path: Path) -> None:
+    """With the diff on, B shows the coloured copy: the preview parses the edit and leaves
+    rendering to the diff (the plain text is not rendered too); switched off, plain B of
+    the edited text comes back."""
+    from cluestudio.app import preview as previews
+    from test_gui_kinds_groups import _shows_png_of
+
+    window = session.open(_course_workspace(tmp_path))
+    keys = session_keys()
+    session.press(keys.Key_F2)
+    review = window.review
+    with session.qtbot.waitSignal(review.diff_shown, timeout=60_000):
+        session.press(keys.Key_D, modifier=ctrl())
+    edited = review.view.head_puml.replace("@enduml", "class Shelf\n@enduml")
+    with session.qtbot.waitSignal(review.diff_shown, timeout=60_000):
+        review.editor.setPlainText(edited)
+    assert review.diff_picture.candidate_text == edited
+    assert _shows_png_of(review.image_b, review.diff_picture.annotated_text)
+    assert previews.cached_png(edited) is None  # the plain text was not rendered as well
+    with session.qtbot.waitSignal(review.preview_shown, timeout=60_000,
+                                  check_params_cb=lambda r: r.text == edited):
+        session.press(keys.Key_D, modifier=ctrl())
+    assert not review.diff_on() and _shows_png_of(review.image_b, edited)

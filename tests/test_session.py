@@ -129,3 +129,30 @@ def test_a_view_of_another_workspace_is_refused_and_nothing_is_written(
         opened.save_rating(view, _full_scores(opened, sid), "", 1.0)
     opened.close()
     assert count() == before
+
+
+def test_a_stored_score_chunk_updates_the_cached_view_without_reading_it_again(
+        opened: Session) -> None:
+    """A scoring chunk changes only scores: the cached views of its submissions take
+    them from one query (no image, no revisions read), the same a fresh read shows; a
+    stored check changes no view, so none is dropped."""
+    from cluestudio.core.workspace import ops
+
+    ws = opened.require()
+    first, second = (s.id for s in ws.list_submissions()[:2])
+    shown = opened.view(first)
+    opened.view(second)
+    head = ops.text_hash(shown.head_puml)
+    ws.write(lambda conn: ops.put_score(conn, first, head, "clue", 0.42,
+                                        explanation={"clue": 0.42}))
+    reads: list[str] = []
+    ws._reader().set_trace_callback(reads.append)
+    opened.note_changes(Changes(scores=frozenset({first, second})))
+    ws._reader().set_trace_callback(None)
+    assert len(reads) == 1 and "FROM blobs" not in reads[0]
+    after = opened.cache.get(first)
+    assert after is not None and after.image_a == shown.image_a
+    assert after.scores == load_submission(ws, first, "ana").scores
+    assert after.scores["clue"] == 0.42
+    opened.note_changes(Changes(checks=frozenset({first})))
+    assert opened.cache.get(first) is after

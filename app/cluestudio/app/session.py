@@ -25,6 +25,7 @@ from cluestudio.app.submissions import (
     ViewCache,
     load_submission,
     ratings_by_task_rubric,
+    with_current_scores,
 )
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.rubric import Rubric, get_rubric, rubric_for_kind
@@ -37,7 +38,7 @@ from cluestudio.core.workspace import (
     SubmissionSummary,
     Workspace,
 )
-from cluestudio.core.workspace.records import Rating
+from cluestudio.core.workspace.records import Rating, Task
 from cluestudio.core.workspace.sample import data_dir
 
 Listener = Callable[[Changes], None]
@@ -142,6 +143,13 @@ class Session:
     def clue_scores(self) -> dict[int, float]:
         return self.require().metric_values("clue")
 
+    def task(self, task_id: str) -> Task | None:
+        """A task of the open workspace: a cached view's when one has it (no query)."""
+        for view in self.cache.views():
+            if view.task.id == task_id:
+                return view.task
+        return self.ws.task(task_id) if self.ws is not None else None
+
     def view(self, submission_id: int) -> SubmissionView:
         """The submission's view data: from the cache when possible (next/previous is instant)."""
         found = self.cache.get(submission_id)
@@ -189,11 +197,21 @@ class Session:
 
     def note_changes(self, changes: Changes, *,
                      fresh: Sequence[SubmissionView] = ()) -> None:
-        """Announce ``changes``: the cached views of what it touched go (``fresh``: views
-        already brought up to date by who made the change, kept instead of re-read)."""
-        kept = {view.submission.id for view in fresh}
-        self.cache.drop(changes.submissions - kept)
-        for view in fresh:
+        """Announce ``changes`` after bringing the cache up to date: ``fresh`` views (made
+        current by who made the change) are kept; a view whose submission only got new
+        scores takes them from one query for all of them (a scoring chunk: no image or
+        revision is read again); the others touched go, to be read when shown. A stored
+        check changes no view."""
+        kept = {view.submission.id: view for view in fresh}
+        edited = changes.ratings | changes.revisions | changes.reviews
+        rescored = {view.submission.id: view for view in self.cache.views()
+                    if view.submission.id in changes.scores - edited - kept.keys()}
+        if rescored and self.ws is not None:
+            current = self.ws.current_scores(list(rescored), explanations=True)
+            kept.update((sid, with_current_scores(view, current.get(sid, {})))
+                        for sid, view in rescored.items())
+        self.cache.drop((edited | changes.scores) - kept.keys())
+        for view in kept.values():
             self.cache.put(view)
         for listener in list(self._listeners):
             listener(changes)
@@ -285,7 +303,9 @@ class Session:
             return label
 
         def name(match: re.Match[str]) -> str:
-            found = ws.submission(int(match.group(1)))
+            sid = int(match.group(1))
+            cached = self.cache.get(sid)  # the submission just saved usually is
+            found = cached.submission if cached is not None else ws.submission(sid)
             return f"submission {found.source_id}" if found is not None else match.group(0)
 
         return re.sub(r"\bsubmission (\d+)\b", name, label)

@@ -259,13 +259,12 @@ class MainWindow(WindowPreferences, QMainWindow):
 
     def _update_heading(self) -> None:
         """Where am I: task, submission, place in the list, how much of it I rated."""
-        ws = self.bench.ws
         sid = self.navigator.current_id()
         rows = self.navigator.model.rows
         rated = sum(1 for r in rows if r.rated)
         place, listed = self.navigator.position()
         row = self.navigator.row(sid) if sid is not None else None
-        task = ws.task(row.summary.task_id) if ws is not None and row is not None else None
+        task = self.bench.task(row.summary.task_id) if row is not None else None
         self.heading.describe(
             task_title=task.title if task else "", task_kind=task.diagram_kind if task else "",
             submission=row.summary.source_id if row else "", place=place, listed=listed,

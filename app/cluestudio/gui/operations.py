@@ -41,7 +41,7 @@ _SESSION_CALLS = frozenset({
     "view", "run", "save_rating", "apply_group_rating", "save_revision", "set_verdict",
     "undo", "redo", "undo_label", "redo_label", "named", "note_changes", "update_settings",
     "save_settings", "keep_review_text", "take_review_text", "rubric_draft",
-    "keep_rubric_draft"})
+    "keep_rubric_draft", "task"})
 
 
 class Workbench(QObject):

@@ -1,6 +1,7 @@
 """Where review mode's panes sit: A and B side by side on top (what the reviewer compares);
 the PlantUML, the findings tabs and the verdict below. Fits 1366×768 with every part usable.
-Layout only: review_mode.py owns the widgets and what they do.
+Layout, and the texts of the history and diff tabs: review_mode.py owns the widgets and
+what they do.
 """
 
 from __future__ import annotations
@@ -96,3 +97,11 @@ def fill_history(history: QListWidget, view: SubmissionView) -> None:
                            or not kinds.uses_class_parser(view.task.diagram_kind)
                            else "  ⚠ parse"))
     history.blockSignals(False)
+
+
+def model_diff(view: SubmissionView, text: str, after_name: str = "this revision") -> str:
+    """What ``text`` changes in the model's output, for the diff tab."""
+    from cluestudio.app.preview import unified_diff
+
+    return (unified_diff(view.model_puml, text, after_name=after_name)
+            or "(same as the model output)")
