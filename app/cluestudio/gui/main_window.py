@@ -245,10 +245,6 @@ class MainWindow(WindowPreferences, QMainWindow):
             self.bench.keep_review_text(self.review.view.submission.id,
                                         self.review.editor.toPlainText())
 
-    def pending_review_texts(self) -> dict[int, str]:
-        """Unsaved review-editor texts of submissions not on screen, by submission id."""
-        return dict(self.bench.session.review_texts)
-
     def _show_nothing(self) -> None:
         """No submission is listed: none is shown either, so no save can reach one."""
         self._stash_review_text()
@@ -386,7 +382,7 @@ class MainWindow(WindowPreferences, QMainWindow):
         window_layout.keep_list_readable(self)  # e.g. maximised: names get their room back
 
     def closeEvent(self, event) -> None:
-        if (self.ask_before_discard and (names := unsaved_edits(self))
+        if (self.ask_before_discard and (names := unsaved_edits(self.bench, self.review))
                 and not confirm_quit(self, names)):
             event.ignore()
             return
