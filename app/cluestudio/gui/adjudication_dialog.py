@@ -27,15 +27,15 @@ from cluestudio.gui.qt import (
 )
 
 if TYPE_CHECKING:
-    from cluestudio.gui.operations import Workbench
+    from cluestudio.app.session import Session
 
 _ROLE = Qt.ItemDataRole.UserRole
 
 
 class AdjudicationDialog(QDialog):
-    def __init__(self, bench: Workbench, parent: QWidget) -> None:
+    def __init__(self, session: Session, parent: QWidget) -> None:
         super().__init__(parent)
-        self.bench = bench
+        self.session = session
         self.setWindowTitle("Adjudication queue")
         self.queue = QListWidget()
         self.detail = QTextBrowser()
@@ -67,7 +67,7 @@ class AdjudicationDialog(QDialog):
     def reload(self) -> None:
         from cluestudio.core.workspace.team import overlap_agreement
 
-        ws = self.bench.require()
+        ws = self.session.require()
         report = overlap_agreement(ws)
         self.agreement.setText(
             "No submission was rated by two graders yet." if report is None else
@@ -118,7 +118,7 @@ class AdjudicationDialog(QDialog):
 
     def _record(self, command: Adjudicate) -> None:
         try:
-            self.bench.run(command)  # undoable (Ctrl+Z in the window)
+            self.session.run(command)  # undoable (Ctrl+Z in the window)
         except ClueStudioError as error:
             self.status.setText(str(error))
             return
@@ -127,7 +127,7 @@ class AdjudicationDialog(QDialog):
     def take(self, rating: Any) -> None:
         entry = self.entry()
         if entry is not None:
-            self._record(Adjudicate(entry.submission_id, self.bench.grader,
+            self._record(Adjudicate(entry.submission_id, self.session.grader,
                                     scores=rating.scores or None, total=rating.adjusted,
                                     comment=rating.comment, rubric_id=entry.rubric_id))
 
@@ -137,5 +137,5 @@ class AdjudicationDialog(QDialog):
             return
         value, ok = QInputDialog.getDouble(self, "Final total", "Total (0–100)", 0, 0, 100, 2)
         if ok:
-            self._record(Adjudicate(entry.submission_id, self.bench.grader,
+            self._record(Adjudicate(entry.submission_id, self.session.grader,
                                     total=value, rubric_id=entry.rubric_id))

@@ -112,7 +112,7 @@ class HandbackActions(QObject):
             who = identity(students.get(owner.student_id or "") if owner else None,
                            blind=False)
             title += f" · {who}" if who else ""
-        CommentsDialog(self.window.bench, self.window, view.submission.id,
+        CommentsDialog(self.window.bench.session, self.window, view.submission.id,
                        rubric_for_kind(view.task.diagram_kind), title).exec()
 
     def adjudication(self) -> None:
@@ -121,4 +121,4 @@ class HandbackActions(QObject):
         if self.window.bench.ws is None:
             self.window.statusBar().showMessage("Open or create a workspace first", 8000)
             return
-        AdjudicationDialog(self.window.bench, self.window).exec()
+        AdjudicationDialog(self.window.bench.session, self.window).exec()

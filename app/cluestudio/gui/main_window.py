@@ -382,7 +382,7 @@ class MainWindow(WindowPreferences, QMainWindow):
         window_layout.keep_list_readable(self)  # e.g. maximised: names get their room back
 
     def closeEvent(self, event) -> None:
-        if (self.ask_before_discard and (names := unsaved_edits(self.bench, self.review))
+        if (self.ask_before_discard and (names := unsaved_edits(self.bench.session, self.review))
                 and not confirm_quit(self, names)):
             event.ignore()
             return

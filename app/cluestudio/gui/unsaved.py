@@ -10,7 +10,7 @@ from cluestudio.core.errors import ClueStudioError
 from cluestudio.gui.qt import QMessageBox, QWidget
 
 if TYPE_CHECKING:
-    from cluestudio.gui.operations import Workbench
+    from cluestudio.app.session import Session
     from cluestudio.gui.review_mode import ReviewMode
 
 _NAMED = 8  # at most this many names in the question; the rest are counted
@@ -28,16 +28,16 @@ def differs_beyond_whitespace(text: str, saved: str) -> bool:
     return _lines(text) != _lines(saved)
 
 
-def unsaved_edits(bench: Workbench, review: ReviewMode) -> list[str]:
+def unsaved_edits(session: Session, review: ReviewMode) -> list[str]:
     """"task/submission" of each submission with an unsaved PlantUML edit: the one in the
     review editor, and those the session kept while the reviewer moved on."""
     names: list[str] = []
     if review.view is not None and differs_beyond_whitespace(review.editor.toPlainText(),
                                                              review.view.head_puml):
         names.append(f"{review.view.submission.task_id}/{review.view.submission.source_id}")
-    for sid, text in bench.session.review_texts.items():
+    for sid, text in session.review_texts.items():
         try:
-            view = bench.view(sid)
+            view = session.view(sid)
         except ClueStudioError:  # gone (another workspace): nothing to save it to
             continue
         if differs_beyond_whitespace(text, view.head_puml):
