@@ -113,3 +113,32 @@ def test_reviewer_edits_with_the_element_diff_on_and_the_text_is_rendered_once(
                                   check_params_cb=lambda r: r.text == edited):
         session.press(keys.Key_D, modifier=ctrl())
     assert not review.diff_on() and _shows_png_of(review.image_b, edited)
+
+
+def test_ta_resaves_a_rating_applied_from_its_group_and_the_panel_drops_the_mark(
+        session, tmp_path: Path) -> None:
+    """The grading panel is not reloaded after its own save, yet the group panel beside it
+    (another view) shows the saved record: the rating is this submission's own now."""
+    from cluestudio.gui.qt import Qt
+    from test_gui_kinds_groups import _find_groups, _group_workspace, _rate_by_keys, _show, _sid
+
+    keys = session_keys()
+    window = session.open(_group_workspace(tmp_path))
+    session.press(keys.Key_F3)
+    source, copy = (_sid(window, "library_loans", s) for s in ("s03", "s05"))
+    _show(window, source)
+    _find_groups(window, session)
+    _rate_by_keys(session, "432423")
+    window.groups.confirm = lambda dialog: "apply"
+    session.press(keys.Key_G, modifier=ctrl() | Qt.KeyboardModifier.ShiftModifier)
+    _show(window, copy)
+    panel = window.grading.group_panel
+    assert "applied from s03" in panel.text.text()
+    session.press(keys.Key_F4)
+    session.press(keys.Key_Up, keys.Key_Up, keys.Key_Up, keys.Key_Up, keys.Key_Up,
+                  keys.Key_Up, "0")
+    with session.qtbot.waitSignal(window.grading.rating_saved):
+        session.press(keys.Key_Return, modifier=ctrl())
+    assert window.grading.view.rating is not None
+    assert not window.grading.view.rating.group_applied
+    assert "applied from" not in panel.text.text()

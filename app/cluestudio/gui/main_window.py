@@ -288,7 +288,7 @@ class MainWindow(WindowPreferences, QMainWindow):
             if sid in changes.revisions or sid in changes.scores:
                 self.grading.show_scores_of(self.bench.view(sid))
             if sid in changes.ratings or sid in changes.revisions:
-                self.groups.show(self.grading.view)  # its group mark or its group changed
+                self.groups.show(self.bench.view(sid))  # its group mark or its group changed
         self._update_undo_labels()
         if changes.label:
             self.statusBar().showMessage(self.bench.named(changes.label) or "", 4000)
