@@ -277,6 +277,8 @@ def main() -> int:
           f"max {max(timings):.1f} ms over {len(timings)}  (goal <= 100 ms: "
           f"{max(timings) / 100:.2f}x)")
 
+    save_and_advance(window, ws, services)  # rates every listed submission
+
     # 2. Live preview: type, stop, wait for B.
     window.modes.setCurrentIndex(0)
     _spin(300)
