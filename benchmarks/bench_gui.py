@@ -7,7 +7,14 @@ stall while scoring runs in the background <= 50 ms (max and p99), measured by a
 probe on the event loop, including a 1,000-pair batch. Rendering is the real PlantUML JVM.
 Runs offscreen on a throw-away demo course; prints figures and the goal ratio of each.
 
-    .venv/bin/python benchmarks/bench_gui.py
+Save-and-advance (issue 26): per Ctrl+Return in grading mode, the SQL statements the window
+sends (its reader and the writer connection, counted with sqlite3's trace callback), the
+write transactions among them and the CPU time of the whole process until the next
+submission is on screen; with the element diff on in review mode, the parses and renders
+per preview; per stored score chunk of the submission on screen, the statements read.
+``--only save`` runs just these (seconds, no scoring batch).
+
+    .venv/bin/python benchmarks/bench_gui.py [--only save]
 """
 
 from __future__ import annotations
@@ -92,7 +99,114 @@ def _add_synthetic_submissions(ws: object, task_id: str, count: int) -> list[int
     return list(ws.write(write))  # type: ignore[attr-defined]
 
 
+class _Statements:
+    """Every SQL statement the workspace's writer and this thread's reader run, while on."""
+
+    def __init__(self, ws: object) -> None:
+        self.seen: list[str] = []
+        self._conns = [ws._reader(), ws._db.conn]  # type: ignore[attr-defined]
+        self._writer = ws._db.conn  # type: ignore[attr-defined]
+        self.writes = 0
+
+    def __enter__(self) -> _Statements:
+        self._conns[0].set_trace_callback(self.seen.append)
+        self._conns[1].set_trace_callback(self._on_write)  # idle between writes: safe
+        return self
+
+    def _on_write(self, statement: str) -> None:
+        self.seen.append(statement)
+        self.writes += statement.split()[0].upper() == "BEGIN"
+
+    def __exit__(self, *_: object) -> None:
+        for conn in self._conns:
+            conn.set_trace_callback(None)
+
+
+def save_and_advance(window, ws, services) -> None:
+    """Issue 26's three re-reads: per save-and-advance, per preview with the element diff
+    on, per stored score chunk of the submission on screen."""
+    import cluestudio.core.plantuml as plantuml
+    from cluestudio.core.workspace import Changes, ops
+
+    window.modes.setCurrentIndex(1)
+    ids = window.navigator.ids()
+    for sid in ids:  # what prefetch does: the next one is shown from the caches
+        view = window.bench.view(sid)
+        services.try_render(view.head_puml)
+        services.try_render(view.task.reference_puml)
+    window.navigator.select(ids[0])
+    _spin(50)
+    grading = window.grading
+    statements, writes, cpu = [], [], []
+    for _ in range(len(ids) - 1):
+        before = grading.view.submission.id
+        grading.rubric.give_full_marks()
+        with _Statements(ws) as seen:
+            clock = time.process_time()
+            grading.save_rating(advance=True)
+            _until(lambda b=before: grading.view is not None and grading.view.submission.id != b,
+                   10_000)
+            cpu.append((time.process_time() - clock) * 1000)
+        statements.append(len(seen.seen))
+        writes.append(seen.writes)
+    print(f"save and advance ({len(cpu)} saves): {statistics.mean(statements):.1f} SQL "
+          f"statements per save, {statistics.mean(writes):.1f} write transaction(s), CPU "
+          f"median {statistics.median(cpu):.1f} ms, mean {statistics.mean(cpu):.1f} ms "
+          "(process time, every thread)")
+
+    # A stored score chunk that holds the submission on screen (as a scoring job stores it).
+    sid = grading.view.submission.id
+    head = ops.text_hash(grading.view.head_puml)
+    chunk_reads = []
+    for value in (0.41, 0.42, 0.43):
+        ws.write(lambda conn, v=value: ops.put_score(conn, sid, head, "clue", v,
+                                                     explanation={"clue": v}))
+        with _Statements(ws) as seen:
+            window.bench.note_changes(Changes(scores=frozenset({sid, *ids[:4]})))
+            _spin(20)
+        chunk_reads.append(seen.seen)
+    image_reads = sum(1 for seen in chunk_reads for q in seen if "FROM blobs" in q)
+    print(f"stored score chunk (5 submissions, the one on screen among them): "
+          f"{statistics.mean(len(s) for s in chunk_reads):.1f} SQL statements, "
+          f"{image_reads / len(chunk_reads):.1f} image read(s) per chunk")
+
+    # Review mode with the element diff on: parses and renders per preview of one text.
+    window.modes.setCurrentIndex(0)
+    review = window.review
+    _spin(300)
+    review.set_element_diff(True)
+    counts = {"parse": 0, "render": 0}
+    parse, render = plantuml.parse_plantuml, services.get_renderer_png
+
+    def counted_parse(*args, **kwargs):
+        counts["parse"] += 1
+        return parse(*args, **kwargs)
+
+    def counted_render(text):
+        counts["render"] += 1
+        return render(text)
+
+    plantuml.parse_plantuml, services.get_renderer_png = counted_parse, counted_render
+    rounds = 3
+    try:
+        for i in range(rounds):
+            text = review.editor.toPlainText().replace("@enduml", f"class Bench{i}\n@enduml")
+            shown = []
+            review.diff_shown.connect(shown.append)
+            review.editor.setPlainText(text)
+            _until(lambda s=shown: bool(s) and not review.preview.busy()
+                   and not review.b_diff.job.busy(), 60_000)
+            review.diff_shown.disconnect(shown.append)
+    finally:
+        plantuml.parse_plantuml, services.get_renderer_png = parse, render
+    review.set_element_diff(False)
+    print(f"preview with the element diff on ({rounds} edits): "
+          f"{counts['parse'] / rounds:.1f} parses and {counts['render'] / rounds:.1f} "
+          "renders per edit (the reference's parse included)")
+
+
 def main() -> int:
+    only_save = sys.argv[1:] == ["--only", "save"]
     tmp = Path(tempfile.mkdtemp(prefix="cluestudio-bench-gui-"))
     for name in ("DATA", "CONFIG", "CACHE"):
         os.environ[f"CLUESTUDIO_{name}_DIR"] = str(tmp / name.lower())
@@ -132,6 +246,11 @@ def main() -> int:
     _until(lambda: again.done and worker.done, 180_000)
     print(f"start-up warm-up (JVM here; engine and plugins in the worker process) done after "
           f"{time.perf_counter() - clock:.1f} s")
+    if only_save:
+        save_and_advance(window, ws, services)
+        window.close()
+        runner.shutdown()
+        return 0
 
     # 1. Next submission from cache (grading mode: requirement, A, reference, B, rubric).
     window.modes.setCurrentIndex(1)
@@ -157,6 +276,8 @@ def main() -> int:
     print(f"next submission (cached): median {statistics.median(timings):.1f} ms, "
           f"max {max(timings):.1f} ms over {len(timings)}  (goal <= 100 ms: "
           f"{max(timings) / 100:.2f}x)")
+
+    save_and_advance(window, ws, services)  # rates every listed submission
 
     # 2. Live preview: type, stop, wait for B.
     window.modes.setCurrentIndex(0)

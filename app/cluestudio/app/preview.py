@@ -31,13 +31,30 @@ class PreviewResult:
     note: str = ""  # for texts that are not class diagrams: what the views show instead
 
 
-def parse(text: str) -> Any:
-    """The parser's ParseResult; raises ClueStudioError when there is no parser yet."""
+_parse_cache: OrderedDict[str, Any] = OrderedDict()
+_parse_lock = threading.Lock()
+
+
+def parse(text: str, source: str | None = None) -> Any:
+    """The parser's ParseResult, kept by text for a few texts: the live preview, the
+    element diff and its annotation read the same text, and the reference stays the same
+    while a submission is edited (issue 26: each was parsed again). ``source`` names the
+    text in an error (errors are not kept). Raises ClueStudioError when there is no parser."""
+    key = text_hash(text)
+    with _parse_lock:
+        if key in _parse_cache:
+            _parse_cache.move_to_end(key)
+            return _parse_cache[key]
     try:
         from cluestudio.core.plantuml import parse_plantuml  # type: ignore[attr-defined]
     except ImportError as error:
         raise ClueStudioError("the PlantUML parser is not installed") from error
-    return parse_plantuml(text)
+    result = parse_plantuml(text, source=source)
+    with _parse_lock:
+        _parse_cache[key] = result
+        while len(_parse_cache) > 32:
+            _parse_cache.popitem(last=False)
+    return result
 
 
 def model_summary(diagram: Any) -> dict[str, Any]:
@@ -92,11 +109,13 @@ def _where(error: BaseException) -> tuple[int | None, str]:
     return None, str(error)
 
 
-def preview(text: str, cancel: CancelToken, kind: str = "class") -> PreviewResult:
+def preview(text: str, cancel: CancelToken, kind: str = "class", *,
+            render: bool = True) -> PreviewResult:
     """Parse then render ``text`` (a job): errors become data, so the editor can mark them.
 
     Only class diagrams are parsed (a component diagram is rendered, never flagged by the
     class parser); a SysML v2 or code text is neither parsed nor rendered, and ``note`` says so.
+    ``render`` False: parse only (B shows the element diff's rendering instead).
     """
     from cluestudio.core.workspace import kinds
 
@@ -122,6 +141,8 @@ def preview(text: str, cancel: CancelToken, kind: str = "class") -> PreviewResul
         parse_error = _where(error)
     cancel.raise_if_cancelled()  # a newer keystroke already made this render stale
     png = None
+    if not render:
+        return PreviewResult(text, png, summary, parse_error, render_error, warnings)
     try:
         png = render_png(text)
     except ClueStudioError as error:

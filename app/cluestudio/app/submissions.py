@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from cluestudio.core.errors import ClueStudioError
@@ -138,6 +138,15 @@ def load_submission(ws: Workspace, submission_id: int, grader: str,
                           rating, scores, str(ws.path.resolve()))
 
 
+def with_current_scores(view: SubmissionView, current: dict[str, StoredScore]
+                        ) -> SubmissionView:
+    """``view`` with these current scores (a scoring chunk was stored): its image,
+    revisions and rating stay as read; the notes and the probe result are not scores."""
+    scores = panel_scores(current, view.task.diagram_kind)
+    scores.update((key, view.scores[key]) for key in ("notes", "probe") if key in view.scores)
+    return replace(view, scores=scores)
+
+
 def metric_notes(diagram_kind: str, llm: bool) -> list[str]:
     """Why some metrics of this kind do not run (no LLM endpoint), read from the manifests."""
     from cluestudio.core.kind_metrics import select_metrics
@@ -164,6 +173,10 @@ class ViewCache:
         self._items.move_to_end(view.submission.id)
         while len(self._items) > self._size:
             self._items.popitem(last=False)
+
+    def views(self) -> list[SubmissionView]:
+        """The cached views, least recently shown first."""
+        return list(self._items.values())
 
     def drop(self, submission_ids: frozenset[int] | set[int]) -> None:
         for sid in submission_ids:

@@ -22,19 +22,20 @@ from cluestudio.gui.qt import (
     Qt,
     QTextBrowser,
     QVBoxLayout,
+    QWidget,
 )
 from cluestudio.gui.screen_fit import resize_within_screen
 
 if TYPE_CHECKING:
-    from cluestudio.gui.main_window import MainWindow
+    from cluestudio.app.session import Session
 
 _ROLE = Qt.ItemDataRole.UserRole
 
 
 class AdjudicationDialog(QDialog):
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.window_ = window
+    def __init__(self, session: Session, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.session = session
         self.setWindowTitle("Adjudication queue")
         self.queue = QListWidget()
         self.detail = QTextBrowser()
@@ -66,7 +67,7 @@ class AdjudicationDialog(QDialog):
     def reload(self) -> None:
         from cluestudio.core.workspace.team import overlap_agreement
 
-        ws = self.window_.bench.require()
+        ws = self.session.require()
         report = overlap_agreement(ws)
         self.agreement.setText(
             "No submission was rated by two graders yet." if report is None else
@@ -117,7 +118,7 @@ class AdjudicationDialog(QDialog):
 
     def _record(self, command: Adjudicate) -> None:
         try:
-            self.window_.bench._run(command)  # undoable (Ctrl+Z in the window)
+            self.session.run(command)  # undoable (Ctrl+Z in the window)
         except ClueStudioError as error:
             self.status.setText(str(error))
             return
@@ -126,7 +127,7 @@ class AdjudicationDialog(QDialog):
     def take(self, rating: Any) -> None:
         entry = self.entry()
         if entry is not None:
-            self._record(Adjudicate(entry.submission_id, self.window_.bench.grader,
+            self._record(Adjudicate(entry.submission_id, self.session.grader,
                                     scores=rating.scores or None, total=rating.adjusted,
                                     comment=rating.comment, rubric_id=entry.rubric_id))
 
@@ -136,5 +137,5 @@ class AdjudicationDialog(QDialog):
             return
         value, ok = QInputDialog.getDouble(self, "Final total", "Total (0–100)", 0, 0, 100, 2)
         if ok:
-            self._record(Adjudicate(entry.submission_id, self.window_.bench.grader,
+            self._record(Adjudicate(entry.submission_id, self.session.grader,
                                     total=value, rubric_id=entry.rubric_id))

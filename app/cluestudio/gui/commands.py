@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from cluestudio.gui.qt import QObject
 
 if TYPE_CHECKING:
-    from cluestudio.gui.main_window import MainWindow
+    from cluestudio.gui.window_parts import WindowParts
 
 REVIEW, GRADING, ANALYSIS = 0, 1, 2  # tab indexes of the modes
 
@@ -20,7 +20,7 @@ REVIEW, GRADING, ANALYSIS = 0, 1, 2  # tab indexes of the modes
 class WindowCommands(QObject):
     """The window's actions by name (see :data:`cluestudio.gui.menus.MENUS`)."""
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: WindowParts) -> None:
         super().__init__(window)
         self.w = window
 

@@ -37,21 +37,22 @@ from cluestudio.gui.qt import (
     QPushButton,
     Qt,
     QVBoxLayout,
+    QWidget,
 )
 from cluestudio.gui.screen_fit import resize_within_screen
 
 if TYPE_CHECKING:
-    from cluestudio.gui.main_window import MainWindow
+    from cluestudio.app.session import Session
 
 _ROLE = Qt.ItemDataRole.UserRole
 
 
 class CommentsDialog(QDialog):
-    def __init__(self, window: MainWindow, submission_id: int, rubric: Any,
+    def __init__(self, session: Session, parent: QWidget, submission_id: int, rubric: Any,
                  title: str) -> None:
-        super().__init__(window)
-        self.window_, self.sid, self.rubric = window, submission_id, rubric
-        self.grader = window.bench.grader
+        super().__init__(parent)
+        self.session, self.sid, self.rubric = session, submission_id, rubric
+        self.grader = session.grader
         self.setWindowTitle(f"Comments and feedback: {title}")
         self.items = QListWidget()
         for item in rubric.items:
@@ -105,7 +106,7 @@ class CommentsDialog(QDialog):
             entry.data(_ROLE)))
         for widget in (self.bank, self.comments, self.overall, self.text):
             widget.installEventFilter(self)  # the dialog's keys, where they are typed
-        rating = window.bench.require().rating(submission_id, self.grader, rubric.id)
+        rating = session.require().rating(submission_id, self.grader, rubric.id)
         self.overall.setPlainText(rating.comment if rating else "")
         self.items.setCurrentRow(0)
         resize_within_screen(self, 640, 720)
@@ -123,7 +124,7 @@ class CommentsDialog(QDialog):
         return str(entry.data(_ROLE)) if entry is not None else self.rubric.items[0].id
 
     def redraw(self) -> None:
-        ws = self.window_.bench.require()
+        ws = self.session.require()
         self.comments.clear()
         for comment in item_comments(ws, self.sid, self.grader):
             if comment.item_id == self.item_id() and comment.rubric_id == self.rubric.id:
@@ -142,7 +143,7 @@ class CommentsDialog(QDialog):
 
     def _run(self, command: Any) -> Any:
         try:
-            changes = self.window_.bench._run(command)  # undoable, views redraw
+            changes = self.session.run(command)  # undoable, views redraw
         except ClueStudioError as error:
             self.status.setText(str(error))
             return None
@@ -168,7 +169,7 @@ class CommentsDialog(QDialog):
             self.text.clear()
 
     def edit_bank(self, uid: str) -> None:
-        current = {b.uid: b for b in comment_bank(self.window_.bench.require())}[uid]
+        current = {b.uid: b for b in comment_bank(self.session.require())}[uid]
         text, ok = QInputDialog.getText(self, "Edit bank comment",
                                         f"Used {current.uses}×; the edit reaches every use",
                                         text=current.text)
@@ -184,7 +185,7 @@ class CommentsDialog(QDialog):
         from cluestudio.app.feedback_suggestions import suggest
 
         try:
-            found = suggest(self.window_.bench.require(), self.sid, self.grader)
+            found = suggest(self.session.require(), self.sid, self.grader)
         except ClueStudioError as error:
             self.status.setText(str(error))
             return

@@ -93,14 +93,17 @@ def diff_picture(submission_id: int, reference_text: str, candidate_text: str,
     the explanation saved with the CLUE score of exactly this text, when there is one; else
     computed with the ``exact`` embedder), coloured and rendered. Raises ClueStudioError
     (PlantUMLSyntaxError naming the line) when a text does not parse."""
-    from cluestudio.core.diff import annotate, diff_from_explanation, diff_texts
+    from cluestudio.core.diff import annotate, diff_diagrams, diff_from_explanation
 
+    # Parsed once: the live preview of this text parsed it already, and the reference stays.
+    candidate = previews.parse(candidate_text, source="candidate").diagram
     if stored is not None:
         diff = diff_from_explanation(stored[0], origin="stored", configuration=stored[1])
     else:
-        diff = diff_texts(reference_text, candidate_text)
+        diff = diff_diagrams(previews.parse(reference_text, source="reference").diagram,
+                             candidate)
     cancel.raise_if_cancelled()
-    annotation = annotate(candidate_text, diff)
+    annotation = annotate(candidate_text, diff, diagram=candidate)
     cancel.raise_if_cancelled()
     _, png, error = previews.try_render(annotation.text)
     notes = annotation.notes + tuple(f"not coloured: {e.text}"
@@ -184,6 +187,12 @@ class DiffOnB(QObject):
 
     def is_on(self) -> bool:
         return self.button.isChecked()
+
+    def shows_diff_for(self, view: SubmissionView | None) -> bool:
+        """Whether B shows (or will show) the element diff of ``view`` rather than plain B:
+        switched on, and nothing but the text itself can refuse it."""
+        return (self.is_on() and view is not None
+                and why_no_diff(view, self.bench.settings.ui.blind_grading) is None)
 
     def set_checked(self, on: bool) -> None:
         if self.button.isChecked() != on:

@@ -40,11 +40,6 @@ def _read_only_editor() -> PlantUMLEditor:
     return editor
 
 
-def _key(view: SubmissionView) -> str:
-    """What a draft is matched on besides the id (see :class:`RubricDraft`)."""
-    return f"{view.submission.task_id}/{view.submission.source_id}"
-
-
 class GradingMode(QWidget):
     """Rates one submission at a time; ``rating_saved(id, advance)`` after each save
     (advance: the grader asked to move on to the next unrated submission)."""
@@ -179,8 +174,7 @@ class GradingMode(QWidget):
         self.rubric.setFocus()
 
     def _render(self, view: SubmissionView, texts: list[str]) -> None:
-        """Render ``texts`` of ``view`` on the worker (one task per view: the old
-        submission's render is cancelled); ``images_shown`` when they are on screen."""
+        """Render ``texts`` of ``view`` on the worker (the old submission's is cancelled)."""
         self._render_job.cancel()
         if not texts:
             self.images_shown.emit(view.submission.id)
@@ -215,9 +209,7 @@ class GradingMode(QWidget):
         submission if there is one, else the saved rating (or nothing scored)."""
         self.rubric.setEnabled(True)
         self.rubric.set_rubric(self.bench.rubric_for(view))
-        drafts = self.bench.drafts
-        draft = (drafts.get(view.submission.id, self.rubric.rubric.id, _key(view))
-                 if drafts else None)
+        draft = self.bench.rubric_draft(view)
         rating = view.rating
         if draft is not None:
             self.rubric.load(draft.scores, draft.comment, draft.seconds, draft=True)
@@ -248,22 +240,12 @@ class GradingMode(QWidget):
 
     def _keep_draft(self) -> None:
         """Every rubric change is kept on disk until the rating is saved."""
-        from cluestudio.app.drafts import RubricDraft
-
-        if self.view is None or self.bench.drafts is None:
+        if self.view is None:
             return
-        scores, comment = self.rubric.scores(), self.rubric.comment_text()
-        rating = self.view.rating
-        saved = rating is not None and rating.scores == scores and rating.comment == comment
-        sid = self.view.submission.id
-        if saved:
-            self.bench.drafts.drop(sid)
-        else:
-            self.bench.drafts.put(sid, RubricDraft(self.rubric.rubric.id, scores, comment,
-                                                   round(self.rubric.seconds(), 1),
-                                                   _key(self.view)))
-        self.rubric.mark_draft(not saved)
-        self.draft_changed.emit(sid, not saved)
+        draft = self.bench.keep_rubric_draft(self.view, self.rubric.scores(),
+                                             self.rubric.comment_text(), self.rubric.seconds())
+        self.rubric.mark_draft(draft)
+        self.draft_changed.emit(self.view.submission.id, draft)
 
     def _show_metrics(self, view: SubmissionView) -> None:
         if view.scores:
@@ -304,13 +286,16 @@ class GradingMode(QWidget):
         view = self.view
         try:
             self.bench.save_rating(view, self.rubric.scores(), self.rubric.comment_text(),
-                                   self.rubric.seconds())
+                                   self.rubric.seconds(), initiator=self)
         except ClueStudioError as error:
             self.status.emit(str(error))
             return False
+        self.view = self.bench.view(view.submission.id)  # the session's, with the rating
         self.rubric.mark_draft(False)
         self.draft_changed.emit(view.submission.id, False)
         self.metrics.reveal()
+        if self.b_diff.is_on() and self.b_diff.picture is None and not self.b_diff.job.busy():
+            self._update_element_diff()  # blind grading held it back until this save
         self.status.emit(f"Saved {self.rubric.total():.1f} for "
                          f"{view.submission.task_id} · {view.submission.source_id}")
         self.rating_saved.emit(view.submission.id, advance)

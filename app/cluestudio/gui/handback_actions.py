@@ -12,11 +12,11 @@ from cluestudio.gui.qt import QFileDialog, QInputDialog, QObject
 from cluestudio.gui.worker import JobHandle
 
 if TYPE_CHECKING:
-    from cluestudio.gui.main_window import MainWindow
+    from cluestudio.gui.window_parts import WindowParts
 
 
 class HandbackActions(QObject):
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: WindowParts) -> None:
         super().__init__(window)
         self.window = window
 
@@ -112,8 +112,8 @@ class HandbackActions(QObject):
             who = identity(students.get(owner.student_id or "") if owner else None,
                            blind=False)
             title += f" · {who}" if who else ""
-        CommentsDialog(self.window, view.submission.id, rubric_for_kind(view.task.diagram_kind),
-                       title).exec()
+        CommentsDialog(self.window.bench.session, self.window, view.submission.id,
+                       rubric_for_kind(view.task.diagram_kind), title).exec()
 
     def adjudication(self) -> None:
         from cluestudio.gui.adjudication_dialog import AdjudicationDialog
@@ -121,4 +121,4 @@ class HandbackActions(QObject):
         if self.window.bench.ws is None:
             self.window.statusBar().showMessage("Open or create a workspace first", 8000)
             return
-        AdjudicationDialog(self.window).exec()
+        AdjudicationDialog(self.window.bench.session, self.window).exec()

@@ -58,7 +58,6 @@ class MainWindow(WindowPreferences, QMainWindow):
         self.bench = Workbench(runner, settings, self, processes=processes)
         self.ask_before_discard = True  # tests turn the modal question off
         self._painted = False  # first paint done: background start-ups may begin
-        self._drafts: dict[int, str] = {}  # unsaved editor text per submission
 
         self.review = ReviewMode(self.bench)
         self.grading = GradingMode(self.bench)
@@ -162,7 +161,6 @@ class MainWindow(WindowPreferences, QMainWindow):
         self._remember_workspace(ws.path)
 
     def _on_workspace_opened(self) -> None:
-        self._drafts.clear()
         ws = self.bench.require()
         read_only = " (read-only)" if ws.readonly else ""  # open in another window
         self.setWindowTitle(f"ClueStudio — {ws.path.name}{read_only}")
@@ -232,8 +230,8 @@ class MainWindow(WindowPreferences, QMainWindow):
         view = self.bench.view(sid)
         if index == REVIEW:
             self.review.show_submission(view)
-            if sid in self._drafts:
-                self.review.editor.setPlainText(self._drafts.pop(sid))
+            if (kept := self.bench.take_review_text(sid)) is not None:
+                self.review.editor.setPlainText(kept)
         else:
             self.grading.show_submission(view)
             self.groups.show(view)
@@ -244,11 +242,8 @@ class MainWindow(WindowPreferences, QMainWindow):
     def _stash_review_text(self) -> None:
         """Keep the review editor's unsaved text for when its submission comes back."""
         if self.review.view is not None and self.review.has_unsaved_text():
-            self._drafts[self.review.view.submission.id] = self.review.editor.toPlainText()
-
-    def pending_review_texts(self) -> dict[int, str]:
-        """Unsaved review-editor texts of submissions not on screen, by submission id."""
-        return dict(self._drafts)
+            self.bench.keep_review_text(self.review.view.submission.id,
+                                        self.review.editor.toPlainText())
 
     def _show_nothing(self) -> None:
         """No submission is listed: none is shown either, so no save can reach one."""
@@ -260,13 +255,12 @@ class MainWindow(WindowPreferences, QMainWindow):
 
     def _update_heading(self) -> None:
         """Where am I: task, submission, place in the list, how much of it I rated."""
-        ws = self.bench.ws
         sid = self.navigator.current_id()
         rows = self.navigator.model.rows
         rated = sum(1 for r in rows if r.rated)
         place, listed = self.navigator.position()
         row = self.navigator.row(sid) if sid is not None else None
-        task = ws.task(row.summary.task_id) if ws is not None and row is not None else None
+        task = self.bench.task(row.summary.task_id) if row is not None else None
         self.heading.describe(
             task_title=task.title if task else "", task_kind=task.diagram_kind if task else "",
             submission=row.summary.source_id if row else "", place=place, listed=listed,
@@ -280,19 +274,21 @@ class MainWindow(WindowPreferences, QMainWindow):
         mode = self.modes.currentIndex()
         if mode == REVIEW and self.review.view is not None:
             sid = self.review.view.submission.id
-            if sid in changes.revisions or sid in changes.reviews:
+            if changes.made_by(self.review):
+                self.review.take_own_change()  # its editor and panel show it already
+            elif sid in changes.revisions or sid in changes.reviews:
                 self.review.refresh()
             elif sid in changes.checks:
                 self.review.show_check()
         elif mode == GRADING and self.grading.view is not None:
             sid = self.grading.view.submission.id
-            if sid in changes.ratings:
+            if sid in changes.ratings and not changes.made_by(self.grading):
                 # The record changed under the panel (undo, redo): show what is saved now.
                 self.grading.show_rating_of(self.bench.view(sid))
             if sid in changes.revisions or sid in changes.scores:
                 self.grading.show_scores_of(self.bench.view(sid))
             if sid in changes.ratings or sid in changes.revisions:
-                self.groups.show(self.grading.view)  # its group mark or its group changed
+                self.groups.show(self.bench.view(sid))  # its group mark or its group changed
         self._update_undo_labels()
         if changes.label:
             self.statusBar().showMessage(self.bench.named(changes.label) or "", 4000)
@@ -386,7 +382,7 @@ class MainWindow(WindowPreferences, QMainWindow):
         window_layout.keep_list_readable(self)  # e.g. maximised: names get their room back
 
     def closeEvent(self, event) -> None:
-        if (self.ask_before_discard and (names := unsaved_edits(self))
+        if (self.ask_before_discard and (names := unsaved_edits(self.bench.session, self.review))
                 and not confirm_quit(self, names)):
             event.ignore()
             return

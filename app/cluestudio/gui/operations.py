@@ -1,16 +1,17 @@
-"""User actions on the open workspace, each a core command; views redraw from ``changed``.
+"""The session's Qt adapter: its changes as a signal, its background jobs on the runners.
 
-Like Anki's ``aqt/operations``: an action is a few lines that build a core command and run
-it through the workspace (its single writer thread, one transaction, undo stack in core).
-The returned :class:`Changes` says which submissions changed, so views refresh only those.
-Scoring runs in the worker process (:class:`ProcessRunner`); each chunk of scores it sends
-back is stored on the runner's reader thread and announced as ``changed`` with its
-submission ids, so every view shows the current score as soon as it exists.
+The session itself (workspace, grader, settings, drafts, undo, the view cache, the commands)
+is app/session.py's, without Qt. Like Anki's ``aqt/operations``: an action builds a core
+command and runs it through the session (one transaction, undo in core); the returned
+:class:`Changes` says which submissions changed and which view asked, so views refresh only
+those, and not the one that made the change. Scoring runs in the worker process
+(:class:`ProcessRunner`); each chunk of scores it sends back is stored on the runner's
+reader thread and announced as ``changed`` with its submission ids, so every view shows the
+current score as soon as it exists.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from cluestudio.app import preview, submissions
@@ -21,18 +22,11 @@ from cluestudio.app.scoring import (
     plan_and_score_job,
     store_scored,
 )
+from cluestudio.app.session import Session
 from cluestudio.core.errors import ClueStudioError
-from cluestudio.core.rubric import Rubric, get_rubric, rubric_for_kind
+from cluestudio.core.rubric import Rubric
 from cluestudio.core.settings import Settings
-from cluestudio.core.workspace import (
-    Changes,
-    SaveRating,
-    SaveRevision,
-    SetReviewVerdict,
-    SubmissionSummary,
-    Workspace,
-)
-from cluestudio.core.workspace.sample import data_dir
+from cluestudio.core.workspace import Changes, Workspace
 from cluestudio.gui.qt import QObject, Signal
 from cluestudio.gui.worker import BATCH, JobHandle, JobRunner, ProcessRunner
 
@@ -41,13 +35,21 @@ from cluestudio.gui.worker import BATCH, JobHandle, JobRunner, ProcessRunner
 # little better but left the bar at 0/66 for half a minute, issue 24).
 WINDOW_SCORE_CHUNK = 4
 
+#: What the window's parts ask of the session through the workbench (see ``__getattr__``).
+_SESSION_CALLS = frozenset({
+    "require", "belongs", "submissions", "rubric_for", "totals", "rated_by_me", "clue_scores",
+    "view", "run", "save_rating", "apply_group_rating", "save_revision", "set_verdict",
+    "undo", "redo", "undo_label", "redo_label", "named", "note_changes", "update_settings",
+    "save_settings", "keep_review_text", "take_review_text", "rubric_draft",
+    "keep_rubric_draft", "task"})
+
 
 class Workbench(QObject):
-    """The open workspace, the grader and the cache of submission views.
-
-    Each submission is graded with the rubric of its task's diagram kind
-    (:meth:`rubric_for`); ``default_rubric`` is the class-diagram one the analysis compares
-    graders on."""
+    """The Qt side of the :class:`~cluestudio.app.session.Session`: its changes as the
+    ``changed`` signal, and the background work (scoring, checks, prefetch, warm-up) on the
+    job runner and the worker process. What the session holds — workspace, grader,
+    settings, drafts, undo, the view cache — is the session's; the names below only pass
+    through to it."""
 
     changed = Signal(object)  # Changes of a command, undo, redo, or stored scores
     workspace_opened = Signal()
@@ -63,42 +65,66 @@ class Workbench(QObject):
         super().__init__(parent)
         self.runner = runner
         self.processes = processes or ProcessRunner(self)
-        self.settings = settings
-        self.ws: Workspace | None = None
-        self.default_rubric: Rubric = get_rubric()
-        self.cache = submissions.ViewCache()
+        self.session = Session(settings)
+        self.session.subscribe(self.changed.emit)
         self._score_job: JobHandle | None = None
         self._prefetch_job: JobHandle | None = None
         self._warmed = False
         self._warm_jobs: list[JobHandle] = []
-        self.drafts: DraftStore | None = None  # this grader's unsaved rubrics in this workspace
         self._scores_stored.connect(self._on_scores_stored)
         self._checks_stored.connect(
-            lambda ids: self._after(Changes(checks=frozenset(ids))))
+            lambda ids: self.session.note_changes(Changes(checks=frozenset(ids))))
         self._check_job: JobHandle | None = None
+
+    # --- the session's parts, passed through --------------------------------------------
+
+    @property
+    def settings(self) -> Settings:
+        return self.session.settings
+
+    @settings.setter
+    def settings(self, settings: Settings) -> None:
+        self.session.apply_settings(settings)
+
+    @property
+    def ws(self) -> Workspace | None:
+        return self.session.ws
+
+    @ws.setter
+    def ws(self, ws: Workspace | None) -> None:  # tests open one without the warm-up
+        self.session.ws = ws
+
+    @property
+    def drafts(self) -> DraftStore | None:
+        return self.session.drafts
+
+    @property
+    def cache(self) -> submissions.ViewCache:
+        return self.session.cache
+
+    @property
+    def default_rubric(self) -> Rubric:
+        return self.session.default_rubric
 
     @property
     def grader(self) -> str:
-        return self.settings.grader_name()
+        return self.session.grader
 
     def apply_settings(self, settings: Settings) -> bool:
-        """Take new settings; True when the grader changed (every view of "mine" — ratings,
-        drafts, blind grading — is then another person's and must be redrawn)."""
-        changed = settings.grader_name() != self.grader
-        self.settings = settings
-        if changed:
-            self.cache.clear()
-            if self.ws is not None:
-                self.drafts = DraftStore(data_dir() / "drafts", self.ws.path, self.grader)
-        return changed
+        return self.session.apply_settings(settings)
+
+    def __getattr__(self, name: str) -> Any:
+        # require, belongs, submissions, rubric_for, totals, rated_by_me, clue_scores, view,
+        # the commands, undo, redo and their labels, named, note_changes: the session's.
+        if name in _SESSION_CALLS and "session" in self.__dict__:
+            return getattr(self.__dict__["session"], name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # --- workspace ----------------------------------------------------------------------
 
     def open(self, ws: Workspace) -> None:
         self.close()
-        self.ws = ws
-        self.cache.clear()
-        self.drafts = DraftStore(data_dir() / "drafts", ws.path, self.grader)
+        self.session.open(ws)
         self.workspace_opened.emit()
 
     def start_warm_ups(self) -> None:
@@ -116,11 +142,7 @@ class Workbench(QObject):
         for job in (self._score_job, self._prefetch_job, *self._warm_jobs):
             if job is not None:
                 job.cancel()
-        if self.ws is not None:
-            self.ws.close()
-            self.ws = None
-        self.drafts = None
-        self.cache.clear()
+        self.session.close()
 
     def shutdown(self) -> None:
         """Close the workspace and stop the worker process (the window is closing)."""
@@ -128,48 +150,11 @@ class Workbench(QObject):
         self.close()
         self.processes.shutdown()
 
-    def require(self) -> Workspace:
-        if self.ws is None:
-            raise ClueStudioError("no workspace is open")
-        return self.ws
-
-    def submissions(self) -> list[SubmissionSummary]:
-        return self.require().list_submissions() if self.ws is not None else []
-
-    @staticmethod
-    def rubric_for(view: submissions.SubmissionView) -> Rubric:
-        """The rubric ``view``'s submission is graded with: its task kind's."""
-        return rubric_for_kind(view.task.diagram_kind)
-
-    def totals(self) -> dict[int, float | None]:
-        """This grader's rating total per rated submission (each under its task's rubric)."""
-        ws = self.require()
-        mine = submissions.ratings_by_task_rubric(ws, self.grader, ws.list_submissions(),
-                                                  narrowed=False)
-        return {sid: rating.total for sid, rating in mine.items()}
-
-    def rated_by_me(self) -> set[int]:
-        """The submissions this grader has rated (under their task's rubric)."""
-        return set(self.totals()) if self.ws is not None else set()
-
-    def clue_scores(self) -> dict[int, float]:
-        return self.require().metric_values("clue")
-
-    def view(self, submission_id: int) -> submissions.SubmissionView:
-        """The submission's view data: from the cache when possible (next/previous is instant)."""
-        found = self.cache.get(submission_id)
-        if found is None:
-            llm = bool(self.settings.llm.base_url.strip() and self.settings.llm.model.strip())
-            found = submissions.load_submission(self.require(), submission_id, self.grader,
-                                                llm=llm)
-            self.cache.put(found)
-        return found
-
     def prefetch(self, submission_ids: list[int]) -> None:
         """Load these submissions and render their diagrams in the background."""
         if self.ws is None or not submission_ids:
             return
-        views = [self.view(sid) for sid in submission_ids]  # SQLite reads: milliseconds
+        views = [self.session.view(sid) for sid in submission_ids]  # SQLite reads: ms
         from cluestudio.core.workspace import kinds
 
         texts = []
@@ -190,100 +175,6 @@ class Workbench(QObject):
             return len(texts)
 
         self._prefetch_job = self.runner.submit(render_all, "prefetch renders", lane=BATCH)
-
-    # --- commands (one line each, undo in core) -----------------------------------------
-
-    def _run(self, command: Any) -> Changes:
-        changes = self.require().execute(command)
-        self._after(changes)
-        return changes
-
-    def belongs(self, view: submissions.SubmissionView) -> bool:
-        """Whether ``view`` shows a submission of the open workspace (ids are per file)."""
-        return self.ws is not None and view.workspace == str(self.ws.path.resolve())
-
-    def save_rating(self, view: submissions.SubmissionView, scores: dict[str, float],
-                    comment: str, seconds: float) -> Changes:
-        """Save this grader's rating of exactly the submission ``view`` shows, under the
-        rubric of its task's kind; refused when the view is of another workspace than the
-        open one."""
-        self._require_own(view)
-        changes = self._run(SaveRating(view.submission.id, self.grader, scores,
-                                       rubric=self.rubric_for(view), comment=comment,
-                                       seconds=round(seconds, 1)))
-        if self.drafts is not None:
-            self.drafts.drop(view.submission.id)
-        return changes
-
-    def apply_group_rating(self, view: submissions.SubmissionView, group: Any, *,
-                           overwrite: bool = False,
-                           member_ids: Sequence[int] | None = None) -> Changes:
-        """Copy this grader's saved rating of ``view``'s submission to the rest of ``group``
-        (app/groups.py ``SubmissionGroup``), or to ``member_ids`` (the grader's choice among
-        its members and near suggestions), in one undoable command; members already rated
-        by the grader are kept unless ``overwrite``."""
-        from cluestudio.app.groups import group_rating_command
-
-        self._require_own(view)
-        return self._run(group_rating_command(group, view.submission.id, self.grader,
-                                              rubric_id=self.rubric_for(view).id,
-                                              overwrite=overwrite, member_ids=member_ids))
-
-    def save_revision(self, view: submissions.SubmissionView, puml: str) -> Changes:
-        self._require_own(view)
-        return self._run(SaveRevision(view.submission.id, puml, self.grader))
-
-    def set_verdict(self, view: submissions.SubmissionView, verdict: str, tags: list[str],
-                    comment: str = "") -> Changes:
-        self._require_own(view)
-        return self._run(SetReviewVerdict(view.submission.id, self.grader, verdict, tags,
-                                          comment=comment))
-
-    def _require_own(self, view: submissions.SubmissionView) -> None:
-        if not self.belongs(view):
-            raise ClueStudioError("this submission belongs to a workspace that is no longer "
-                                  "open; nothing was saved")
-
-    def undo(self) -> Changes | None:
-        changes = self.require().undo()
-        if changes is not None:
-            self._after(changes)
-        return changes
-
-    def redo(self) -> Changes | None:
-        changes = self.require().redo()
-        if changes is not None:
-            self._after(changes)
-        return changes
-
-    def undo_label(self) -> str | None:
-        return self.named(self.ws.undo_stack.undo_label) if self.ws is not None else None
-
-    def redo_label(self) -> str | None:
-        return self.named(self.ws.undo_stack.redo_label) if self.ws is not None else None
-
-    def named(self, label: str | None) -> str | None:
-        """A command's label with each "submission 12" (a database id, meaningless to a
-        grader) written as the submission's name, "submission s002"."""
-        import re
-
-        ws = self.ws
-        if not label or ws is None:
-            return label
-
-        def name(match: re.Match[str]) -> str:
-            found = ws.submission(int(match.group(1)))
-            return f"submission {found.source_id}" if found is not None else match.group(0)
-
-        return re.sub(r"\bsubmission (\d+)\b", name, label)
-
-    def note_changes(self, changes: Changes) -> None:
-        """Changes written outside a command (a stored VLM conversion): redraw as usual."""
-        self._after(changes)
-
-    def _after(self, changes: Changes) -> None:
-        self.cache.drop(changes.submissions)
-        self.changed.emit(changes)
 
     # --- background scoring (in the worker process) -------------------------------------
 
@@ -350,7 +241,7 @@ class Workbench(QObject):
         return job
 
     def _on_scores_stored(self, ids: frozenset[int]) -> None:
-        self._after(Changes(label="", scores=frozenset(ids)))
+        self.session.note_changes(Changes(label="", scores=frozenset(ids)))
 
     def _on_scored(self, summary: object) -> None:
         if not isinstance(summary, ScoreSummary):

@@ -34,17 +34,22 @@ class LivePreview(QObject):
         self._preview = preview
         self._job = LatestJob()
         self.kind = "class"  # the diagram kind of the text being edited
+        self.render = True  # False: parse only (B shows the element diff's rendering)
         self.requests = 0  # for tests and the benchmark: how many jobs were submitted
         self.last_latency_ms = -1.0
         self._clock = QElapsedTimer()
 
-    def request(self, text: str) -> JobHandle:
+    def request(self, text: str, *, render: bool | None = None) -> JobHandle:
+        """Parse ``text`` and render it too (``render`` None: as :attr:`render` says)."""
         self._job.cancel()
         preview, kind = self._preview, self.kind
+        render = self.render if render is None else render
         self.requests += 1
         self._clock.restart()
 
         def job(cancel: CancelToken) -> Any:
+            if not render:
+                return preview(text, cancel, kind, render=False)
             return preview(text, cancel) if kind == "class" else preview(text, cancel, kind)
 
         return self._job.start(self._runner.submit(job, "preview", lane=INTERACTIVE),

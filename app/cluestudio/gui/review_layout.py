@@ -1,13 +1,17 @@
 """Where review mode's panes sit: A and B side by side on top (what the reviewer compares);
 the PlantUML, the findings tabs and the verdict below. Fits 1366×768 with every part usable.
-Layout only: review_mode.py owns the widgets and what they do.
+Layout, and the texts of the history and diff tabs: review_mode.py owns the widgets and
+what they do.
 """
 
 from __future__ import annotations
 
+from cluestudio.app.submissions import SubmissionView
+from cluestudio.core.workspace import kinds
 from cluestudio.gui.qt import (
     QHBoxLayout,
     QLabel,
+    QListWidget,
     QScrollArea,
     QSplitter,
     Qt,
@@ -79,3 +83,25 @@ def review_splitter(image_a: QWidget, zoom_bar: QWidget, b_pane: QWidget, b_butt
     splitter.setStretchFactor(1, 4)
     splitter.setSizes([380, 300])
     return splitter
+
+
+def fill_history(history: QListWidget, view: SubmissionView) -> None:
+    """The revisions of ``view``, oldest first, in the history tab's list (no signals)."""
+    history.blockSignals(True)
+    history.clear()
+    for number, revision in enumerate(view.revisions, 1):
+        history.addItem(f"Revision {number} of {len(view.revisions)} · "
+                        f"{revision.created_at[:16].replace('T', ' ')} · "
+                        f"{revision.author} ({revision.author_kind})"
+                        + ("" if revision.parse_ok is not False
+                           or not kinds.uses_class_parser(view.task.diagram_kind)
+                           else "  ⚠ parse"))
+    history.blockSignals(False)
+
+
+def model_diff(view: SubmissionView, text: str, after_name: str = "this revision") -> str:
+    """What ``text`` changes in the model's output, for the diff tab."""
+    from cluestudio.app.preview import unified_diff
+
+    return (unified_diff(view.model_puml, text, after_name=after_name)
+            or "(same as the model output)")

@@ -13,7 +13,6 @@ from html import escape
 from typing import Any
 
 from cluestudio.app import preview as previews
-from cluestudio.app.check_display import shown_findings
 from cluestudio.app.preview_text import render_problem, summary_html
 from cluestudio.app.submissions import SubmissionView
 from cluestudio.core.errors import ClueStudioError
@@ -28,7 +27,6 @@ from cluestudio.gui.qt import (
     QLabel,
     QListWidget,
     QPlainTextEdit,
-    QRectF,
     QStackedWidget,
     QTextBrowser,
     QToolButton,
@@ -36,8 +34,8 @@ from cluestudio.gui.qt import (
     QWidget,
     Signal,
 )
-from cluestudio.gui.review_layout import review_splitter, review_tabs
-from cluestudio.gui.widgets.check_panel import CheckPanel, report_flag_confidence
+from cluestudio.gui.review_layout import fill_history, model_diff, review_splitter, review_tabs
+from cluestudio.gui.widgets.check_panel import CheckPanel, box, dropped_boxes
 from cluestudio.gui.widgets.compare_view import CompareView
 from cluestudio.gui.widgets.image_views import DiagramImageView, ZoomSync, image_from_bytes
 from cluestudio.gui.widgets.metric_panel import probe_html
@@ -151,15 +149,7 @@ class ReviewMode(QWidget):
         self.verdict.set_tag_set(tags_for_kind(kind))
         self.verdict.load(view.review.verdict if view.review else None,
                           view.review.tags if view.review else ())
-        self.history.blockSignals(True)
-        self.history.clear()
-        for number, revision in enumerate(view.revisions, 1):
-            self.history.addItem(f"Revision {number} of {len(view.revisions)} · "
-                                 f"{revision.created_at[:16].replace('T', ' ')} · "
-                                 f"{revision.author} ({revision.author_kind})"
-                                 + ("" if revision.parse_ok is not False
-                                    or not kinds.uses_class_parser(kind) else "  ⚠ parse"))
-        self.history.blockSignals(False)
+        fill_history(self.history, view)
         self._update_diff()
         self.show_check()
         self.set_probe(view.submission.id, view.scores.get("probe"))
@@ -175,7 +165,16 @@ class ReviewMode(QWidget):
         if self.diff_on():  # the preview's result asks for this text's diff
             self.b_diff.coloured = True
             self.image_b.show_message("Colouring B by the element diff…")
+        self._plain_b_seen()
         self.preview.request(view.head_puml)  # parse (summary, errors) and render if needed
+
+    def take_own_change(self) -> None:
+        """This mode saved the text or the verdict on screen: take the stored record (the
+        new revision's place in the history) without showing the submission anew — the
+        editor, preview and panel already show what was saved."""
+        if self.view is not None:
+            self.view = self.bench.view(self.view.submission.id)
+            fill_history(self.history, self.view)
 
     def release(self) -> None:
         """Let go of the submission while another mode is on screen (its picture stays for
@@ -227,7 +226,7 @@ class ReviewMode(QWidget):
             return False
         text = self.editor.toPlainText()
         try:
-            self.bench.save_revision(self.view, text)
+            self.bench.save_revision(self.view, text, initiator=self)
         except ClueStudioError as error:
             self.status.emit(str(error))
             return False
@@ -247,13 +246,25 @@ class ReviewMode(QWidget):
             self.compare_button.setChecked(on)
         if on:
             self._update_compare()
+        self._plain_b_seen(render_now=True)
+
+    def _plain_b_seen(self, *, render_now: bool = False) -> None:
+        """Plain B is seen with Compare, or when B shows no element diff: only then does the
+        preview render the text; else it parses and the diff renders its coloured copy
+        (issue 26: the same text was rendered twice). ``render_now``: it is seen now."""
+        self.preview.render = (self.b_stack.currentIndex() == 1
+                               or not self.b_diff.shows_diff_for(self.view))
+        text = self.editor.toPlainText()
+        if render_now and self.preview.render and self.view is not None \
+                and previews.cached_png(text) is None:
+            self.preview.request(text)
 
     def _on_verdict(self) -> None:
         verdict = self.verdict.verdict()
         if self.view is None or verdict is None:
             return  # tags wait until there is a verdict to save them with
         try:
-            self.bench.set_verdict(self.view, verdict, self.verdict.tags())
+            self.bench.set_verdict(self.view, verdict, self.verdict.tags(), initiator=self)
         except ClueStudioError as error:
             self.status.emit(str(error))
 
@@ -279,7 +290,11 @@ class ReviewMode(QWidget):
         self.b_error.hide()
         if self.diff_on() and self.view is not None:
             self._last_b = result.png or self._last_b  # plain B, for Compare and for off
-            self._update_element_diff(result.text, result.parse_error)
+            if not self._update_element_diff(result.text, result.parse_error) and \
+                    result.png is None and result.render_error is None and not result.note:
+                self.preview.request(result.text, render=True)  # no diff: plain B is seen
+            elif result.png is not None and self.b_stack.currentIndex() == 1:
+                self._update_compare()
         if self.b_diff.coloured:
             pass  # B shows the element diff of this text (on its way)
         elif result.png is None and result.render_error is None and result.note:
@@ -310,19 +325,14 @@ class ReviewMode(QWidget):
         self.compare.set_images(a, b)
 
     def _update_diff(self) -> None:
-        if self.view is None:
-            return
-        diff = previews.unified_diff(self.view.model_puml, self.editor.toPlainText())
-        self.diff.setPlainText(diff or "(same as the model output)")
+        if self.view is not None:
+            self.diff.setPlainText(model_diff(self.view, self.editor.toPlainText()))
 
     def _on_history_row(self, row: int) -> None:
-        if self.view is None or not 0 <= row < len(self.view.revisions):
-            return
-        revision = self.view.revisions[row]
-        self.diff.setPlainText(previews.unified_diff(
-            self.view.model_puml, revision.puml, after_name=f"revision {row + 1}")
-            or "(same as the model output)")
-        self.tabs.setCurrentWidget(self.diff)
+        if self.view is not None and 0 <= row < len(self.view.revisions):
+            self.diff.setPlainText(model_diff(self.view, self.view.revisions[row].puml,
+                                              f"revision {row + 1}"))
+            self.tabs.setCurrentWidget(self.diff)
 
     # --- the offline conversion check ----------------------------------------------------
 
@@ -335,12 +345,7 @@ class ReviewMode(QWidget):
         report = latest_report(self.bench.ws, self.view.submission.id)
         can_check = bool(self.view.image_a) and bool(self.view.head_puml.strip())
         self.check.show_report(report, can_check, self.view.head_puml)
-        marks = []
-        for missing in shown_findings(report, self.view.head_puml).missing:
-            if missing.confidence >= report_flag_confidence():
-                left, top, right, bottom = missing.box.rect
-                marks.append(QRectF(left, top, right - left, bottom - top))
-        self.image_a.set_marks(marks)
+        self.image_a.set_marks(dropped_boxes(report, self.view.head_puml))
 
     def check_now(self) -> None:
         if self.view is not None:
@@ -356,8 +361,7 @@ class ReviewMode(QWidget):
 
     def _show_box(self, rect: object) -> None:
         if isinstance(rect, tuple) and len(rect) == 4:
-            left, top, right, bottom = rect
-            self.image_a.highlight(QRectF(left, top, right - left, bottom - top))
+            self.image_a.highlight(box(rect))
 
     # --- the element diff on image B ----------------------------------------------------
 
@@ -376,16 +380,17 @@ class ReviewMode(QWidget):
         if on and self.b_stack.currentIndex() == 1:
             self.set_compare(False)  # the diff is drawn on B itself
         self._update_element_diff(self.editor.toPlainText())
+        self._plain_b_seen(render_now=True)
         self.diff_toggled.emit(on)
 
     def _update_element_diff(self, text: str, parse_error: tuple[int | None, str] | None = None
-                             ) -> None:
+                             ) -> bool:
         """Ask for the element diff of ``text`` (the editor's, once it settled), or put
-        plain B back."""
+        plain B back (False)."""
         if self.diff_on() and self.view is not None:
-            self.b_diff.show_for(self.view, text, parse_error)
-        else:
-            self.b_diff.stop()
+            return self.b_diff.show_for(self.view, text, parse_error)
+        self.b_diff.stop()
+        return False
 
     def _show_plain_b(self) -> None:
         """B as last rendered, without colours (it showed, or waited for, a diff)."""

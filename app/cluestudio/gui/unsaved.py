@@ -10,7 +10,8 @@ from cluestudio.core.errors import ClueStudioError
 from cluestudio.gui.qt import QMessageBox, QWidget
 
 if TYPE_CHECKING:
-    from cluestudio.gui.main_window import MainWindow
+    from cluestudio.app.session import Session
+    from cluestudio.gui.review_mode import ReviewMode
 
 _NAMED = 8  # at most this many names in the question; the rest are counted
 
@@ -27,17 +28,16 @@ def differs_beyond_whitespace(text: str, saved: str) -> bool:
     return _lines(text) != _lines(saved)
 
 
-def unsaved_edits(window: MainWindow) -> list[str]:
+def unsaved_edits(session: Session, review: ReviewMode) -> list[str]:
     """"task/submission" of each submission with an unsaved PlantUML edit: the one in the
-    review editor, and those kept while the reviewer moved on."""
+    review editor, and those the session kept while the reviewer moved on."""
     names: list[str] = []
-    review = window.review
     if review.view is not None and differs_beyond_whitespace(review.editor.toPlainText(),
                                                              review.view.head_puml):
         names.append(f"{review.view.submission.task_id}/{review.view.submission.source_id}")
-    for sid, text in window.pending_review_texts().items():
+    for sid, text in session.review_texts.items():
         try:
-            view = window.bench.view(sid)
+            view = session.view(sid)
         except ClueStudioError:  # gone (another workspace): nothing to save it to
             continue
         if differs_beyond_whitespace(text, view.head_puml):

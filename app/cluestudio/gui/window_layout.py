@@ -18,7 +18,7 @@ from cluestudio.gui.qt import QSettings, QSplitter, Qt, QTimer
 from cluestudio.gui.screen_fit import clamped, frame_margins
 
 if TYPE_CHECKING:
-    from cluestudio.gui.main_window import MainWindow
+    from cluestudio.gui.window_parts import WindowParts
 
 # The name column shows at least this much ("hospital_a…s001" with the middle elided) ...
 _LEAST_NAME = "hospital…s001"
@@ -34,14 +34,14 @@ def qsettings() -> QSettings:
     return QSettings(str(config_dir() / "window-layout.ini"), QSettings.Format.IniFormat)
 
 
-def _splitter_keys(window: MainWindow) -> list[tuple[str, QSplitter]]:
+def _splitter_keys(window: WindowParts) -> list[tuple[str, QSplitter]]:
     """A stable key per splitter: creation order plus shape, so a changed layout after an
     upgrade finds no saved state instead of a wrong one."""
     return [(f"splitters/{i}-{s.orientation().name}-{s.count()}", s)
             for i, s in enumerate(window.findChildren(QSplitter))]
 
 
-def restore_layout(window: MainWindow) -> None:
+def restore_layout(window: WindowParts) -> None:
     """Window size, docks and splitters as the user left them (the app's defaults first
     time, or when the saved layout no longer fits: Qt then ignores it)."""
     stored = qsettings()
@@ -59,7 +59,7 @@ def restore_layout(window: MainWindow) -> None:
     keep_list_readable(window)
 
 
-def save_layout(window: MainWindow) -> None:
+def save_layout(window: WindowParts) -> None:
     stored = qsettings()
     stored.setValue("main/geometry", window.saveGeometry())
     stored.setValue("main/state", window.saveState())
@@ -68,7 +68,7 @@ def save_layout(window: MainWindow) -> None:
     stored.sync()
 
 
-def fit_on_screen(window: MainWindow) -> None:
+def fit_on_screen(window: WindowParts) -> None:
     """The whole window, title bar and status bar included, on the screen it is on."""
     from cluestudio.gui.qt import QApplication
 
@@ -84,7 +84,7 @@ def fit_on_screen(window: MainWindow) -> None:
         window.setGeometry(place)
 
 
-def after_first_show(window: MainWindow) -> None:
+def after_first_show(window: WindowParts) -> None:
     """Once shown, the real frame is known (the window manager adds it a moment later):
     clamp again with it, unless the window was given another size meanwhile."""
     QTimer.singleShot(0, window, lambda: keep_list_readable(window))
@@ -101,7 +101,7 @@ def after_first_show(window: MainWindow) -> None:
     QTimer.singleShot(250, window, again)
 
 
-def list_widths(window: MainWindow) -> tuple[int, int]:
+def list_widths(window: WindowParts) -> tuple[int, int]:
     """(least, wanted) width of the submission list's dock: its value columns plus a
     readable name (least) or the widest name (wanted)."""
     navigator = window.navigator
@@ -116,7 +116,7 @@ def list_widths(window: MainWindow) -> tuple[int, int]:
     return least, max(least, values + widest + chrome)
 
 
-def keep_list_readable(window: MainWindow) -> None:
+def keep_list_readable(window: WindowParts) -> None:
     """The list's dock at least wide enough for readable names; wider (up to its widest
     name) whenever the central area can spare the room, e.g. after maximising."""
     dock = window.navigator_dock
@@ -132,12 +132,12 @@ def keep_list_readable(window: MainWindow) -> None:
                            Qt.Orientation.Horizontal)
 
 
-def position_key(window: MainWindow) -> str:
+def position_key(window: WindowParts) -> str:
     ws = window.bench.ws
     return "" if ws is None else "last/" + text_hash(str(ws.path.resolve()))[:16]
 
 
-def remember_position(window: MainWindow, mode_limit: int) -> None:
+def remember_position(window: WindowParts, mode_limit: int) -> None:
     """Where the grader was in this workspace (restored on the next start)."""
     key, sid = position_key(window), window.navigator.current_id()
     row = window.navigator.row(sid) if sid is not None else None
@@ -149,7 +149,7 @@ def remember_position(window: MainWindow, mode_limit: int) -> None:
         stored.sync()
 
 
-def restore_position(window: MainWindow) -> None:
+def restore_position(window: WindowParts) -> None:
     key = position_key(window)
     stored = qsettings()
     where = str(stored.value(f"{key}/submission", "") or "")

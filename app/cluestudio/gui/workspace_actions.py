@@ -20,7 +20,7 @@ from cluestudio.gui.window_layout import qsettings
 from cluestudio.gui.worker import BATCH, JobHandle
 
 if TYPE_CHECKING:
-    from cluestudio.gui.main_window import MainWindow
+    from cluestudio.gui.window_parts import WindowParts
 
 WORKSPACE_FILTER = "Workspace (*.sqlite)"
 _LAST_FOLDER = "dialogs/last_folder"
@@ -33,7 +33,7 @@ def _remember_folder(folder: Path) -> None:
 
 
 class WorkspaceActions(QObject):
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: WindowParts) -> None:
         super().__init__(window)
         self.window = window
         self.recent = RecentWorkspaces(self.open_workspace, window)

@@ -134,14 +134,16 @@ def _structure(diagram: ClassDiagram) -> tuple[object, ...]:
 
 
 def annotate(candidate_text: str, diff: DiagramDiff, *, legend: bool = True,
-             members: bool = True) -> Annotation:
-    """The candidate's PlantUML coloured by ``diff`` (see the module docstring).
+             members: bool = True, diagram: ClassDiagram | None = None) -> Annotation:
+    """The candidate's PlantUML coloured by ``diff`` (see the module docstring);
+    ``diagram``: the candidate already parsed (the caller's, so it is not parsed twice).
 
     Raises PlantUMLSyntaxError when the candidate does not parse (no diff can be shown).
     """
     from cluestudio.core.plantuml import parse_plantuml
 
-    diagram = parse_plantuml(candidate_text, source="candidate").diagram
+    if diagram is None:
+        diagram = parse_plantuml(candidate_text, source="candidate").diagram
     lines = split_lines(candidate_text)
     layout = Layout.of(lines)
     block = legend_block(diff)

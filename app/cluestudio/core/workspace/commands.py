@@ -38,6 +38,14 @@ class Changes:
     scores: frozenset[int] = frozenset()  # new scores stored (not undoable: recomputable)
     checks: frozenset[int] = frozenset()  # new conversion checks stored (recomputable too)
     result: Any = field(default=None, compare=False)  # e.g. the new revision id
+    # Who asked for it (a view), as Anki's OpChanges reach ``operation_did_execute(changes,
+    # handler)``: that view already shows the change and does not reload itself. Set by the
+    # session (app/session.py), never by a command.
+    initiator: Any = field(default=None, compare=False, repr=False)
+
+    def made_by(self, view: object) -> bool:
+        """Whether ``view`` made this change (and so already shows it)."""
+        return self.initiator is not None and self.initiator is view
 
     @property
     def submissions(self) -> frozenset[int]:

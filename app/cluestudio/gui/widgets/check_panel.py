@@ -17,6 +17,7 @@ from cluestudio.gui.qt import (
     QHeaderView,
     QLabel,
     QPushButton,
+    QRectF,
     Qt,
     QTreeWidget,
     QTreeWidgetItem,
@@ -34,6 +35,20 @@ def report_flag_confidence() -> float:
     from cluestudio.core.check.report import FLAG_CONFIDENCE
 
     return FLAG_CONFIDENCE
+
+
+def box(rect: tuple[float, float, float, float]) -> QRectF:
+    """A finding's (left, top, right, bottom) on image A as a rectangle to draw."""
+    left, top, right, bottom = rect
+    return QRectF(left, top, right - left, bottom - top)
+
+
+def dropped_boxes(report: Any | None, puml: str) -> list[QRectF]:
+    """A's boxes around what the conversion ``puml`` dropped (flagged findings only)."""
+    from cluestudio.app.check_display import shown_findings
+
+    return [box(missing.box.rect) for missing in shown_findings(report, puml).missing
+            if missing.confidence >= report_flag_confidence()]
 
 
 class CheckPanel(QWidget):
