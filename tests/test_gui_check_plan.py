@@ -74,7 +74,7 @@ def test_check_all_listed_plans_the_submissions_check_workspace_plans(
     qtbot.addWidget(window)
     try:
         window.open(open_workspace(path))
-        everything = {s.id for s in window.bench.require().list_submissions()}
+        everything = {s.id for s in window.bench.session.require().list_submissions()}
         assert set(window.navigator.ids()) == everything  # nothing filtered out
         job = window.check_listed()  # Jobs → Check all listed conversions
         assert job is not None

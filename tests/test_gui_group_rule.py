@@ -58,7 +58,8 @@ def _hospital_workspace(tmp_path: Path) -> Path:
 def _open_on(session: Session, path: Path, source: str):
     window = session.open(path)
     session.press(_keys().Key_F3)
-    ids = {s.source_id: s.id for s in window.bench.require().list_submissions(HOSPITAL.name)}
+    listed = window.bench.session.require().list_submissions(HOSPITAL.name)
+    ids = {s.source_id: s.id for s in listed}
     assert window.navigator.select(ids[source], reveal=True)
     assert window.grading.view is not None and window.grading.view.submission.id == ids[source]
     return window, ids

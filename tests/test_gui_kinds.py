@@ -112,7 +112,7 @@ def modes(qtbot, tmp_path: Path):
 
 
 def _sid(bench, task_id: str, source_id: str) -> int:
-    found = bench.require().find_submission(task_id, source_id)
+    found = bench.session.require().find_submission(task_id, source_id)
     assert found is not None
     return found.id
 
@@ -121,7 +121,7 @@ def test_review_and_grading_of_sysml_and_component_tasks(qtbot, modes) -> None:
     from cluestudio.app.scoring import ScoringOptions, score_workspace
 
     bench, review, grading = modes
-    sysml = bench.view(_sid(bench, "car_model", "s1"))
+    sysml = bench.session.view(_sid(bench, "car_model", "s1"))
     with qtbot.waitSignal(review.preview_shown, timeout=30_000) as shown:
         review.show_submission(sysml)
     assert shown.args[0].note == "SysML v2 text: no diagram rendering"
@@ -134,7 +134,7 @@ def test_review_and_grading_of_sysml_and_component_tasks(qtbot, modes) -> None:
         "SysML v2 text: no diagram rendering"
     assert grading.reference_tabs.currentWidget() is grading.reference_text
 
-    component = bench.view(_sid(bench, "shop_architecture", "s01"))
+    component = bench.session.view(_sid(bench, "shop_architecture", "s01"))
     with qtbot.waitSignal(review.preview_shown, timeout=60_000) as shown:
         review.show_submission(component)
     result = shown.args[0]
@@ -144,11 +144,11 @@ def test_review_and_grading_of_sysml_and_component_tasks(qtbot, modes) -> None:
     assert "does not parse" not in review.summary.toPlainText()
     assert "⚠ parse" not in review.history.item(0).text()
     sid = component.submission.id
-    run_job(score_workspace(bench.require(), ScoringOptions("exact", "cpu",
+    run_job(score_workspace(bench.session.require(), ScoringOptions("exact", "cpu",
                                                             settings=Settings()),
                             submission_ids=[sid]))
     bench.cache.drop({sid})
-    grading.show_submission(bench.view(sid))  # scores read back from the workspace
+    grading.show_submission(bench.session.view(sid))  # scores read back from the workspace
     assert grading.metrics.kind() == "component" and grading.metrics.clue_label.isHidden()
     assert "Node F1" in grading.metrics.extra_label.text()
     assert "no LLM endpoint" in grading.metrics.extra_label.text()

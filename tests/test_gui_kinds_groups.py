@@ -44,7 +44,7 @@ def _db(path: Path) -> sqlite3.Connection:
 
 
 def _sid(window, task_id: str, source_id: str) -> int:
-    found = window.bench.require().find_submission(task_id, source_id)
+    found = window.bench.session.require().find_submission(task_id, source_id)
     assert found is not None
     return found.id
 
@@ -100,13 +100,13 @@ def test_story11_a_component_task_is_graded_with_the_architecture_rubric_and_tag
     # under the class rubric (an old import) does not count as rated.
     other = _sid(window, "shop_architecture", "s02")
     full = {i.id: i.scale.max for i in class_rubric.items}
-    window.bench.require().execute(SaveRating(other, "ta", full, rubric=class_rubric))
+    window.bench.session.require().execute(SaveRating(other, "ta", full, rubric=class_rubric))
     window.refresh_rows()
     nav = window.navigator
     assert nav.row(component).rated and nav.model.text(nav.row(component), 1).startswith("✓")
     assert nav.row(cls).rated and nav.model.text(nav.row(cls), 1) == "✓ 100"
     assert not nav.row(other).rated and nav.model.text(nav.row(other), 1) == ""
-    assert window.bench.rated_by_me() == {component, cls}
+    assert window.bench.session.rated_by_me() == {component, cls}
     _show(window, other)
     assert panel.rubric.id == "architecture" and panel.scores() == {}  # nothing of it shown
 
@@ -175,7 +175,7 @@ def _expected_annotation(window, sid: int, text: str | None = None) -> str:
     """The coloured text the app layer makes of this submission (computed here, apart)."""
     from cluestudio.app.diagram_diff import diff_against
 
-    view = window.bench.view(sid)
+    view = window.bench.session.view(sid)
     return diff_against(view.task.reference_puml, text or view.head_puml)[1].text
 
 
@@ -516,8 +516,8 @@ def test_groups_found_before_a_diagram_changed_are_not_applied(session, tmp_path
     _find_groups(window, session)
     assert window.groups.group_of(window.grading.view).size == 4
     # s04 is corrected in review: it may no longer be s03's twin, so the groups go.
-    view = window.bench.view(twin)
-    window.bench.save_revision(view, view.head_puml.replace("class Loan", "class Loan {\n"
+    view = window.bench.session.view(twin)
+    window.bench.session.save_revision(view, view.head_puml.replace("class Loan", "class Loan {\n"
                                                             "  due : Date\n}"))
     assert window.groups.groupings == {}
     assert "changed since" in window.grading.group_panel.text.text()

@@ -187,7 +187,7 @@ def test_baselines_beside_clue_and_a_failing_plugin_in_the_error_panel(
     assert {"clue", "bleu", "rouge-l"} <= stored
     # Shown again from the workspace (a fresh view), the baselines are still there.
     window.bench.cache.clear()
-    window.grading.show_submission(window.bench.view(sid))
+    window.grading.show_submission(window.bench.session.view(sid))
     assert "ROUGE-L" in window.grading.metrics.extra_label.text()
 
 

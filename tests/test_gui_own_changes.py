@@ -21,7 +21,7 @@ pytestmark = pytest.mark.gui
 def _reads(window) -> list[str]:
     """Every statement the window's thread sends to the workspace from now on."""
     seen: list[str] = []
-    window.bench.require()._reader().set_trace_callback(seen.append)
+    window.bench.session.require()._reader().set_trace_callback(seen.append)
     return seen
 
 
@@ -39,7 +39,7 @@ def test_ta_saves_a_rating_and_the_panel_keeps_it_without_reading_the_submission
     reads = _reads(window)
     with session.qtbot.waitSignal(grading.rating_saved):
         grading.save_rating()
-    window.bench.require()._reader().set_trace_callback(None)
+    window.bench.session.require()._reader().set_trace_callback(None)
     # The panel that saved is not reloaded: nothing of the submission is read back ...
     assert not [q for q in reads if "FROM blobs" in q
                 or ("FROM conversions WHERE" in q and "ORDER BY id" in q)], reads
@@ -70,7 +70,7 @@ def test_reviewer_saves_a_revision_and_the_editor_is_not_shown_anew(
     assert review.preview.requests == requests  # no second parse and render of the text
     assert review.view.head_puml == text and not review.has_unsaved_text()
     assert review.history.count() == 2  # the new revision is in the history
-    assert len(window.bench.require().revisions(sid)) == 2
+    assert len(window.bench.session.require().revisions(sid)) == 2
     # Undo comes from the window: the editor shows the stored head again.
     session.press(keys.Key_Z, modifier=ctrl())
     session.qtbot.waitUntil(lambda: review.editor.toPlainText() != text, timeout=5000)

@@ -111,7 +111,7 @@ def assert_screen_is_the_list(window) -> None:
     """Whatever is on screen is the submission the list says is current, of the open
     workspace: the one a save would write to."""
     current = window.navigator.current_id()
-    ws = window.bench.require()
+    ws = window.bench.session.require()
     for mode in (window.review, window.grading):
         if mode.view is None:
             continue
@@ -128,11 +128,11 @@ def _put_clue(window, sid: int, value: float) -> None:
     """Store a CLUE score of the head revision exactly as a scoring job's sink does."""
     from cluestudio.core.workspace import Changes, ops
 
-    ws = window.bench.require()
-    head = ops.text_hash(window.bench.view(sid).head_puml)
+    ws = window.bench.session.require()
+    head = ops.text_hash(window.bench.session.view(sid).head_puml)
     ws.write(lambda conn: ops.put_score(conn, sid, head, "clue", value,
                                         explanation={"clue": value}))
-    window.bench.note_changes(Changes(scores=frozenset({sid})))
+    window.bench.session.note_changes(Changes(scores=frozenset({sid})))
 
 
 def _rate_by_keys(session: Session, digits: str = "432423", *, stay: bool = True) -> None:
@@ -181,7 +181,7 @@ def test_story01_a_rating_lands_on_the_submission_on_screen_after_new_import_and
 
     # A view of the closed workspace can never be saved onto the open one.
     with pytest.raises(ClueStudioError, match="no longer open"):
-        window.bench.save_rating(stale, FULL, "", 1.0)
+        window.bench.session.save_rating(stale, FULL, "", 1.0)
     assert _db(first).execute("SELECT COUNT(*) FROM ratings").fetchone()[0] == 1
 
 
@@ -304,7 +304,7 @@ def test_story04_a_submission_opened_before_a_batch_shows_its_score_when_it_land
     with session.qtbot.waitSignal(job.finished, timeout=180_000):
         pass
     assert window.errors.count() == 0, window.errors.item(0).text()
-    current = window.bench.require().metric_values("clue")
+    current = window.bench.session.require().metric_values("clue")
     assert sid in current
     assert window.grading.view.submission.id == sid
     assert window.grading.metrics.metrics_visible()
@@ -330,8 +330,8 @@ def test_story05_blind_grading_hides_every_metric_value_until_i_rated(qtbot, tmp
         values = (0.5, 0.1, 0.9, 0.3, 0.7, 0.2)  # not in the names' order
         for number, sid in enumerate(ids):
             _put_clue(window, sid, values[number])
-            window.bench.require().execute(SaveRating(sid, "bob", {**FULL, "overall": number % 4},
-                                                      rubric=window.bench.default_rubric))
+            window.bench.session.require().execute(SaveRating(
+                sid, "bob", {**FULL, "overall": number % 4}, rubric=window.bench.default_rubric))
         by_name = window.navigator.ids()
         window.navigator.table.sortByColumn(3, Qt.SortOrder.DescendingOrder)  # by CLUE
         by_value = [by_name[i] for i in (2, 4, 0, 3, 5, 1)]
@@ -465,7 +465,7 @@ def test_story08_the_heading_says_where_i_am_and_the_list_shows_whole_marks(sess
     session.press(_keys().Key_F3)
     session.press(_keys().Key_PageDown, modifier=_ctrl())
     view = window.grading.view
-    task = window.bench.require().task(view.submission.task_id)
+    task = window.bench.session.require().task(view.submission.task_id)
     text = window.heading.text()
     assert task.title in text and view.submission.source_id in text
     assert "2 of 6 listed" in text and "rated by you: <b>0</b> of 6" in text
@@ -546,15 +546,15 @@ def test_story12_the_explanation_lists_what_the_candidate_added(session, tmp_pat
     window = session.open(_course_workspace(tmp_path))
     session.press(_keys().Key_F3)
     view = window.grading.view
-    reference = window.bench.require().task(view.submission.task_id).reference_puml
+    reference = window.bench.session.require().task(view.submission.task_id).reference_puml
     first_class = next(line for line in reference.splitlines() if line.startswith("class "))
     name = first_class.split()[1].rstrip("{")
     extra = reference.replace("@enduml", f"class {name} {{\n  email : String\n}}\n@enduml")
-    window.bench.save_revision(view, extra)
-    ws = window.bench.require()
+    window.bench.session.save_revision(view, extra)
+    ws = window.bench.session.require()
     run_job(score_workspace(ws, ScoringOptions(embedder="exact"),
                             submission_ids=[view.submission.id]))
-    window.bench.note_changes(Changes(scores=frozenset({view.submission.id})))
+    window.bench.session.note_changes(Changes(scores=frozenset({view.submission.id})))
     texts = window.grading.metrics.tree_texts()
     assert any("Extra in the candidate" in t for t in texts), texts
     assert any("email" in t for t in texts), texts
@@ -638,7 +638,7 @@ def test_story13_help_lists_every_key_and_the_settings_file_remaps_them(qtbot,
         session.press(_keys().Key_Return)
         sid = window.review.view.submission.id
         session.press(_keys().Key_S, modifier=_ctrl_shift())
-        assert len(window.bench.view(sid).revisions) == 2
+        assert len(window.bench.session.view(sid).revisions) == 2
     finally:
         session.close()
 
@@ -654,7 +654,7 @@ def test_story13_the_first_start_asks_who_is_grading_once(qtbot, tmp_path) -> No
         assert load_settings()[0].ui.grader == "Ada Lovelace"
         session.press(_keys().Key_F3)
         _rate_by_keys(session)
-        ws = window.bench.require()
+        ws = window.bench.session.require()
         assert [r.grader for r in ws.ratings()] == ["Ada Lovelace"]
         assert "Ada Lovelace" in window.heading.text()
     finally:
@@ -672,7 +672,8 @@ def test_story13_labels_say_what_they_count(session, tmp_path) -> None:
     # Revisions are numbered in their submission, not by database id.
     session.press(_keys().Key_F2)
     view = window.review.view
-    window.bench.save_revision(view, view.head_puml.replace("@enduml", "class Extra\n@enduml"))
+    extended = view.head_puml.replace("@enduml", "class Extra\n@enduml")
+    window.bench.session.save_revision(view, extended)
     labels = [window.review.history.item(i).text()
               for i in range(window.review.history.count())]
     assert [label.split(" · ")[0] for label in labels] == ["Revision 1 of 2", "Revision 2 of 2"]

@@ -40,7 +40,7 @@ def test_story27_a_ta_comments_by_keyboard_and_inserts_from_the_bank(session, qt
     window = session.open(_course_workspace(tmp_path))
     session.press(K.Key_F3)
     _rate_by_keys(session)
-    ws = window.bench.require()
+    ws = window.bench.session.require()
     sid = window.grading.view.submission.id
     ws.execute(SaveBankComment("class-diagram", "classes", "A class is missing", -2))
 
@@ -76,7 +76,7 @@ def test_story27_blind_grading_keeps_the_students_name_off_the_screen(
     K = _keys()
     window = session.open(_course_workspace(tmp_path))
     session.press(K.Key_F3)
-    ws = window.bench.require()
+    ws = window.bench.session.require()
     source = window.grading.view.submission.source_id
     roster = tmp_path / "roster.csv"
     roster.write_text(f"student_id,name,email\n{source},Ada Lovelace,ada@uni.example\n",
@@ -103,7 +103,7 @@ def test_story27_a_lead_takes_one_rating_in_the_adjudication_queue_and_exports(
 
     K = _keys()
     window = session.open(_course_workspace(tmp_path))
-    ws = window.bench.require()
+    ws = window.bench.session.require()
     sub = ws.list_submissions()[0]
     full = {"classes": 4, "attributes": 4, "methods": 4, "relations": 4, "multiplicities": 2,
             "overall": 4}
@@ -161,7 +161,7 @@ def test_ta_on_a_small_screen_sees_the_whole_comments_dialog_and_long_bank_comme
     session.press(K.Key_F3)
     long = ("A class the requirement names is missing from your diagram: read the nouns of "
             "the requirement again and model each as a class")
-    window.bench.require().execute(SaveBankComment("class-diagram", "classes", long, -2))
+    window.bench.session.require().execute(SaveBankComment("class-diagram", "classes", long, -2))
     seen: dict[str, object] = {}
 
     def look(dialog) -> None:

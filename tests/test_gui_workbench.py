@@ -88,7 +88,7 @@ def test_grader_rates_three_submissions_by_keyboard(qtbot, workbench) -> None:
         assert window.grading.view.submission.id not in rated
     # Undo the last rating, redo it: undo lives in core, the list follows.
     _keys(qtbot, [Qt.Key.Key_Z], ctrl)
-    assert len(window.bench.require().ratings()) == 2
+    assert len(window.bench.session.require().ratings()) == 2
     _keys(qtbot, [Qt.Key.Key_Z], ctrl | Qt.KeyboardModifier.ShiftModifier)
     window.close()
 
@@ -129,11 +129,11 @@ def _put_clue(window, sid: int, value: float) -> None:
     """Store a CLUE score of the submission's head revision, as a scoring job would."""
     from cluestudio.core.workspace import Changes, ops
 
-    ws = window.bench.require()
-    head = ops.text_hash(window.bench.view(sid).head_puml)
+    ws = window.bench.session.require()
+    head = ops.text_hash(window.bench.session.view(sid).head_puml)
     ws.write(lambda conn: ops.put_score(conn, sid, head, "clue", value,
                                         explanation={"clue": value}))
-    window.bench.note_changes(Changes(scores=frozenset({sid})))
+    window.bench.session.note_changes(Changes(scores=frozenset({sid})))
 
 
 def _parser_available() -> bool:

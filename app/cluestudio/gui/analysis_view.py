@@ -339,7 +339,7 @@ class AnalysisView(QWidget):
         self.metric_queue.clear()
         if self.data is None:
             return
-        mine = self.bench.rated_by_me() if self.blind else None
+        mine = self.bench.session.rated_by_me() if self.blind else None
         for entry in self.data.metric_queues.get(metric, []):
             if mine is not None and int(entry.id) not in mine:
                 continue  # blind: no value of a submission this grader has not rated

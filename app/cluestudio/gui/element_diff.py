@@ -222,7 +222,7 @@ class DiffOnB(QObject):
         if not self.coloured:
             self.image_b.show_message("Colouring B by the element diff…")
             self.coloured = True
-        stored = (stored_explanation(self.bench.require(), view.submission.id, text)
+        stored = (stored_explanation(self.bench.session.require(), view.submission.id, text)
                   if text == view.head_puml else None)  # an unsaved edit was never scored
         self.job.request(view.submission.id, view.task.reference_puml, text, stored)
         return True

@@ -208,8 +208,8 @@ class GradingMode(QWidget):
         """The rubric of the submission's task kind, with the grader's unsaved draft of this
         submission if there is one, else the saved rating (or nothing scored)."""
         self.rubric.setEnabled(True)
-        self.rubric.set_rubric(self.bench.rubric_for(view))
-        draft = self.bench.rubric_draft(view)
+        self.rubric.set_rubric(self.bench.session.rubric_for(view))
+        draft = self.bench.session.rubric_draft(view)
         rating = view.rating
         if draft is not None:
             self.rubric.load(draft.scores, draft.comment, draft.seconds, draft=True)
@@ -242,7 +242,7 @@ class GradingMode(QWidget):
         """Every rubric change is kept on disk until the rating is saved."""
         if self.view is None:
             return
-        draft = self.bench.keep_rubric_draft(self.view, self.rubric.scores(),
+        draft = self.bench.session.keep_rubric_draft(self.view, self.rubric.scores(),
                                              self.rubric.comment_text(), self.rubric.seconds())
         self.rubric.mark_draft(draft)
         self.draft_changed.emit(self.view.submission.id, draft)
@@ -285,12 +285,12 @@ class GradingMode(QWidget):
             return False
         view = self.view
         try:
-            self.bench.save_rating(view, self.rubric.scores(), self.rubric.comment_text(),
+            self.bench.session.save_rating(view, self.rubric.scores(), self.rubric.comment_text(),
                                    self.rubric.seconds(), initiator=self)
         except ClueStudioError as error:
             self.status.emit(str(error))
             return False
-        self.view = self.bench.view(view.submission.id)  # the session's, with the rating
+        self.view = self.bench.session.view(view.submission.id)  # the session's, with the rating
         self.rubric.mark_draft(False)
         self.draft_changed.emit(view.submission.id, False)
         self.metrics.reveal()

@@ -141,7 +141,7 @@ class GroupActions(QObject):
             self.status.emit("Finding groups is done in grading mode (F3), for the task of "
                              "the submission on screen.")
             return None
-        ws = self.bench.require()
+        ws = self.bench.session.require()
         if self._job is not None:
             self._job.cancel()
         task_id = view.submission.task_id
@@ -198,9 +198,9 @@ class GroupActions(QObject):
             return None
         group = self.group_of(view)
         assert group is not None
-        rubric_id = self.bench.rubric_for(view).id
+        rubric_id = self.bench.session.rubric_for(view).id
         try:
-            ws = self.bench.require()
+            ws = self.bench.session.require()
 
             def preview(chosen: tuple[int, ...], overwrite: bool) -> GroupPreview:
                 return preview_group_rating(ws, view.submission.id, chosen,
@@ -224,7 +224,7 @@ class GroupActions(QObject):
             self.status.emit("Nothing was applied to the group.")
             return None
         try:
-            changes = self.bench.apply_group_rating(view, group, member_ids=chosen,
+            changes = self.bench.session.apply_group_rating(view, group, member_ids=chosen,
                                                     overwrite=choice == "overwrite")
         except ClueStudioError as error:
             self.status.emit(str(error))
@@ -253,8 +253,8 @@ class GroupActions(QObject):
                     "its group. Nothing was applied.")
         drafts = self.bench.drafts
         key = f"{view.submission.task_id}/{view.submission.source_id}"
-        if drafts is not None and drafts.get(view.submission.id,
-                                             self.bench.rubric_for(view).id, key) is not None:
+        rubric_id = self.bench.session.rubric_for(view).id
+        if drafts is not None and drafts.get(view.submission.id, rubric_id, key) is not None:
             return ("Your rubric for this submission has unsaved changes: save them "
                     "(Ctrl+Enter) first, so the group gets what is on screen. Nothing was "
                     "applied.")

@@ -98,14 +98,14 @@ class HandbackActions(QObject):
         from cluestudio.gui.comments_dialog import CommentsDialog
 
         view = self.window.grading.view
-        if view is None or not self.window.bench.belongs(view):
+        if view is None or not self.window.bench.session.belongs(view):
             self.window.statusBar().showMessage("Open a submission in grading mode first", 8000)
             return
         title = f"{view.task.id} · {view.submission.source_id}"
         if not self.window.bench.settings.ui.blind_grading:  # blind: no names on screen
             from cluestudio.core.workspace.students import identity, owners, roster
 
-            ws = self.window.bench.require()
+            ws = self.window.bench.session.require()
             students = {s.student_id: s for s in roster(ws)}
             owner = next((o for o in owners(ws, students.values())
                           if o.submission_id == view.submission.id), None)

@@ -161,7 +161,7 @@ class MainWindow(WindowPreferences, QMainWindow):
         self._remember_workspace(ws.path)
 
     def _on_workspace_opened(self) -> None:
-        ws = self.bench.require()
+        ws = self.bench.session.require()
         read_only = " (read-only)" if ws.readonly else ""  # open in another window
         self.setWindowTitle(f"ClueStudio — {ws.path.name}{read_only}")
         self.workspace_label.setText(f"Workspace{read_only}: {ws.path}")
@@ -186,7 +186,7 @@ class MainWindow(WindowPreferences, QMainWindow):
         """Every row of the list again (a workspace opened, an import or merge ended)."""
         if self.bench.ws is None:
             return
-        ws = self.bench.require()
+        ws = self.bench.session.require()
         rows = self._rows(list_rows(ws, self.bench.grader))  # each task's own rubric
         tasks = [(t.id, t.title) for t in ws.tasks()]
         self.navigator.set_rows(rows, tasks, reset=reset)
@@ -198,7 +198,7 @@ class MainWindow(WindowPreferences, QMainWindow):
         narrowed queries and a data change per row, so a long course does not stall."""
         if self.bench.ws is None or not submission_ids:
             return
-        listed = list_rows(self.bench.require(), self.bench.grader,
+        listed = list_rows(self.bench.session.require(), self.bench.grader,
                            submission_ids=submission_ids)
         if len(listed) != len(submission_ids) or not self.navigator.update_rows(
                 self._rows(listed)):
@@ -227,10 +227,10 @@ class MainWindow(WindowPreferences, QMainWindow):
         hidden = self.grading if index == REVIEW else self.review
         if hidden.view is not None and hidden.view.submission.id != sid:
             hidden.release()
-        view = self.bench.view(sid)
+        view = self.bench.session.view(sid)
         if index == REVIEW:
             self.review.show_submission(view)
-            if (kept := self.bench.take_review_text(sid)) is not None:
+            if (kept := self.bench.session.take_review_text(sid)) is not None:
                 self.review.editor.setPlainText(kept)
         else:
             self.grading.show_submission(view)
@@ -242,7 +242,7 @@ class MainWindow(WindowPreferences, QMainWindow):
     def _stash_review_text(self) -> None:
         """Keep the review editor's unsaved text for when its submission comes back."""
         if self.review.view is not None and self.review.has_unsaved_text():
-            self.bench.keep_review_text(self.review.view.submission.id,
+            self.bench.session.keep_review_text(self.review.view.submission.id,
                                         self.review.editor.toPlainText())
 
     def _show_nothing(self) -> None:
@@ -260,7 +260,7 @@ class MainWindow(WindowPreferences, QMainWindow):
         rated = sum(1 for r in rows if r.rated)
         place, listed = self.navigator.position()
         row = self.navigator.row(sid) if sid is not None else None
-        task = self.bench.task(row.summary.task_id) if row is not None else None
+        task = self.bench.session.task(row.summary.task_id) if row is not None else None
         self.heading.describe(
             task_title=task.title if task else "", task_kind=task.diagram_kind if task else "",
             submission=row.summary.source_id if row else "", place=place, listed=listed,
@@ -284,14 +284,15 @@ class MainWindow(WindowPreferences, QMainWindow):
             sid = self.grading.view.submission.id
             if sid in changes.ratings and not changes.made_by(self.grading):
                 # The record changed under the panel (undo, redo): show what is saved now.
-                self.grading.show_rating_of(self.bench.view(sid))
+                self.grading.show_rating_of(self.bench.session.view(sid))
             if sid in changes.revisions or sid in changes.scores:
-                self.grading.show_scores_of(self.bench.view(sid))
+                self.grading.show_scores_of(self.bench.session.view(sid))
             if sid in changes.ratings or sid in changes.revisions:
-                self.groups.show(self.bench.view(sid))  # its group mark or its group changed
+                # its group mark or its group changed
+                self.groups.show(self.bench.session.view(sid))
         self._update_undo_labels()
         if changes.label:
-            self.statusBar().showMessage(self.bench.named(changes.label) or "", 4000)
+            self.statusBar().showMessage(self.bench.session.named(changes.label) or "", 4000)
 
     def _graded_view(self):  # -> SubmissionView | None
         """The submission grading mode shows, while it is on screen (group actions)."""
@@ -302,17 +303,17 @@ class MainWindow(WindowPreferences, QMainWindow):
             self.statusBar().showMessage("Every listed submission is rated by you.", 8000)
 
     def _update_undo_labels(self) -> None:
-        undo, redo = self.bench.undo_label(), self.bench.redo_label()
+        undo, redo = self.bench.session.undo_label(), self.bench.session.redo_label()
         self.undo_action.setText(f"&Undo {undo}" if undo else "&Undo")
         self.redo_action.setText(f"&Redo {redo}" if redo else "&Redo")
 
     # --- actions ------------------------------------------------------------------------
 
     def undo(self) -> None:
-        self._guarded(self.bench.undo)
+        self._guarded(self.bench.session.undo)
 
     def redo(self) -> None:
-        self._guarded(self.bench.redo)
+        self._guarded(self.bench.session.redo)
 
     def _guarded(self, action: Callable[[], object]) -> None:
         try:

@@ -52,7 +52,7 @@ class ModelActions(QObject):
         label = f"VLM {action}"
         settings = self.bench.settings
         try:
-            ws = self.bench.require()
+            ws = self.bench.session.require()
             if sid is None:
                 raise ClueStudioError("no submission is selected")
             model_jobs.make_backend(settings)  # an endpoint is configured: say so now if not
@@ -86,8 +86,9 @@ class ModelActions(QObject):
             return
         sid = value.submission_id
         if value.revision_ids:  # new revisions: views redraw through the usual path
-            self.bench.note_changes(Changes(label="VLM conversion", revisions=frozenset({sid}),
-                                            result=value.revision_ids[-1]))
+            self.bench.session.note_changes(Changes(
+                label="VLM conversion", revisions=frozenset({sid}),
+                result=value.revision_ids[-1]))
         else:
             self.bench.cache.drop({sid})
         self.outcome.emit(value)

@@ -35,21 +35,13 @@ from cluestudio.gui.worker import BATCH, JobHandle, JobRunner, ProcessRunner
 # little better but left the bar at 0/66 for half a minute, issue 24).
 WINDOW_SCORE_CHUNK = 4
 
-#: What the window's parts ask of the session through the workbench (see ``__getattr__``).
-_SESSION_CALLS = frozenset({
-    "require", "belongs", "submissions", "rubric_for", "totals", "rated_by_me", "clue_scores",
-    "view", "run", "save_rating", "apply_group_rating", "save_revision", "set_verdict",
-    "undo", "redo", "undo_label", "redo_label", "named", "note_changes", "update_settings",
-    "save_settings", "keep_review_text", "take_review_text", "rubric_draft",
-    "keep_rubric_draft", "task"})
-
 
 class Workbench(QObject):
     """The Qt side of the :class:`~cluestudio.app.session.Session`: its changes as the
     ``changed`` signal, and the background work (scoring, checks, prefetch, warm-up) on the
     job runner and the worker process. What the session holds — workspace, grader,
-    settings, drafts, undo, the view cache — is the session's; the names below only pass
-    through to it."""
+    settings, drafts, undo, the view cache — is the session's: views call
+    ``bench.session`` for it."""
 
     changed = Signal(object)  # Changes of a command, undo, redo, or stored scores
     workspace_opened = Signal()
@@ -113,13 +105,6 @@ class Workbench(QObject):
     def apply_settings(self, settings: Settings) -> bool:
         return self.session.apply_settings(settings)
 
-    def __getattr__(self, name: str) -> Any:
-        # require, belongs, submissions, rubric_for, totals, rated_by_me, clue_scores, view,
-        # the commands, undo, redo and their labels, named, note_changes: the session's.
-        if name in _SESSION_CALLS and "session" in self.__dict__:
-            return getattr(self.__dict__["session"], name)
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-
     # --- workspace ----------------------------------------------------------------------
 
     def open(self, ws: Workspace) -> None:
@@ -181,7 +166,7 @@ class Workbench(QObject):
     def score(self, submission_ids: list[int]) -> JobHandle | None:
         """Score these submissions with the configured scoring settings (one job; a new one
         cancels the last). Every chunk is stored as it comes back; ``changed`` follows."""
-        ws = self.require()
+        ws = self.session.require()
         try:
             options = ScoringOptions.from_settings(self.settings)
         except ClueStudioError as error:
@@ -212,7 +197,7 @@ class Workbench(QObject):
         comes and announced as ``changed``."""
         from cluestudio.app.checks import check_job, plan_checks, store_checked
 
-        ws = self.require()
+        ws = self.session.require()
         plan = plan_checks(ws, submission_ids)
         for outcome in plan.not_checkable:
             self.problem.emit("check", f"{outcome.task_id} · {outcome.source_id}: "

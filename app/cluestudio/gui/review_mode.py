@@ -173,7 +173,7 @@ class ReviewMode(QWidget):
         new revision's place in the history) without showing the submission anew — the
         editor, preview and panel already show what was saved."""
         if self.view is not None:
-            self.view = self.bench.view(self.view.submission.id)
+            self.view = self.bench.session.view(self.view.submission.id)
             fill_history(self.history, self.view)
 
     def release(self) -> None:
@@ -203,7 +203,7 @@ class ReviewMode(QWidget):
             return
         unsaved = self.has_unsaved_text()
         text = self.editor.toPlainText()
-        view = self.bench.view(self.view.submission.id)
+        view = self.bench.session.view(self.view.submission.id)
         self.show_submission(view)
         if unsaved:
             self.editor.setPlainText(text)
@@ -226,7 +226,7 @@ class ReviewMode(QWidget):
             return False
         text = self.editor.toPlainText()
         try:
-            self.bench.save_revision(self.view, text, initiator=self)
+            self.bench.session.save_revision(self.view, text, initiator=self)
         except ClueStudioError as error:
             self.status.emit(str(error))
             return False
@@ -264,7 +264,7 @@ class ReviewMode(QWidget):
         if self.view is None or verdict is None:
             return  # tags wait until there is a verdict to save them with
         try:
-            self.bench.set_verdict(self.view, verdict, self.verdict.tags(), initiator=self)
+            self.bench.session.set_verdict(self.view, verdict, self.verdict.tags(), initiator=self)
         except ClueStudioError as error:
             self.status.emit(str(error))
 

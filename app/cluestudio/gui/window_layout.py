@@ -154,7 +154,8 @@ def restore_position(window: WindowParts) -> None:
     stored = qsettings()
     where = str(stored.value(f"{key}/submission", "") or "")
     task_id, _, source_id = where.partition("\t")
-    found = window.bench.require().find_submission(task_id, source_id) if source_id else None
+    workspace = window.bench.session.require()
+    found = workspace.find_submission(task_id, source_id) if source_id else None
     if found is not None:
         window.navigator.select(found.id, reveal=True)
     mode = stored.value(f"{key}/mode")

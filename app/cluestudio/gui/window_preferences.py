@@ -43,18 +43,18 @@ class WindowPreferences:
     def _remember_workspace(self, path: Path) -> None:
         self.files.recent.remember(path)
         if self.bench.settings.workspace.last != str(path):
-            self.bench.update_settings(workspace={"last": str(path)})
+            self.bench.session.update_settings(workspace={"last": str(path)})
             self._save_settings()
 
     def _save_settings(self) -> None:
         try:
-            self.bench.save_settings()
+            self.bench.session.save_settings()
         except ClueStudioError as error:
             self.report_error("settings", str(error))
 
     def toggle_blind(self) -> None:
         blind = self.blind_action.isChecked()
-        self.bench.update_settings(ui={"blind_grading": blind})
+        self.bench.session.update_settings(ui={"blind_grading": blind})
         self.apply_blind(blind)
         self._save_settings()
 
@@ -80,7 +80,7 @@ class WindowPreferences:
         from cluestudio.gui.theme import apply_theme
 
         theme = "light" if self.bench.settings.ui.theme == "dark" else "dark"
-        self.bench.update_settings(ui={"theme": theme})
+        self.bench.session.update_settings(ui={"theme": theme})
         apply_theme(QApplication.instance(), theme)  # type: ignore[arg-type]
         for editor in (self.review.editor, self.grading.reference_text,
                        self.grading.candidate_text):
@@ -108,7 +108,7 @@ class WindowPreferences:
         self.apply_blind(self.bench.settings.ui.blind_grading)
         self.blind_action.setChecked(self.bench.settings.ui.blind_grading)
         if self.bench.settings.ui.theme != old_theme:
-            self.bench.update_settings(ui={"theme": old_theme})
+            self.bench.session.update_settings(ui={"theme": old_theme})
             self.toggle_theme()
         self._save_settings()
 
