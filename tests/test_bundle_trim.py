@@ -62,3 +62,64 @@ def test_extension_modules_plugins_and_dlopened_libraries_are_never_candidates()
                ("PySide6/QtCore.abi3.so", str(blas), "EXTENSION")]
     kept, dropped = bundle_trim.prune_unlinked(entries)
     assert kept == entries and dropped == []
+
+
+def _unstripped_extension() -> Path:
+    """An extension module a wheel ships with its symbol table (kiwisolver, matplotlib's)."""
+    kiwisolver = pytest.importorskip("kiwisolver")
+    found = list(Path(kiwisolver.__file__).parent.glob("_cext*.so"))
+    if not found:
+        pytest.skip("kiwisolver has no compiled _cext module here")
+    return found[0]
+
+
+def test_strip_keeps_a_working_module_and_leaves_patched_ones_alone(tmp_path: Path) -> None:
+    import importlib.machinery
+
+    source = _unstripped_extension()
+    module = tmp_path / "kiwisolver" / source.name
+    module.parent.mkdir()
+    module.write_bytes(source.read_bytes())
+    patched = tmp_path / "numpy" / "_core" / EXTENSION.name  # RUNPATH $ORIGIN/../../numpy.libs
+    patched.parent.mkdir(parents=True)
+    patched.write_bytes(EXTENSION.read_bytes())
+    saved, left = bundle_trim.strip_libraries(tmp_path)
+    if saved == 0:
+        pytest.skip("no strip here, or this kiwisolver build is already stripped")
+    assert module.stat().st_size == source.stat().st_size - saved
+    assert patched.read_bytes() == EXTENSION.read_bytes()
+    assert left == ["numpy/_core/" + EXTENSION.name]
+    # The stripped module still loads and works.
+    loader = importlib.machinery.ExtensionFileLoader("kiwisolver._cext", str(module))
+    spec = importlib.util.spec_from_file_location("kiwisolver._cext", module, loader=loader)
+    assert spec
+    stripped = importlib.util.module_from_spec(spec)
+    loader.exec_module(stripped)
+    assert stripped.Variable("x").name() == "x"
+
+
+def test_a_strip_result_the_loader_would_refuse_is_not_kept(tmp_path: Path) -> None:
+    source = _unstripped_extension()
+    module = tmp_path / source.name
+    module.write_bytes(source.read_bytes())
+    # A `strip` that moves the second PT_LOAD's file offset off its alignment, as strip does
+    # to some patchelf-edited files.
+    fake = tmp_path / "bin" / "strip"
+    fake.parent.mkdir()
+    fake.write_text(f"""#!{sys.executable}
+import struct, sys
+source, target = sys.argv[-1], sys.argv[-2]
+data = bytearray(open(source, "rb").read()[:-64])
+phoff, = struct.unpack_from("<Q", data, 32)
+entsize, count = struct.unpack_from("<HH", data, 54)
+heads = [phoff + i * entsize for i in range(count)]
+loads = [at for at in heads if struct.unpack_from("<I", data, at)[0] == 1]
+offset, = struct.unpack_from("<Q", data, loads[1] + 8)
+struct.pack_into("<Q", data, loads[1] + 8, offset + 16)
+open(target, "wb").write(data)
+""")
+    fake.chmod(0o755)
+    saved, left = bundle_trim.strip_libraries(tmp_path, strip=str(fake))
+    assert (saved, left) == (0, [source.name])
+    assert module.read_bytes() == source.read_bytes()
+    assert not list(tmp_path.glob("*.stripped"))
