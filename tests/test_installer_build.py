@@ -7,9 +7,12 @@ of its own, with only the extras the app runs with (issue 28: the bundle had gro
 
 from __future__ import annotations
 
+import fnmatch
 import re
 import tomllib
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 MAKEFILE = (ROOT / "Makefile").read_text(encoding="utf-8")
@@ -58,3 +61,25 @@ def test_the_installer_is_built_in_its_own_venv() -> None:
     assert "$(INSTALLER_VENV)/bin/pyinstaller" in installer
     assert "$(VENV)/" not in installer and "/work/" not in MAKEFILE
     assert ".venv-installer/" in (ROOT / ".gitignore").read_text(encoding="utf-8")
+
+
+def test_the_spec_ships_what_the_ocr_engine_reads_from_its_folder() -> None:
+    """rapidocr reads its configs and models from its own folder; PyInstaller collects no
+    data files unless told (the bundle's `check` failed until issue 28 for that reason)."""
+    from cluestudio.core.ocr import engine
+
+    folder = engine._rapidocr_folder()
+    if folder is None:
+        pytest.skip("the ocr extra is not installed")
+    spec = (ROOT / "build_installer.spec").read_text(encoding="utf-8")
+    match = re.search(r'collect_data_files\("rapidocr", includes=\[([^\]]*)\]\)', spec)
+    assert match, "the spec does not collect rapidocr's data files"
+    patterns = re.findall(r'"([^"]+)"', match.group(1))
+    needed = [path.relative_to(folder).as_posix()
+              for path in [folder / "config.yaml", folder / "default_models.yaml",
+                           *sorted((folder / "models").glob("*.onnx"))]
+              if path.is_file()]
+    assert any(name.endswith(".onnx") for name in needed)
+    missing = [name for name in needed
+               if not any(fnmatch.fnmatch(name, pattern) for pattern in patterns)]
+    assert not missing, missing
