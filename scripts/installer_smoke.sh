@@ -111,6 +111,21 @@ else
     fail "import: $(head -c 600 <<<"$out")"
 fi
 
+# 4b. the OCR check of a sample submission (rapidocr's PP-OCRv6 models and OpenCV, bundled):
+#     the image's words must be read and found in its PlantUML
+image=$(ls "$sample"/tasks/*/submissions/*.png 2>/dev/null | head -1)
+t0=$(now)
+out=$(clean "$EXE" check "$image" "${image%.png}.puml" --json 2>&1)
+status=$?
+recall=$(grep -o '"text_recall": [0-9.]*' <<<"$out" | head -1 | cut -d' ' -f2)
+if [ $status -eq 0 ] && grep -q '"readable": true' <<<"$out" \
+        && grep -q '"engine": "rapidocr' <<<"$out" \
+        && awk -v r="${recall:-0}" 'BEGIN { exit !(r >= 0.9) }'; then
+    pass "check (OCR) $(basename "$image"): text recall $recall, $(grep -o '"image_tokens": [0-9]*' <<<"$out") ($(elapsed "$t0" "$(now)") s)"
+else
+    fail "check (OCR) of $image (exit $status): $(head -c 600 <<<"$out")"
+fi
+
 # 5. the registry sees every built-in plugin, and each one imports
 t0=$(now)
 out=$(clean "$EXE" plugins --json --load 2>&1)
