@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
+from cluestudio.core.check.doubtful import set_aside
 from cluestudio.core.check.match import match
 from cluestudio.core.check.names import ModelName, diagram_names
 from cluestudio.core.check.report import FLAG_KINDS, CheckReport, InventedName, MissingName
@@ -108,11 +109,13 @@ def _owners(tokens: Sequence[ImageToken], names: Sequence[ModelName],
     return owners
 
 
-def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "auto"
-                     ) -> CheckReport:
+def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "auto",
+                     also_drawn: Collection[str] = ()) -> CheckReport:
     """Compare what OCR read in image A with what ``diagram`` (the PlantUML) says.
     ``language``: what image A's names are written in (settings ``[ocr] language``);
-    "auto" guesses it from their spelling."""
+    "auto" guesses it from their spelling. ``also_drawn``: keys of words the PlantUML's
+    text draws outside its model (:func:`~cluestudio.core.check.doubtful.drawn_outside_model`):
+    image A may show them."""
     started = time.perf_counter()
     tokens = image_tokens(ocr, ocr.layout if ocr.layout.boxes else None)
     names = diagram_names(diagram)
@@ -160,6 +163,7 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "
         invented.append(InventedName(name.text, name.kind, name.line, name.owner,
                                      round(confidence, 4), nearest))
 
+    missing, invented, left_out = set_aside(missing, invented, names, also_drawn)
     readable = len(counted) >= min(MIN_READABLE_TOKENS, len(names))
     said = language  # the user's setting; ``language`` becomes the verdict's
     doubt, language, written = "", "", ""
@@ -189,4 +193,4 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "
         missing=tuple(missing), invented=tuple(invented), readable=readable,
         version=CHECK_VERSION, seconds=ocr.seconds + time.perf_counter() - started,
         doubt=doubt, language=language,
-        written_language=written if language else "")
+        written_language=written if language else "", set_aside=left_out)

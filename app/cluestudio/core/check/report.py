@@ -13,7 +13,7 @@ from cluestudio.core.ocr.result import Box
 # diagram's backbone; a type or a note word is often just OCR noise.
 KIND_WEIGHTS = {"class": 3.0, "attribute": 2.0, "method": 2.0, "parameter": 1.0,
                 "label": 1.0, "multiplicity": 0.5, "stereotype": 1.0, "type": 0.5,
-                "note": 0.5, "package": 0.5}
+                "note": 0.5, "package": 0.5, "keyword": 0.5, "type keyword": 0.5}
 # Flags of these kinds at or above FLAG_CONFIDENCE raise the submission's flag.
 FLAG_KINDS = frozenset({"class", "attribute", "method"})
 FLAG_CONFIDENCE = 0.5
@@ -89,6 +89,9 @@ class CheckReport:
     # when not): a translation, not a conversion that lost every name.
     language: str = ""
     written_language: str = ""
+    # Findings left out as no finding at all (core/check/doubtful.py): multiplicities
+    # "not in image A", names the PlantUML states elsewhere or outside its model.
+    set_aside: int = 0
 
     @property
     def verdict(self) -> str:
@@ -166,7 +169,8 @@ class CheckReport:
             "name_precision": rounded(self.name_precision),
             "counts": {"image_tokens": self.image_tokens, "image_found": self.image_found,
                        "names": self.names, "names_found": self.names_found,
-                       "missing": len(self.missing), "invented": len(self.invented)},
+                       "missing": len(self.missing), "invented": len(self.invented),
+                       "set_aside": self.set_aside},
             "missing": [m.to_dict() for m in self.missing],
             "invented": [i.to_dict() for i in self.invented],
             "seconds": round(self.seconds, 3),
@@ -184,4 +188,5 @@ class CheckReport:
                    bool(d.get("readable", True)), str(d.get("version", "")),
                    float(d.get("seconds", 0.0)), doubt=str(d.get("doubt", "")),
                    language=str(d.get("language", "")),
-                   written_language=str(d.get("written_language", "")))
+                   written_language=str(d.get("written_language", "")),
+                   set_aside=int(counts.get("set_aside", 0)))

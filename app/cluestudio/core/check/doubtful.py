@@ -1,0 +1,109 @@
+"""Findings the check sets aside instead of crying wolf: text the PlantUML does state.
+
+A reviewer shown a correct name as "dropped" learns to ignore the check (issue 24 item 8,
+issue 29). What is set aside here is no finding at all, so the report, its flag, its triage
+and the window all leave it out alike (the window only says how many were left out):
+
+- a multiplicity ("1", "*", "0..1") as "in the PlantUML, not in image A": one or two glyphs
+  beside a line, which OCR misses far more often than a converter invents them;
+- a member or type image A shows in the box of a class the PlantUML has, that the PlantUML
+  states as a member or type of another class: the image writes it twice (a member read
+  inside a neighbour's box in a tight layout, a name repeated in an initial value) and
+  the PlantUML once. A class header, a word outside every box and a word in the box of
+  a class the PlantUML lacks (a dropped class) are kept;
+- a word the PlantUML's text writes outside its model: a legend, a title, a caption, a
+  member line the parser could not read (:func:`drawn_outside_model`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterable, Sequence
+
+from cluestudio.core.check.names import ModelName, identifiers, is_multiplicity, name_key
+from cluestudio.core.check.report import InventedName, MissingName
+from cluestudio.core.model import ClassDiagram
+
+# PlantUML lines that draw no text: comments, directives, layout and style commands.
+_SILENT = re.compile(r"^\s*(?:'|@|!|skinparam\b|hide\b|show\b|remove\b|set\b|scale\b|"
+                     r"left to right\b|top to bottom\b|allow_?mixing\b)", re.IGNORECASE)
+
+
+def drawn_outside_model(text: str, diagram: ClassDiagram) -> frozenset[str]:
+    """Keys of the words ``text`` draws on lines that hold none of ``diagram``'s elements
+    (a legend, a title, a header or caption, a member the parser could not read), less
+    the diagram's class names: computed from the faithful pair, it leaves a class that a
+    conversion drops to be found."""
+    used: set[int] = set()
+    for cls in diagram.classes:
+        used.update(x.line for x in (cls, *cls.attributes, *cls.methods) if x.line)
+    used.update(r.line for r in diagram.relations if r.line)
+    used.update(n.line for n in diagram.notes if n.line)
+    classes = {name_key(w) for cls in diagram.classes
+               for w in [cls.name, *identifiers(cls.name)]}
+    words: set[str] = set()
+    silent_block = in_comment = False
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if in_comment:
+            in_comment = "'/" not in stripped
+            continue
+        if stripped.startswith("/'"):
+            in_comment = "'/" not in stripped[2:]
+            continue
+        if silent_block:
+            silent_block = stripped != "}"
+            continue
+        if _SILENT.match(stripped):
+            silent_block = stripped.endswith("{")
+            continue
+        if number in used:
+            continue
+        words.update(name_key(w) for w in identifiers(line))
+    return frozenset(words - classes)
+
+
+def _kindred(read_kind: str, stated_kind: str) -> bool:
+    """Whether a word read as ``read_kind`` in a box of a class the PlantUML has is the
+    same name as one stated as ``stated_kind`` (members and types, among themselves)."""
+    members = ("attribute", "method", "parameter", "type", "label", "keyword",
+               "type keyword", "stereotype")
+    return read_kind in members and stated_kind in members[:4]
+
+
+def _read_keys(finding: MissingName) -> list[str]:
+    """A finding's text as a key, and for an old report's ``name : Type`` its name's."""
+    multiplicity = finding.kind == "multiplicity"
+    keys = [name_key(finding.text, multiplicity=multiplicity)]
+    head = re.split(r"[:(]", finding.text, maxsplit=1)[0]
+    if head != finding.text and len(head.strip()) > 2:
+        keys.append(name_key(head))
+    return keys
+
+
+def set_aside(missing: Iterable[MissingName], invented: Iterable[InventedName],
+              names: Sequence[ModelName], also_drawn: Collection[str] = ()
+              ) -> tuple[tuple[MissingName, ...], tuple[InventedName, ...], int]:
+    """(missing kept, invented kept, how many were set aside) of ``names``'s check."""
+    stated: dict[str, set[str]] = {}
+    classes = {name_key(n.owner) for n in names if n.kind == "class"}
+    for name in names:
+        stated.setdefault(name.key, set()).add(name.kind)
+    missing, invented = tuple(missing), tuple(invented)
+
+    def stated_elsewhere(finding: MissingName) -> bool:
+        for key in _read_keys(finding):
+            if key in also_drawn and finding.kind != "multiplicity":
+                return True
+            # only inside the box of a class the PlantUML has: a dropped class's box
+            # (its header unpaired) keeps every word, and so does text outside boxes
+            if name_key(finding.owner) in classes and any(
+                    _kindred(finding.kind, kind) for kind in stated.get(key, ())):
+                return True
+        return False
+
+    kept_missing = tuple(m for m in missing if not stated_elsewhere(m))
+    kept_invented = tuple(i for i in invented
+                          if i.kind != "multiplicity" and not is_multiplicity(i.text))
+    left_out = len(missing) - len(kept_missing) + len(invented) - len(kept_invented)
+    return kept_missing, kept_invented, left_out
