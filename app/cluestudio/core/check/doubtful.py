@@ -11,6 +11,8 @@ and the window all leave it out alike (the window only says how many were left o
   inside a neighbour's box in a tight layout, a name repeated in an initial value) and
   the PlantUML once. A class header, a word outside every box and a word in the box of
   a class the PlantUML lacks (a dropped class) are kept;
+- a stereotype the PlantUML states, read with its guillemets as letters
+  (``simplementeds`` for «implemented»);
 - a word the PlantUML's text writes outside its model: a legend, a title, a caption, a
   member line the parser could not read (:func:`drawn_outside_model`).
 """
@@ -87,6 +89,7 @@ def set_aside(missing: Iterable[MissingName], invented: Iterable[InventedName],
     """(missing kept, invented kept, how many were set aside) of ``names``'s check."""
     stated: dict[str, set[str]] = {}
     classes = {name_key(n.owner) for n in names if n.kind == "class"}
+    stereotypes = {n.key for n in names if n.kind == "stereotype" and len(n.key) >= 4}
     for name in names:
         stated.setdefault(name.key, set()).add(name.kind)
     missing, invented = tuple(missing), tuple(invented)
@@ -97,6 +100,8 @@ def set_aside(missing: Iterable[MissingName], invented: Iterable[InventedName],
                 return True
             # only inside the box of a class the PlantUML has: a dropped class's box
             # (its header unpaired) keeps every word, and so does text outside boxes
+            if {key[1:], key[:-1], key[1:-1]} & stereotypes:
+                return True  # «implemented» with its guillemets read as letters
             if name_key(finding.owner) in classes and any(
                     _kindred(finding.kind, kind) for kind in stated.get(key, ())):
                 return True
