@@ -5,10 +5,16 @@ from __future__ import annotations
 import time
 from collections.abc import Collection, Sequence
 
-from cluestudio.core.check.doubtful import set_aside
+from cluestudio.core.check.doubtful import set_aside, template_boxes
 from cluestudio.core.check.match import match
 from cluestudio.core.check.names import ModelName, diagram_names
-from cluestudio.core.check.report import FLAG_KINDS, CheckReport, InventedName, MissingName
+from cluestudio.core.check.report import (
+    FLAG_CONFIDENCE,
+    FLAG_KINDS,
+    CheckReport,
+    InventedName,
+    MissingName,
+)
 from cluestudio.core.check.tokens import ImageToken, image_tokens
 from cluestudio.core.model import ClassDiagram
 from cluestudio.core.ocr.result import OcrResult
@@ -88,10 +94,39 @@ def ocr_doubt(ocr: OcrResult) -> str:
     return ""
 
 
+# A text line whose box ends this close to the image's border (a share of its side, at
+# least EDGE_PIXELS) runs off the image; CUT_LINES such lines on one side: image A is cut.
+EDGE_SHARE = 0.002
+EDGE_PIXELS = 2.0
+CUT_LINES = 2
+
+
+def cut_edge(ocr: OcrResult) -> str:
+    """The side ("right", "left", "bottom", "top") where text runs off image A, or ""
+    (a render over PlantUML's size limit, a screenshot cropped through the diagram)."""
+    if not ocr.width or not ocr.height:
+        return ""
+    dx = max(EDGE_PIXELS, EDGE_SHARE * ocr.width)
+    dy = max(EDGE_PIXELS, EDGE_SHARE * ocr.height)
+    counts = {"right": 0, "left": 0, "bottom": 0, "top": 0}
+    for line in ocr.lines:
+        x0, y0, x1, y1 = line.box.rect
+        counts["right"] += x1 >= ocr.width - dx
+        counts["left"] += x0 <= dx
+        counts["bottom"] += y1 >= ocr.height - dy
+        counts["top"] += y0 <= dy
+    side = max(counts, key=lambda k: counts[k])
+    return side if counts[side] >= CUT_LINES else ""
+
+
 def _similarity(a: str, b: str) -> float:
     from rapidfuzz import fuzz
 
     return float(fuzz.ratio(a, b)) / 100.0
+
+
+def _flags(findings: Sequence[MissingName] | Sequence[InventedName]) -> bool:
+    return any(f.kind in FLAG_KINDS and f.confidence >= FLAG_CONFIDENCE for f in findings)
 
 
 def _owners(tokens: Sequence[ImageToken], names: Sequence[ModelName],
@@ -125,9 +160,15 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "
     counted = [t for t, token in enumerate(tokens) if not token.weak]
     owners = _owners(tokens, names, paired_t)
 
+    templates = template_boxes(tokens, paired_t, {
+        t for t, n in paired_t.items() if names[n].kind == "class"})
     missing = []
+    in_templates = 0
     for t in counted:
         if t in paired_t:
+            continue
+        if tokens[t].class_box in templates:
+            in_templates += 1
             continue
         token = tokens[t]
         owner, owner_line = owners.get(token.class_box, ("", None)) \
@@ -164,6 +205,7 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "
                                      round(confidence, 4), nearest))
 
     missing, invented, left_out = set_aside(missing, invented, names, also_drawn)
+    left_out += in_templates
     readable = len(counted) >= min(MIN_READABLE_TOKENS, len(names))
     said = language  # the user's setting; ``language`` becomes the verdict's
     doubt, language, written = "", "", ""
@@ -186,6 +228,13 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "
             language = read
         else:
             doubt = ocr_doubt(ocr)
+    if not doubt and not language and not _flags(missing) and _flags(invented):
+        # only names the image does not show raise the flag: on a cut image they may lie
+        # beyond its edge, so the check cannot tell
+        edge = cut_edge(ocr)
+        if edge:
+            doubt = (f"image A is cut off at its {edge} edge (text runs off it): the "
+                     "names it does not show may lie beyond it")
     return CheckReport(
         ocr.image_sha256, ocr.engine, ocr.width, ocr.height,
         image_tokens=len(counted), image_found=sum(1 for t in counted if t in paired_t),

@@ -13,6 +13,10 @@ and the window all leave it out alike (the window only says how many were left o
   a class the PlantUML lacks (a dropped class) are kept;
 - a stereotype the PlantUML states, read with its guillemets as letters
   (``simplementeds`` for «implemented»);
+- the words of a template's box: a box whose header is written in UML's own vocabulary
+  (``Class``, ``«abstract» Abstract``, ``Class Diagram``, ``Enumeration``) and names no
+  class of the PlantUML is an editor palette's sample shape or a tool's button
+  (:func:`template_boxes`);
 - a word the PlantUML's text writes outside its model: a legend, a title, a caption, a
   member line the parser could not read (:func:`drawn_outside_model`).
 """
@@ -24,11 +28,39 @@ from collections.abc import Collection, Iterable, Sequence
 
 from cluestudio.core.check.names import ModelName, identifiers, is_multiplicity, name_key
 from cluestudio.core.check.report import InventedName, MissingName
+from cluestudio.core.check.tokens import ImageToken
 from cluestudio.core.model import ClassDiagram
 
 # PlantUML lines that draw no text: comments, directives, layout and style commands.
 _SILENT = re.compile(r"^\s*(?:'|@|!|skinparam\b|hide\b|show\b|remove\b|set\b|scale\b|"
                      r"left to right\b|top to bottom\b|allow_?mixing\b)", re.IGNORECASE)
+
+
+# UML's own words for its elements, as editors' palettes and templates write them in
+# place of a name ("Class", "attribute: Type", "method()"); words that are also domain
+# names (Type, Entity, Object, Component, Property, Item, Actor) are left out.
+UML_VOCABULARY = frozenset((
+    "class", "classes", "diagram", "attribute", "attributes", "method", "methods",
+    "operation", "operations", "enumeration", "interface", "abstract", "classname",
+    "stereotype", "datatype", "literal",
+))
+
+
+def template_boxes(tokens: Sequence[ImageToken], paired: Collection[int],
+                   class_names: Collection[int]) -> set[int]:
+    """Class boxes of image A whose header is UML's vocabulary rather than a name: no
+    token of theirs is paired with a class name (``class_names``: indices of those
+    tokens) and every word read as their name is :data:`UML_VOCABULARY`. An editor's
+    palette (sample "Class" and "Enumeration" shapes) or a tool's button ("Class
+    Diagram"); a class the conversion dropped has a name for header."""
+    named = {tokens[t].class_box for t in class_names}
+    words: dict[int, list[str]] = {}
+    for token in tokens:
+        if token.kind == "class" and token.class_box is not None \
+                and token.class_box not in named:
+            words.setdefault(token.class_box, []).append(token.text.casefold())
+    return {box for box, header in words.items()
+            if all(w in UML_VOCABULARY for w in header)}
 
 
 def drawn_outside_model(text: str, diagram: ClassDiagram) -> frozenset[str]:
