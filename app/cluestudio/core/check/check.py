@@ -17,7 +17,7 @@ from cluestudio.core.check.report import (
 )
 from cluestudio.core.check.tokens import ImageToken, image_tokens
 from cluestudio.core.model import ClassDiagram
-from cluestudio.core.ocr.result import OcrResult
+from cluestudio.core.ocr.result import Box, OcrResult
 
 # Bump when the matching or the flags change, so stored checks are redone.
 CHECK_VERSION = "2"
@@ -101,20 +101,25 @@ EDGE_PIXELS = 2.0
 CUT_LINES = 2
 
 
+def _edge_margins(ocr: OcrResult) -> tuple[float, float]:
+    return (max(EDGE_PIXELS, EDGE_SHARE * ocr.width),
+            max(EDGE_PIXELS, EDGE_SHARE * ocr.height))
+
+
+def _touches(ocr: OcrResult, box: Box, side: str) -> bool:
+    dx, dy = _edge_margins(ocr)
+    x0, y0, x1, y1 = box.rect
+    return {"right": x1 >= ocr.width - dx, "left": x0 <= dx,
+            "bottom": y1 >= ocr.height - dy, "top": y0 <= dy}[side]
+
+
 def cut_edge(ocr: OcrResult) -> str:
     """The side ("right", "left", "bottom", "top") where text runs off image A, or ""
     (a render over PlantUML's size limit, a screenshot cropped through the diagram)."""
     if not ocr.width or not ocr.height:
         return ""
-    dx = max(EDGE_PIXELS, EDGE_SHARE * ocr.width)
-    dy = max(EDGE_PIXELS, EDGE_SHARE * ocr.height)
-    counts = {"right": 0, "left": 0, "bottom": 0, "top": 0}
-    for line in ocr.lines:
-        x0, y0, x1, y1 = line.box.rect
-        counts["right"] += x1 >= ocr.width - dx
-        counts["left"] += x0 <= dx
-        counts["bottom"] += y1 >= ocr.height - dy
-        counts["top"] += y0 <= dy
+    counts = {side: sum(_touches(ocr, line.box, side) for line in ocr.lines)
+              for side in ("right", "left", "bottom", "top")}
     side = max(counts, key=lambda k: counts[k])
     return side if counts[side] >= CUT_LINES else ""
 
@@ -162,13 +167,14 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "
 
     templates = template_boxes(tokens, paired_t, {
         t for t, n in paired_t.items() if names[n].kind == "class"})
+    edge = cut_edge(ocr)
     missing = []
     in_templates = 0
     for t in counted:
         if t in paired_t:
             continue
-        if tokens[t].class_box in templates:
-            in_templates += 1
+        if tokens[t].class_box in templates or (edge and _touches(ocr, tokens[t].box, edge)):
+            in_templates += 1  # a sample shape's word, or a word the image's edge cuts
             continue
         token = tokens[t]
         owner, owner_line = owners.get(token.class_box, ("", None)) \
@@ -231,7 +237,6 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "
     if not doubt and not language and not _flags(missing) and _flags(invented):
         # only names the image does not show raise the flag: on a cut image they may lie
         # beyond its edge, so the check cannot tell
-        edge = cut_edge(ocr)
         if edge:
             doubt = (f"image A is cut off at its {edge} edge (text runs off it): the "
                      "names it does not show may lie beyond it")

@@ -17,9 +17,18 @@ KIND_WEIGHTS = {"class": 3.0, "attribute": 2.0, "method": 2.0, "parameter": 1.0,
 # Flags of these kinds at or above FLAG_CONFIDENCE raise the submission's flag.
 FLAG_KINDS = frozenset({"class", "attribute", "method"})
 FLAG_CONFIDENCE = 0.5
-# Triage = 1 - exp(-weighted flags / TRIAGE_SCALE): one missing class with two members is
-# about 0.9; one doubtful multiplicity about 0.2.
-TRIAGE_SCALE = 4.0
+# Triage is the chance that the conversion is really wrong, from the weighted flags w:
+# p = 1 / (1 + exp(-(a·log(1 + w) + b))), (a, b) = TRIAGE_PLATT, fitted by
+# benchmarks/fit_triage.py on rendered synthetic diagrams (faithful, one class dropped,
+# one invented: 1 : 1 : 1), never on real images; bench_realimages.py measures it on them.
+TRIAGE_PLATT = (1.0, -1.0)
+
+
+def calibrated_triage(weighted_flags: float, platt: tuple[float, float] = TRIAGE_PLATT
+                      ) -> float:
+    """The chance that a conversion whose findings weigh ``weighted_flags`` is wrong."""
+    a, b = platt
+    return 1.0 / (1.0 + math.exp(-(a * math.log1p(max(0.0, weighted_flags)) + b)))
 
 
 @dataclass(frozen=True)
@@ -137,11 +146,12 @@ class CheckReport:
 
     @property
     def triage(self) -> float:
-        """0 (nothing to look at) … 1 (open this one first). An image the check could not
-        judge by names (unreadable, too hard, another language) is 1: a person has to look."""
+        """0 (nothing to look at) … 1 (open this one first): the chance that the conversion
+        is really wrong (:func:`calibrated_triage`). An image the check could not judge by
+        names (unreadable, too hard, another language) is 1: a person has to look."""
         if self.verdict in ("could not judge", "language"):
             return 1.0
-        return 1.0 - math.exp(-self.weighted_flags / TRIAGE_SCALE)
+        return calibrated_triage(self.weighted_flags)
 
     @property
     def flagged(self) -> bool:
