@@ -13,9 +13,10 @@ from cluestudio.core.plantuml import parse_plantuml
 
 Read = list[tuple[str, int, int]]
 FLAG_KINDS = ("class", "attribute", "method")
+NO_LAYOUT = Layout()
 
 
-def _ocr(read: Read, layout: Layout = Layout(), confidences: dict[str, float] | None = None,
+def _ocr(read: Read, layout: Layout = NO_LAYOUT, confidences: dict[str, float] | None = None,
          size: tuple[int, int] = (800, 600)) -> OcrResult:
     confidences = confidences or {}
     lines = tuple(TextLine(text, Box.from_rect(x, y, x + 8 * len(text), y + 16),

@@ -210,7 +210,7 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "
         invented.append(InventedName(name.text, name.kind, name.line, name.owner,
                                      round(confidence, 4), nearest))
 
-    missing, invented, left_out = set_aside(missing, invented, names, also_drawn)
+    kept_missing, kept_invented, left_out = set_aside(missing, invented, names, also_drawn)
     left_out += in_templates
     readable = len(counted) >= min(MIN_READABLE_TOKENS, len(names))
     said = language  # the user's setting; ``language`` becomes the verdict's
@@ -234,17 +234,17 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "
             language = read
         else:
             doubt = ocr_doubt(ocr)
-    if not doubt and not language and not _flags(missing) and _flags(invented):
-        # only names the image does not show raise the flag: on a cut image they may lie
-        # beyond its edge, so the check cannot tell
-        if edge:
-            doubt = (f"image A is cut off at its {edge} edge (text runs off it): the "
+    # only names the image does not show raise the flag: on a cut image they may lie
+    # beyond its edge, so the check cannot tell
+    if edge and not doubt and not language and not _flags(kept_missing) \
+            and _flags(kept_invented):
+        doubt = (f"image A is cut off at its {edge} edge (text runs off it): the "
                      "names it does not show may lie beyond it")
     return CheckReport(
         ocr.image_sha256, ocr.engine, ocr.width, ocr.height,
         image_tokens=len(counted), image_found=sum(1 for t in counted if t in paired_t),
         names=len(names), names_found=len(paired_n),
-        missing=tuple(missing), invented=tuple(invented), readable=readable,
+        missing=kept_missing, invented=kept_invented, readable=readable,
         version=CHECK_VERSION, seconds=ocr.seconds + time.perf_counter() - started,
         doubt=doubt, language=language,
         written_language=written if language else "", set_aside=left_out)

@@ -70,7 +70,10 @@ def drawn_outside_model(text: str, diagram: ClassDiagram) -> frozenset[str]:
     conversion drops to be found."""
     used: set[int] = set()
     for cls in diagram.classes:
-        used.update(x.line for x in (cls, *cls.attributes, *cls.methods) if x.line)
+        used.update(a.line for a in cls.attributes if a.line)
+        used.update(m.line for m in cls.methods if m.line)
+        if cls.line:
+            used.add(cls.line)
     used.update(r.line for r in diagram.relations if r.line)
     used.update(n.line for n in diagram.notes if n.line)
     classes = {name_key(w) for cls in diagram.classes

@@ -103,13 +103,14 @@ def match(tokens: Sequence[ImageToken], names: Sequence[ModelName]) -> list[Pair
                 pairs.append(Pair((t,), (n,), "exact"))
                 free_t.discard(t)
                 free_n.discard(n)
-                if headers and tokens[t].class_box is not None:
-                    box_owner.setdefault(tokens[t].class_box, names[n].owner)
+                box = tokens[t].class_box
+                if headers and box is not None:
+                    box_owner.setdefault(box, names[n].owner)
         if headers:  # a header OCR misspelt (``ClearlO``) before a type takes its class
             _pair_near_headers(tokens, names, free_t, free_n, pairs, box_owner)
 
     # 2. near spellings, closest first
-    candidates = []
+    near: list[tuple[int, float, int, int]] = []
     for t in free_t:
         tk = tokens[t].key
         if tokens[t].kind == "multiplicity" or tokens[t].weak:
@@ -120,9 +121,9 @@ def match(tokens: Sequence[ImageToken], names: Sequence[ModelName]) -> list[Pair
                     or not _may_pair(tokens[t], names[n], box_owner):
                 continue
             if near_spelling(tk, nk):
-                candidates.append((_distance(ocr_fold(tk), ocr_fold(nk)),
-                                   -tokens[t].confidence, t, n))
-    for _d, _c, t, n in sorted(candidates):
+                near.append((_distance(ocr_fold(tk), ocr_fold(nk)),
+                             -tokens[t].confidence, t, n))
+    for _d, _c, t, n in sorted(near):
         if t in free_t and n in free_n:
             pairs.append(Pair((t,), (n,), "fuzzy"))
             free_t.discard(t)
@@ -293,8 +294,9 @@ def _pair_near_headers(tokens: Sequence[ImageToken], names: Sequence[ModelName],
             pairs.append(Pair((t,), (n,), "fuzzy"))
             free_t.discard(t)
             free_n.discard(n)
-            if tokens[t].class_box is not None:
-                box_owner.setdefault(tokens[t].class_box, names[n].owner)
+            box = tokens[t].class_box
+            if box is not None:
+                box_owner.setdefault(box, names[n].owner)
 
 
 def _may_pair(token: ImageToken, name: ModelName, box_owner: dict[int, str]) -> bool:
