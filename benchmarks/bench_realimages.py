@@ -580,9 +580,14 @@ def main(argv: list[str] | None = None) -> int:
         print_table(groups, get_engine().engine_id)
     if not args.json:
         print("triage calibration (judged images; each: 1 faithful, 1 dropped, 1 invented):")
-        for label, weight, mean, wrong in calibration(results):
+        rows = calibration(results)
+        for label, weight, mean, wrong in rows:
             print(f"  triage {label}: {weight:5.1f} conversions, mean triage {mean:.2f}, "
                   f"really wrong {wrong:.2f}")
+        total = sum(weight for _l, weight, _m, _w in rows)
+        if total:  # expected calibration error: the claim's mean distance from the truth
+            print(f"  calibration error (weighted |mean triage - really wrong|): "
+                  f"{sum(w * abs(m - r) for _l, w, m, r in rows) / total:.3f}")
     if args.misses:
         print_misses(results)
     return 0
