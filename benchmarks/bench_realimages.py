@@ -26,7 +26,7 @@ Figures before and after issue 29's changes, per kind of image, with the misses 
 load average of each run: ``benchmarks/realimages_figures.md``. In short (all 56 images,
 2 shared cores, load 5–7): draft class F1 0.83 → 0.87 (photos 0.12 → 0.93, other tools
 with a truth as drawn 0.91 → 0.97, PlantUML renders 0.92 → 0.95); faithful conversions
-flagged 31 % → 16 %; dropped class found 0.96 → 0.98; invented class found 0.90 → 1.00;
+flagged 31 % → 8 %; dropped class found 0.96 → 0.99; invented class found 0.90 → 1.00;
 German drawings with an English truth: 6/6 now reported as another language.
 """
 
