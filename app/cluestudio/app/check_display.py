@@ -5,7 +5,9 @@ another class, a word its legend writes, a palette's sample shape) is decided by
 itself (core/check/doubtful.py), so the report, its flag and triage, the benchmarks and
 the window agree (issue 29). A fresh report has those set aside already; this applies the
 same rules to the conversion's current text, so that a report stored by an older check,
-or checked against an earlier revision of the text, cries no more wolf than a fresh one.
+or checked against an earlier revision of the text, cries no more wolf than a fresh one
+(an older check's report also loses the names it listed that the PlantUML states under
+another class: it paired names regardless of boxes).
 The window only says how many findings it left out.
 """
 
@@ -41,11 +43,15 @@ def _stated(puml: str | None) -> tuple[list[Any], frozenset[str]]:
 
 def shown_findings(report: Any, puml: str | None) -> ShownFindings:
     """The findings of ``report`` the window lists for a conversion with text ``puml``."""
+    from cluestudio.core.check.check import CHECK_VERSION
     from cluestudio.core.check.doubtful import set_aside
 
     names, drawn = _stated(puml)
+    # an older check paired names regardless of boxes: what it listed as dropped that the
+    # PlantUML states under another class was a name read twice
+    legacy = str(getattr(report, "version", "") or "") != CHECK_VERSION
     missing, invented, left_out = set_aside(getattr(report, "missing", ()) or (),
                                             getattr(report, "invented", ()) or (),
-                                            names, drawn)
+                                            names, drawn, stated_anywhere=legacy)
     return ShownFindings(missing, invented,
                          int(getattr(report, "set_aside", 0) or 0) + left_out)

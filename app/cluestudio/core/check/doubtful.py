@@ -6,11 +6,12 @@ and the window all leave it out alike (the window only says how many were left o
 
 - a multiplicity ("1", "*", "0..1") as "in the PlantUML, not in image A": one or two glyphs
   beside a line, which OCR misses far more often than a converter invents them;
-- a member or type image A shows in the box of a class the PlantUML has, that the PlantUML
-  states as a member or type of another class: the image writes it twice (a member read
-  inside a neighbour's box in a tight layout, a name repeated in an initial value) and
-  the PlantUML once. A class header, a word outside every box and a word in the box of
-  a class the PlantUML lacks (a dropped class) are kept;
+- only for a report stored by a check before version 3 (``stated_anywhere``): a member
+  or type it listed in the box of a class the PlantUML has, that the PlantUML states under
+  another class. That check paired names without regard to boxes and so listed names
+  read twice; today's pairs each name with the token in its own class's box first, and
+  such a word is a real finding (an attribute dropped from one class that another class
+  also has: on synthetic renders this rule would lose a third of the dropped attributes);
 - a stereotype the PlantUML states, read with its guillemets as letters
   (``simplementeds`` for «implemented»);
 - the words of a template's box: a box whose header is written in UML's own vocabulary
@@ -119,7 +120,8 @@ def _read_keys(finding: MissingName) -> list[str]:
 
 
 def set_aside(missing: Iterable[MissingName], invented: Iterable[InventedName],
-              names: Sequence[ModelName], also_drawn: Collection[str] = ()
+              names: Sequence[ModelName], also_drawn: Collection[str] = (), *,
+              stated_anywhere: bool = False
               ) -> tuple[tuple[MissingName, ...], tuple[InventedName, ...], int]:
     """(missing kept, invented kept, how many were set aside) of ``names``'s check."""
     stated: dict[str, set[str]] = {}
@@ -133,11 +135,9 @@ def set_aside(missing: Iterable[MissingName], invented: Iterable[InventedName],
         for key in _read_keys(finding):
             if key in also_drawn and finding.kind != "multiplicity":
                 return True
-            # only inside the box of a class the PlantUML has: a dropped class's box
-            # (its header unpaired) keeps every word, and so does text outside boxes
             if {key[1:], key[:-1], key[1:-1]} & stereotypes:
                 return True  # «implemented» with its guillemets read as letters
-            if name_key(finding.owner) in classes and any(
+            if stated_anywhere and name_key(finding.owner) in classes and any(
                     _kindred(finding.kind, kind) for kind in stated.get(key, ())):
                 return True
         return False
