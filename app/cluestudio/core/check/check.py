@@ -165,8 +165,8 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "
     counted = [t for t, token in enumerate(tokens) if not token.weak]
     owners = _owners(tokens, names, paired_t)
 
-    templates = template_boxes(tokens, paired_t, {
-        t for t, n in paired_t.items() if names[n].kind == "class"})
+    templates = template_boxes(tokens, {t for t, n in paired_t.items()
+                                        if names[n].kind == "class"})
     edge = cut_edge(ocr)
     missing = []
     in_templates = 0

@@ -47,8 +47,7 @@ UML_VOCABULARY = frozenset((
 ))
 
 
-def template_boxes(tokens: Sequence[ImageToken], paired: Collection[int],
-                   class_names: Collection[int]) -> set[int]:
+def template_boxes(tokens: Sequence[ImageToken], class_names: Collection[int]) -> set[int]:
     """Class boxes of image A whose header is UML's vocabulary rather than a name: no
     token of theirs is paired with a class name (``class_names``: indices of those
     tokens) and every word read as their name is :data:`UML_VOCABULARY`. An editor's
