@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import math
 import random
 import sys
 from typing import Any
 
 from cluestudio.core.check import check_conversion
+from cluestudio.core.check.platt import fit_platt
 from cluestudio.core.check.report import TRIAGE_PLATT, calibrated_triage
 from cluestudio.core.ocr import OcrCache, get_engine, read_image
 from cluestudio.core.plantuml import parse_plantuml, write_plantuml
@@ -64,36 +64,6 @@ def collect(seed: str, diagrams: int, cache: OcrCache | None) -> list[tuple[floa
                     out.append((report.weighted_flags, wrong, weight))
             print(f"diagram {d} {look} read", file=sys.stderr, flush=True)
     return out
-
-
-def fit_platt(data: list[tuple[float, bool, float]]) -> tuple[float, float]:
-    """(a, b) of p = 1 / (1 + exp(-(a·log(1 + w) + b))), by Newton's method on the
-    weighted log-loss with Platt's targets (N₊ + 1)/(N₊ + 2) and 1/(N₋ + 2)."""
-    positives = sum(w for _x, y, w in data if y)
-    negatives = sum(w for _x, y, w in data if not y)
-    high, low = (positives + 1) / (positives + 2), 1 / (negatives + 2)
-    points = [(math.log1p(x), high if y else low, w) for x, y, w in data]
-    a, b = 1.0, math.log((positives + 1) / (negatives + 1))
-    for _ in range(100):
-        ga = gb = haa = hab = hbb = 0.0
-        for x, t, w in points:
-            p = 1.0 / (1.0 + math.exp(-(a * x + b)))
-            r = w * (p - t)
-            s = w * p * (1 - p) + 1e-12
-            ga += r * x
-            gb += r
-            haa += s * x * x
-            hab += s * x
-            hbb += s
-        det = haa * hbb - hab * hab
-        if det <= 0:
-            break
-        da = (hbb * ga - hab * gb) / det
-        db = (haa * gb - hab * ga) / det
-        a, b = a - da, b - db
-        if abs(da) + abs(db) < 1e-9:
-            break
-    return a, b
 
 
 def table(data: list[tuple[float, bool, float]], platt: tuple[float, float]

@@ -266,3 +266,24 @@ def test_the_window_lists_what_the_check_reports() -> None:
     assert [m.text for m in shown.missing if m.kind in FLAG_KINDS] == ["rating"]
     assert shown.missing == report.missing and shown.invented == report.invented
     assert shown.hidden == report.set_aside == 2  # the two multiplicities
+
+
+def test_the_triage_fit_recovers_a_known_map_and_stays_finite_on_separable_data() -> None:
+    import math
+    import random
+
+    from cluestudio.core.check.platt import fit_platt
+
+    rng = random.Random(7)
+    truth = (2.0, -3.0)
+    data = []
+    for _ in range(4000):
+        w = rng.choice((0.0, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0))
+        p = 1.0 / (1.0 + math.exp(-(truth[0] * math.log1p(w) + truth[1])))
+        data.append((w, rng.random() < p, 1.0))
+    a, b = fit_platt(data)
+    assert abs(a - truth[0]) < 0.3 and abs(b - truth[1]) < 0.4, (a, b)
+    # faithful conversions never flagged, wrong ones always: a steep map, not an infinite one
+    a, b = fit_platt([(0.0, False, 1.0)] * 30 + [(9.0, True, 1.0)] * 30)
+    assert 0 < a < 100 and calibrated_triage(0.0, (a, b)) < 0.1 < 0.9 < calibrated_triage(
+        9.0, (a, b))
