@@ -287,3 +287,17 @@ def test_the_triage_fit_recovers_a_known_map_and_stays_finite_on_separable_data(
     a, b = fit_platt([(0.0, False, 1.0)] * 30 + [(9.0, True, 1.0)] * 30)
     assert 0 < a < 100 and calibrated_triage(0.0, (a, b)) < 0.1 < 0.9 < calibrated_triage(
         9.0, (a, b))
+
+
+def test_a_name_ocr_read_only_as_an_unsure_garble_is_not_invented() -> None:
+    """OCR read Patient's birthDate as "brthDxx" and was unsure of it: that is the name
+    misread, neither invented nor dropped. Read so with confidence, it is a rename."""
+    text = "@startuml\nclass Patient {\n  name : String\n  birthDate : Date\n}\n@enduml\n"
+    read: Read = [("Patient", 20, 5), ("name : String", 10, 30), ("brthDxx : Date", 10, 48)]
+    layout = Layout((_box(0, 0, 180, 80, 25),))
+    diagram = parse_plantuml(text).diagram
+    unsure = check_conversion(_ocr(read, layout, {"brthDxx : Date": 0.8}), diagram)
+    assert unsure.verdict == "clean", [(i.text, i.confidence) for i in unsure.invented]
+    sure = check_conversion(_ocr(read, layout, {"brthDxx : Date": 0.99}), diagram)
+    assert sure.verdict == "flagged"
+    assert "birthDate" in [i.text for i in sure.invented if i.confidence >= 0.5]

@@ -191,16 +191,19 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "
     for n, name in enumerate(names):
         if n in paired_n:
             continue
-        best, nearest = 0.0, ""
+        best, nearest, nearest_read = 0.0, "", 1.0
         for t, (key, token) in enumerate(zip(keys, tokens, strict=True)):
             if t in paired_t:
                 continue  # read, and explained by another name
             similarity = _similarity(name.key, key)
             if similarity > best:
-                best, nearest = similarity, token.text
+                best, nearest, nearest_read = similarity, token.text, token.confidence
         if len(name.key) >= 4 and name.key in compact:
             best = max(best, 0.8)  # written in the image, glued to something else
         confidence = invented_confidence(best)
+        if best >= INVENTED_SURE_BELOW:
+            # a word OCR was unsure of that half resembles the name: the name, misread
+            confidence *= read_trust(nearest_read)
         if len(name.key) == 1 and name.kind != "multiplicity":
             confidence *= ONE_LETTER_FACTOR
         if name.kind not in ("class", "multiplicity") and name.owner in blind:
