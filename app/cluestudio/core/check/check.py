@@ -169,12 +169,12 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "
                                         if names[n].kind == "class"})
     edge = cut_edge(ocr)
     missing = []
-    in_templates = 0
+    unjudged = 0
     for t in counted:
         if t in paired_t:
             continue
         if tokens[t].class_box in templates or (edge and _touches(ocr, tokens[t].box, edge)):
-            in_templates += 1  # a sample shape's word, or a word the image's edge cuts
+            unjudged += 1  # a sample shape's word, or a word the image's edge cuts
             continue
         token = tokens[t]
         owner, owner_line = owners.get(token.class_box, ("", None)) \
@@ -214,7 +214,7 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "
                                      round(confidence, 4), nearest))
 
     kept_missing, kept_invented, left_out = set_aside(missing, invented, names, also_drawn)
-    left_out += in_templates
+    left_out += unjudged
     readable = len(counted) >= min(MIN_READABLE_TOKENS, len(names))
     said = language  # the user's setting; ``language`` becomes the verdict's
     doubt, language, written = "", "", ""
