@@ -145,3 +145,19 @@ def test_the_check_and_the_draft_of_one_image_share_one_reading(tmp_path: Path) 
     assert engine.reads == 1
     assert report.text_recall is not None and report.text_recall > 0.5
     assert {"Customer", "Order", "Invoice"} <= set(draft.puml.replace("{", " ").split())
+
+
+def test_the_help_and_the_settings_name_the_languages_the_recogniser_reads() -> None:
+    from cluestudio.core.ocr.engine import LANGUAGE_LETTERS
+    from cluestudio.core.settings import settings_from_dict
+
+    for code in LANGUAGE_LETTERS:  # each language the recogniser reads can be set
+        settings, warnings = settings_from_dict({"ocr": {"language": code}})
+        assert settings.ocr.language == code and not warnings
+    settings, warnings = settings_from_dict({"ocr": {"language": "ru"}})
+    assert settings.ocr.language == "auto" and warnings
+    out = subprocess.run([sys.executable, "-m", "cluestudio", "check", "--help"],
+                         capture_output=True, text=True, timeout=60, check=True).stdout
+    said = " ".join(out.split())
+    assert "OCR reads Latin script" in said and "German (ä ö ü ß)" in said
+    assert "Cyrillic, Greek, CJK) are not read" in said

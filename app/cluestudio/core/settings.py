@@ -102,6 +102,7 @@ class RendererSettings:
 class OcrSettings:
     # The language image A writes its names in ("auto": guessed from their spelling). The
     # conversion check uses it to tell a translated conversion from one that lost its names.
+    # OCR reads all of these alike (one Latin-script recogniser; no per-language one ships).
     language: str = "auto"
 
 
