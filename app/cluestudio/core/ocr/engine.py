@@ -278,6 +278,7 @@ class RapidOcrEngine:
         ``image`` itself."""
         import cv2
         import numpy as np
+        from rapidocr.ch_ppocr_rec import TextRecInput
         from rapidocr.utils.process_img import get_rotate_crop_image
 
         small = image
@@ -292,16 +293,18 @@ class RapidOcrEngine:
         if boxes is None or not len(boxes):
             return []
         quads = np.asarray(boxes, dtype=np.float32) / np.float32(scale)
-        found = []
+        crops = [get_rotate_crop_image(image, quad.copy()) for quad in quads]
+        kept = [i for i, crop in enumerate(crops) if crop.size]
+        if not kept:
+            return []
+        # all lines in one call, as rapidocr batches them (sorted by width, six at a
+        # time): a line is read the same as in rapidocr's own pipeline
+        read = self._ocr._load_rec_model()(TextRecInput(img=[crops[i] for i in kept]))
         threshold = float(self._ocr.text_score)
-        for quad in quads:
-            crop = get_rotate_crop_image(image, quad.copy())
-            if crop.size == 0:
-                continue
-            read = self._ocr(crop, use_det=False, use_cls=False, use_rec=True)
-            texts, scores = getattr(read, "txts", None), getattr(read, "scores", None)
-            if texts and scores and float(scores[0]) >= threshold:
-                found.append((quad, str(texts[0]), float(scores[0])))
+        found = []
+        for i, text, score in zip(kept, read.txts or (), read.scores or (), strict=False):
+            if float(score) >= threshold:
+                found.append((quads[i], str(text), float(score)))
         return found
 
 
