@@ -188,11 +188,15 @@ class RapidOcrEngine:
     the letters' size, recognition of each found line cut from the image itself; Latin
     script only."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, plain: bool = False) -> None:
+        """``plain``: rapidocr as it comes (its own sessions, whose threads spin while they
+        wait, detection at :data:`MAX_SIDE`, every script): the engine before issue 29's
+        cost work, kept for ``benchmarks/bench_ocr_cost.py`` to compare against."""
         folder = _rapidocr_folder()
         if folder is None:
             raise OcrUnavailable(f"OCR is not installed: {INSTALL_HINT}")
         self.lite = _is_lite(folder)
+        self.plain = plain or self.lite  # the lite models come with their own runtime
         if not self.lite and importlib.util.find_spec("onnxruntime") is None:
             raise OcrUnavailable(f"OCR needs onnxruntime: {INSTALL_HINT}")
         params: dict[str, Any] = {
@@ -205,14 +209,15 @@ class RapidOcrEngine:
             from rapidocr import RapidOCR
 
             self._ocr = RapidOCR(params=params)
-            if not self.lite:
+            if not self.plain:
                 self._load_models(folder / "models")
         except ClueStudioError:
             raise
         except Exception as error:  # a broken install must say so, not crash the caller
             raise OcrUnavailable(f"the OCR engine failed to start ({error}); "
                                  f"reinstall it: {INSTALL_HINT}") from error
-        self._id = installed_engine_id() or "rapidocr-unknown"
+        self._id = (installed_engine_id() or "rapidocr-unknown") + (
+            "/plain" if plain and not self.lite else "")
         self._lock = threading.Lock()
 
     def _load_models(self, models: Path) -> None:
@@ -252,9 +257,9 @@ class RapidOcrEngine:
 
         # rapidocr takes arrays in OpenCV's channel order (BGR).
         image = np.ascontiguousarray(pixels[:, :, ::-1])
-        scale = 1.0 if self.lite else detection_scale(pixels)
+        scale = 1.0 if self.plain else detection_scale(pixels)
         with self._lock:  # one ONNX session pair; the runtime already uses every core
-            if self.lite:
+            if self.plain:
                 output = self._ocr(image, use_det=True, use_cls=False, use_rec=True)
                 boxes = getattr(output, "boxes", None)
                 found: Any = () if boxes is None else zip(
