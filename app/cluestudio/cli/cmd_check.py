@@ -17,19 +17,16 @@ NAME = "check"
 HELP = "check conversions offline: OCR image A and list what the PlantUML dropped or invented"
 
 
-# What the shipped recogniser reads (tests/test_ocr_cost.py holds the engine to it): no
-# per-language PP-OCR recogniser ships in a wheel, so the setting cannot switch models.
-LANGUAGES_NOTE = (
-    "OCR reads Latin script with the letters of English, German (ä ö ü ß), French and "
-    "Spanish (é à ç ñ ...): the PP-OCRv6 recogniser in the ocr extra, limited to Latin "
-    "letters; other scripts (Cyrillic, Greek, CJK) are not read. `[ocr] language = "
-    "\"de\"` (en, fr, es; default auto) in the settings file says which language image "
-    "A's names are written in: the check then reports a PlantUML in another language as "
-    "such instead of as dropped and invented names.")
+def _languages_note() -> str:
+    from cluestudio.core.ocr.engine import READS_NOTE
+
+    return (f"{READS_NOTE} `[ocr] language = \"de\"` (en, fr, es; default auto) in the "
+            "settings file names it: the check then reports a PlantUML in another language "
+            "as such instead of as dropped and invented names.")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.epilog = LANGUAGES_NOTE
+    parser.epilog = _languages_note()
     parser.add_argument("pairs", nargs="*", type=Path, metavar="IMAGE PUML",
                         help="image A followed by its PlantUML file, repeated; "
                              "or use --workspace")

@@ -142,6 +142,15 @@ LANGUAGE_LETTERS = {"en": "", "de": "äöüßÄÖÜ", "fr": "àâæçéèêëî�
                     "es": "áéíóúüñÁÉÍÓÚÜÑ"}
 
 
+# Said wherever the language is set (``check --help``, the settings dialog); the test of the
+# recogniser's alphabet holds the engine to it.
+READS_NOTE = ("OCR reads Latin script with the letters of English, German (ä ö ü ß), "
+              "French and Spanish (é à ç ñ ...): the PP-OCRv6 recogniser of the ocr extra, "
+              "limited to Latin letters; other scripts (Cyrillic, Greek, CJK) are not read. "
+              "No per-language recogniser ships, so the language setting does not change "
+              "what OCR reads: it tells the check which language image A's names are in.")
+
+
 class _LatinOnly:
     """rapidocr's CTC decoder with the letters of other scripts taken out of each choice (a
     position whose best guess was such a letter gets its best Latin one, at that one's
