@@ -62,3 +62,34 @@ def test_a_command_gets_its_own_options_and_only_those_are_set_up() -> None:
 def test_chosen_command_is_the_first_word_that_is_not_an_option(argv: list[str],
                                                                  command: str) -> None:
     assert cli.chosen_command(argv) == command
+
+
+def test_clue_matching_needs_no_scipy_optimize_and_shares_its_solver() -> None:
+    """CLUE's Hungarian solver is scipy's compiled one, loaded without ``scipy.optimize``'s
+    0.4–0.9 s of linprog/linalg/special; a later ``import scipy.optimize`` shares it."""
+    code = ("import sys, numpy as np\n"
+            "from cluestudio.core.clue.optmatch import assign\n"
+            "rows, cols = assign(np.array([[0.1, 0.9, 0.2], [0.8, 0.7, 0.1]]))\n"
+            "print(rows.tolist(), cols.tolist(), 'scipy.optimize' in sys.modules)\n"
+            "import scipy.optimize\n"
+            "solver = sys.modules['cluestudio.core.clue.optmatch']._linear_sum_assignment()\n"
+            "print(scipy.optimize.linear_sum_assignment is solver)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, check=True).stdout.splitlines()
+    assert out == ["[0, 1] [1, 0] False", "True"]
+
+
+@pytest.mark.parametrize("shape", [(3, 5), (5, 3), (6, 6), (1, 4), (4, 1)])
+def test_clue_matching_is_the_best_one(shape: tuple[int, int]) -> None:
+    import itertools
+
+    import numpy as np
+
+    from cluestudio.core.clue.optmatch import assign
+
+    es = np.random.default_rng(sum(shape)).random(shape)
+    rows, cols = assign(es)
+    tall = es if shape[0] <= shape[1] else es.T
+    best = max(sum(tall[i, j] for i, j in enumerate(chosen))
+               for chosen in itertools.permutations(range(tall.shape[1]), tall.shape[0]))
+    assert len(rows) == min(shape) and abs(es[rows, cols].sum() - best) < 1e-12
