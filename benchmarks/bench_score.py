@@ -229,11 +229,12 @@ def course(tmp: Path, rounds: int = 1, against: str | None = None) -> None:
     results: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for number in range(1, rounds + 1):
         for code, paths in codes.items():
-            cache = tmp / f"cache-{number}-{len(results)}"
+            run = f"{number}-{list(codes).index(code)}"
+            cache = tmp / f"cache-{run}"
             cache.mkdir()
             (cache / "onnx").symlink_to(exports)
             env = {**os.environ, **paths, "CLUESTUDIO_CACHE_DIR": str(cache)}
-            copy = tmp / f"course-{number}-{len(results)}.sqlite"
+            copy = tmp / f"course-{run}.sqlite"
             shutil.copy(workspace, copy)
             for label in ("cold", "warm"):
                 figures = _child([str(copy), "minilm", label], env)
@@ -287,6 +288,9 @@ def memory(tmp: Path, sizes: list[int], embedders: list[str]) -> None:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "run":
+        from cluestudio.cli import single_threaded_blas
+
+        single_threaded_blas()  # as `cluestudio` and the window's worker process run
         print(json.dumps(run_one(Path(argv[1]), argv[2], argv[3])))
         return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -3,6 +3,7 @@ command's options may import what its choices need, and `--help` paid for all of
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -93,3 +94,26 @@ def test_clue_matching_is_the_best_one(shape: tuple[int, int]) -> None:
     best = max(sum(tall[i, j] for i, j in enumerate(chosen))
                for chosen in itertools.permutations(range(tall.shape[1]), tall.shape[0]))
     assert len(rows) == min(shape) and abs(es[rows, cols].sum() - best) < 1e-12
+
+
+@pytest.mark.parametrize(("chosen", "expected"), [(None, 1), ("2", 2)])
+def test_the_cli_runs_numpy_on_one_blas_thread_unless_the_user_chose(
+        chosen: str | None, expected: int) -> None:
+    """OpenBLAS's waiting threads spin: on busy cores they cost the course's CodeBERTScore
+    matrices 5–10× the CPU. The CLI (and the processes it starts) use one."""
+    pytest.importorskip("threadpoolctl")
+    code = ("import os\n"
+            "from cluestudio.cli import main\n"
+            "try:\n"
+            "    main(['plugins', '--json'])\n"
+            "except SystemExit:\n"
+            "    pass\n"
+            "import numpy, threadpoolctl\n"
+            "print(sorted({p['num_threads'] for p in threadpoolctl.threadpool_info()\n"
+            "              if p['internal_api'] == 'openblas'}))\n")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if chosen is not None:
+        env["OPENBLAS_NUM_THREADS"] = chosen
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, env=env, check=True).stdout.splitlines()
+    assert out[-1] == f"[{expected}]"
