@@ -288,9 +288,12 @@ def memory(tmp: Path, sizes: list[int], embedders: list[str]) -> None:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "run":
-        from cluestudio.cli import single_threaded_blas
-
-        single_threaded_blas()  # as `cluestudio` and the window's worker process run
+        try:  # as `cluestudio` and the window's worker process run (--against: older code)
+            from cluestudio.cli import single_threaded_blas
+        except ImportError:
+            pass
+        else:
+            single_threaded_blas()
         print(json.dumps(run_one(Path(argv[1]), argv[2], argv[3])))
         return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
