@@ -296,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "run":
         try:  # as `cluestudio` and the window's worker process run (--against: older code)
-            from cluestudio.cli import single_threaded_blas
+            from cluestudio.core.threads import single_threaded_blas
         except ImportError:
             pass
         else:

@@ -117,3 +117,43 @@ def test_the_cli_runs_numpy_on_one_blas_thread_unless_the_user_chose(
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120, env=env, check=True).stdout.splitlines()
     assert out[-1] == f"[{expected}]"
+
+
+def test_the_window_keeps_its_blas_threads_and_its_worker_process_uses_one(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The window's process is left as it was (its first paint was slower with one thread);
+    the worker process, where scoring runs, takes one thread before any job imports numpy."""
+    pytest.importorskip("threadpoolctl")
+    import threading
+
+    from cluestudio.app.worker_process import WorkerProcess
+
+    code = ("import os\n"
+            "from cluestudio.cli import main\n"
+            "try:\n"
+            "    main(['gui', '--help'])\n"
+            "except SystemExit:\n"
+            "    pass\n"
+            "print(os.environ.get('OPENBLAS_NUM_THREADS'))\n")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, env=env, check=True).stdout.splitlines()
+    assert out[-1] == "None"
+
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    monkeypatch.syspath_prepend(str(ROOT / "tests"))
+    answers: dict[str, object] = {}
+    done = threading.Event()
+
+    def on_message(job_id: int, kind: str, payload: object) -> None:
+        answers[kind] = payload
+        if kind == "finished":
+            done.set()
+
+    worker = WorkerProcess(on_message)
+    try:
+        worker.submit(1, "support.worker_process_samples:blas_threads")
+        assert done.wait(120), answers
+    finally:
+        worker.stop()
+    assert answers.get("result") == [1], answers

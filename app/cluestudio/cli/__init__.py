@@ -89,32 +89,21 @@ def _workspace_argument(args: argparse.Namespace) -> Path | None:
                  and value.suffix.lower() in (".sqlite", ".sqlite3", ".db")), None)
 
 
-def single_threaded_blas() -> None:
-    """One OpenBLAS thread for numpy and scipy in this process and the processes it starts
-    (the window's worker, executor workers), unless the user chose otherwise.
-
-    Our matrix products are small (CodeBERTScore's ~300×300 similarities, CLUE's cosines),
-    and OpenBLAS's extra threads spin while they wait: on 2 busy cores the sample course's
-    66 CodeBERTScore matrices cost 0.24–0.55 CPU-s with them and 0.05 without (issue 28).
-    ONNX Runtime keeps its own thread pool. Takes effect only before numpy is imported.
-    """
-    import os
-
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     if list(sys.argv[1:] if argv is None else argv) == ["--version"]:
         # Answered before the commands are imported (issue 28: ≤ 100 ms, like `python -c`).
         print(f"cluestudio {__version__}")
         return 0
-    single_threaded_blas()
+    words = list(sys.argv[1:] if argv is None else argv)
+    if chosen_command(words) != "gui":  # the window's worker process sees to its own
+        from cluestudio.core.threads import single_threaded_blas
+
+        single_threaded_blas()
     if getattr(sys, "frozen", False):
         import multiprocessing
 
         # In the frozen app, a worker process (the GUI's batch jobs) re-enters here: run it.
         multiprocessing.freeze_support()
-    words = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(chosen_command(words))
     args = parser.parse_args(words)
     if not getattr(args, "_run", None):
