@@ -194,12 +194,12 @@ def _child(args: list[str], env: dict[str, str]) -> dict[str, Any]:
 
 
 def source_tree(ref: str, tmp: Path) -> dict[str, str]:
-    """The environment that runs ``ref``'s code (``git archive`` of its app/, plugins/, resources/
-    into ``tmp``): the peer of a before/after comparison in the same run."""
+    """The environment that runs ``ref``'s code (``git archive`` of its app/, plugins/,
+    resources/ and annotations/ into ``tmp``): the peer of a comparison in the same run."""
     folder = tmp / f"code-{ref.replace('/', '_')}"
     folder.mkdir()
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref, "app", "plugins",
-                              "resources"],
+                              "resources", "annotations"],
                              capture_output=True, check=True).stdout
     subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
     return {"PYTHONPATH": os.pathsep.join([str(folder / "app"), str(folder / "plugins")])}
