@@ -1,7 +1,9 @@
 """The ``cluestudio`` command. Each subcommand lives in a ``cmd_<name>.py`` module here.
 
 A command module defines ``NAME``, ``HELP``, ``configure(parser)`` and ``run(args) -> int``,
-and imports anything heavy inside ``run`` so that ``cluestudio --help`` stays fast.
+and imports anything heavy inside ``run``. Every module is imported to list the commands, but
+only the one that runs is configured (``cluestudio --help`` configures none), so what a
+command's options need costs nothing to the others.
 Errors ClueStudio raises on purpose (:class:`ClueStudioError`) are printed as one line
 naming the file and line, with exit status 2; anything else is a bug and keeps its traceback.
 """
