@@ -63,25 +63,37 @@ def test_the_cli_scores_a_course_with_one_jvm(sample_ws: Path, tmp_path: Path,
 def test_the_worker_process_keeps_one_jvm_across_scoring_jobs(sample_ws: Path,
                                                               tmp_path: Path,
                                                               counted_java: Path) -> None:
-    """What the window's worker process runs for each "Score" (plan_and_score_job), twice
-    in one process, as two clicks would; every pair gets its validity from that one JVM."""
+    """The window's worker process (app/worker_process.py) runs "Score" twice, as two clicks
+    would; every pair gets its validity from the one JVM that process started."""
+    import threading
+
+    from cluestudio.app.scoring import plan_and_score_job
+    from cluestudio.app.scoring_records import ScoringOptions
+    from cluestudio.app.worker_process import WorkerProcess
+
     course = shutil.copy(sample_ws, tmp_path / "course.sqlite")
-    code = (
-        "import sys\n"
-        "from cluestudio.app.scoring import plan_and_score_job\n"
-        "from cluestudio.app.scoring_records import ScoringOptions\n"
-        "from cluestudio.core.jobs import CancelToken, run_job\n"
-        "valid = []\n"
-        "def emit(tag, chunk):\n"
-        "    valid.extend(r.value for item in chunk for r in item.rows\n"
-        "                 if r.metric == 'syntactic-validity')\n"
-        "for _ in range(2):\n"
-        "    run_job(plan_and_score_job(sys.argv[1], ScoringOptions(embedder='exact'),\n"
-        "                               cancel=CancelToken(), emit=emit))\n"
-        "print(len(valid), sum(valid))\n")
-    done = subprocess.run([sys.executable, "-c", code, str(course)], capture_output=True,
-                          text=True, timeout=300, check=False)
-    assert done.returncode == 0, done.stderr
-    checked, passed = done.stdout.split()
-    assert int(checked) == 2 * 66 and float(passed) > 0  # the sample course's 66 pairs, twice
+    valid: list[float] = []
+    outcomes: dict[int, tuple[str, object]] = {}
+    finished = {1: threading.Event(), 2: threading.Event()}
+
+    def on_message(job_id: int, kind: str, payload: object) -> None:
+        if kind == "data":
+            _, chunk = payload  # type: ignore[misc]
+            valid.extend(row.value for item in chunk for row in item.rows
+                         if row.metric == "syntactic-validity")
+        elif kind in ("result", "error"):
+            outcomes[job_id] = (kind, payload)
+        elif kind == "finished":
+            finished[job_id].set()
+
+    worker = WorkerProcess(on_message)
+    try:
+        for job_id in (1, 2):
+            worker.submit(job_id, plan_and_score_job,
+                          (str(course), ScoringOptions(embedder="exact")))
+            assert finished[job_id].wait(300), outcomes
+    finally:
+        worker.stop()
+    assert [kind for kind, _ in outcomes.values()] == ["result", "result"], outcomes
+    assert len(valid) == 2 * 66 and sum(valid) > 0  # the sample course's 66 pairs, twice
     assert _starts(counted_java) == 1
