@@ -1,5 +1,7 @@
-"""`cluestudio --help` lists every command without setting each one up (issue 28: a
-command's options may import what its choices need, and `--help` paid for all of them)."""
+"""What a cold command pays before its work (issue 28): `cluestudio --help` lists every
+command without setting each one up (a command's options may import what its choices need);
+CLUE's Hungarian solver comes without the rest of ``scipy.optimize``; scoring processes run
+numpy on one OpenBLAS thread (its spinning helpers cost busy cores 5–10× the CPU)."""
 
 from __future__ import annotations
 
