@@ -7,10 +7,10 @@ import os
 
 def single_threaded_blas() -> None:
     """One OpenBLAS thread for numpy and scipy in this process and the processes it starts
-    (executor workers), unless the user chose otherwise. Not for the window's own process
-    (its first paint came ~0.3 s later with it, 7 of 8 interleaved runs); its worker
-    process, where scoring runs, calls this itself (app/worker_process.py), as the CLI
-    does for every other command.
+    (executor workers), unless the user chose otherwise. Not for the window's own process,
+    which does no large matrix products (in one A/B at load 12 its first paint came ~0.3 s
+    later with it); its worker process, where scoring runs, calls this itself
+    (app/worker_process.py), as the CLI does for every other command.
 
     Our matrix products are small (CodeBERTScore's ~300×300 similarities, CLUE's cosines),
     and OpenBLAS's extra threads spin while they wait: on 2 busy cores the sample course's
