@@ -92,6 +92,12 @@ def run(args: argparse.Namespace) -> int:
     if (advice := _window_libraries_missing()):
         print(advice, file=sys.stderr)
         return 1
+    # The workspace and the parser, which the window needs before it paints, are imported
+    # before Qt starts: imported after QApplication exists (as once the CLI stopped loading
+    # every command's options), the first paint came ~0.4 s later under load (median of 8
+    # interleaved runs at load 9; benchmarks/bench_startup.py --against).
+    import cluestudio.core.plantuml.parser
+    import cluestudio.core.workspace  # noqa: F401
     if args.quit_after is not None:
         _quit_after_first_paint(args.quit_after)
     from cluestudio.gui.app import run_workbench
