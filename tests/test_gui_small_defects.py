@@ -49,7 +49,7 @@ def test_the_comment_box_has_a_key_and_comes_into_view(session, tmp_path) -> Non
     from cluestudio.gui.qt import QApplication
 
     assert QApplication.focusWidget() is rubric.comment
-    viewport = rubric.scroll.viewport()
+    viewport = rubric.scroll_area.viewport()
     top = rubric.comment.mapTo(viewport, rubric.comment.rect().topLeft()).y()
     assert top >= 0 and top + 20 <= viewport.height()  # on screen, not below the fold
     session.press(*"well done")

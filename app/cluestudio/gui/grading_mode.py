@@ -105,8 +105,8 @@ class GradingMode(QWidget):
         # Requirement and reference share a column (tabs); the candidate beside them; the
         # rubric on the right: three columns fit a 1366-pixel screen.
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        for pane in (self.reference_tabs, candidate, right):
-            self.splitter.addWidget(pane)
+        for column_widget in (self.reference_tabs, candidate, right):
+            self.splitter.addWidget(column_widget)
         self.splitter.setStretchFactor(0, 4)
         self.splitter.setStretchFactor(1, 5)
         self.splitter.setStretchFactor(2, 3)

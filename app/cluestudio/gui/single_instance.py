@@ -16,10 +16,14 @@ from __future__ import annotations
 import getpass
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.workspace.ops import text_hash
 from cluestudio.gui.qt import QMessageBox, QObject, QtNetwork, QWidget, Signal
+
+if TYPE_CHECKING:
+    from cluestudio.core.workspace import Workspace
 
 _RAISE, _OK = b"raise\n", b"ok\n"
 _ANSWER_MS = 1500
@@ -146,7 +150,7 @@ def ask_what_to_do(error: ClueStudioError, parent: QWidget | None = None) -> str
 def resolve_in_use(error: ClueStudioError, *, pick_other: Callable[[], Path | None],
                    parent: QWidget | None = None,
                    ask: Callable[[ClueStudioError, QWidget | None], str] = ask_what_to_do,
-                   ) -> object | None:
+                   ) -> Workspace | None:
     """What a window opens instead of a workspace in use: the same one read-only, another
     one picked by the user (asked again should that be in use too), or None when the
     running window came forward or the user quit."""

@@ -74,13 +74,15 @@ class WorkspaceActions(QObject):
         try:
             ws = open_workspace(path, create=create)
         except WorkspaceInUse as error:  # open in another window: show it, or read-only
-            ws = resolve_in_use(error, pick_other=self.ask_workspace_path, parent=self.window)
-            if ws is None:
+            chosen = resolve_in_use(error, pick_other=self.ask_workspace_path,
+                                    parent=self.window)
+            if chosen is None:
                 return
+            ws = chosen
         except ClueStudioError as error:  # the workspace on screen stays open
             self.window.report_error("open workspace", str(error))
             return
-        self.window.open(ws)  # type: ignore[arg-type]
+        self.window.open(ws)
 
     # --- work on the open workspace (slow: on the batch lane) ---------------------------
 

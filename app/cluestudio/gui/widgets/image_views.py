@@ -80,8 +80,8 @@ class DiagramImageView(QGraphicsView):
         self._overlay.setVisible(False)
         # The default FastTransformation drops pixel rows and columns below 100%: 1-px
         # borders vanish and glyphs lose strokes ("Loan" reads "Loar").
-        for item in (self._base, self._overlay):
-            item.setTransformationMode(Qt.TransformationMode.SmoothTransformation)
+        for pixmap in (self._base, self._overlay):
+            pixmap.setTransformationMode(Qt.TransformationMode.SmoothTransformation)
         self._highlight = QGraphicsRectItem()
         self._highlight.setPen(QPen(QColor("#ff9800"), 4))
         self._highlight.setVisible(False)
