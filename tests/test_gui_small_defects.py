@@ -84,7 +84,7 @@ def test_file_open_recent_lists_the_workspaces_i_opened(session, tmp_path) -> No
     other = _course_workspace(tmp_path, name="other")
     window = session.open(path)
     window.files.open_workspace(other)
-    menu = window.actions["open_recent"].menu()
+    menu = window.menu_actions["open_recent"].menu()
     assert menu is not None
     menu.aboutToShow.emit()
     entries = [a for a in menu.actions() if a.isEnabled()]
