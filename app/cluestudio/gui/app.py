@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from cluestudio import __version__
 from cluestudio.gui.qt import QApplication
@@ -103,7 +103,8 @@ def run_workbench(path: Path | None = None, *, sample: bool = False,
     app.setApplicationName("ClueStudio")
     app.setOrganizationName("ClueStudio")
     app.setApplicationVersion(__version__)
-    apply_theme(app, load_settings()[0].ui.theme)  # type: ignore[arg-type]
+    # instance() is typed QCoreApplication: the one running here is a QApplication.
+    apply_theme(cast(QApplication, app), load_settings()[0].ui.theme)
     window, runner = build_workbench(path, sample=sample, course=course)
     if window is None:  # the window that has the workspace came forward (or: quit)
         runner.shutdown()

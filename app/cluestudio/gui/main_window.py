@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from cluestudio.app.model_jobs import ModelOutcome
 from cluestudio.app.submissions import ListRow, list_rows
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.settings import Settings
@@ -352,13 +353,12 @@ class MainWindow(WindowPreferences):
         if not self.navigator.select(submission_id, reveal=True):
             self.statusBar().showMessage(f"Submission {submission_id} is not listed", 6000)
 
-    def _on_model_outcome(self, outcome: object) -> None:
-        probe = getattr(outcome, "probe", None)
-        if probe is not None:
-            sid = outcome.submission_id  # type: ignore[attr-defined]
-            self.review.set_probe(sid, probe)
-            self.grading.set_probe(sid, probe)
-        self.statusBar().showMessage(getattr(outcome, "summary", ""), 10000)
+    def _on_model_outcome(self, outcome: ModelOutcome) -> None:
+        if outcome.probe is not None:
+            sid = outcome.submission_id
+            self.review.set_probe(sid, outcome.probe)
+            self.grading.set_probe(sid, outcome.probe)
+        self.statusBar().showMessage(outcome.summary, 10000)
 
     def report_error(self, label: str, message: str) -> None:
         self.errors.add_error(label, message)

@@ -31,7 +31,10 @@ from cluestudio.gui.qt import QObject, Signal
 from cluestudio.gui.worker import BATCH, JobHandle, JobRunner, ProcessRunner
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from cluestudio.app.checks import CheckItem
+    from cluestudio.app.scoring import ScoredItem
     from cluestudio.core.check.report import CheckReport
 
 # Pairs per scoring chunk in the window: each chunk's end moves the bar and lands its rows
@@ -180,7 +183,8 @@ class Workbench(QObject):
             self._score_job.cancel()
 
         def store(tag: str, chunk: object) -> None:  # on the reader thread
-            changed = store_scored(ws, chunk)  # type: ignore[arg-type]
+            # plan_and_score_job emits ("scored", chunk) only.
+            changed = store_scored(ws, cast("Sequence[ScoredItem]", chunk))
             if changed:
                 self._scores_stored.emit(changed)
 

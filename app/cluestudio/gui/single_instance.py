@@ -24,6 +24,7 @@ from cluestudio.gui.qt import QMessageBox, QObject, QtNetwork, QWidget, Signal
 
 if TYPE_CHECKING:
     from cluestudio.core.workspace import Workspace
+    from cluestudio.gui.qt import QPushButton
 
 _RAISE, _OK = b"raise\n", b"ok\n"
 _ANSWER_MS = 1500
@@ -133,7 +134,7 @@ def ask_what_to_do(error: ClueStudioError, parent: QWidget | None = None) -> str
     box.setInformativeText(
         f"{error}.\n\nOnly one window can write to a workspace. You can show that window, "
         "open the workspace here read-only (to look, not to save), or open another one.")
-    choices = {}
+    choices: dict[QPushButton, str] = {}
     for choice, text, role in (
             (SHOW_RUNNING, "Show the open window", QMessageBox.ButtonRole.AcceptRole),
             (READ_ONLY, "Open read-only", QMessageBox.ButtonRole.AcceptRole),
@@ -144,7 +145,8 @@ def ask_what_to_do(error: ClueStudioError, parent: QWidget | None = None) -> str
         choices[button] = choice
     box.setDefaultButton(next(b for b, c in choices.items() if c == SHOW_RUNNING))
     box.exec()
-    return choices.get(box.clickedButton(), QUIT)  # type: ignore[call-overload]
+    clicked = box.clickedButton()  # None: the box was closed without a choice
+    return next((choice for button, choice in choices.items() if button is clicked), QUIT)
 
 
 def resolve_in_use(error: ClueStudioError, *, pick_other: Callable[[], Path | None],

@@ -13,7 +13,7 @@ import contextlib
 from abc import abstractmethod
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.settings import Settings, updated
@@ -75,7 +75,7 @@ class WindowPreferences(WindowParts):
 
         theme = "light" if self.bench.settings.ui.theme == "dark" else "dark"
         self.bench.session.update_settings(ui={"theme": theme})
-        apply_theme(QApplication.instance(), theme)  # type: ignore[arg-type]
+        apply_theme(cast(QApplication, QApplication.instance()), theme)  # typed QCoreApplication
         for editor in (self.review.editor, self.grading.reference_text,
                        self.grading.candidate_text):
             editor.apply_theme()

@@ -14,6 +14,8 @@ shown.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from cluestudio.gui.qt import (
     QColor,
     QGraphicsPixmapItem,
@@ -357,11 +359,11 @@ class ZoomSync(QObject):
     def readable_all(self) -> None:
         self._each(DiagramImageView.readable)
 
-    def _each(self, fit: object) -> None:
+    def _each(self, fit: Callable[[DiagramImageView], object]) -> None:
         self.enabled = False  # each view fits its own diagram
         try:
             for view in self.views:
-                fit(view)  # type: ignore[operator]
+                fit(view)
         finally:
             self.enabled = True
 
