@@ -39,7 +39,7 @@ def _quit_after_first_paint(seconds: float) -> None:
     import logging
     import time
 
-    from cluestudio.gui.qt import QApplication, QEvent, QObject, QTimer
+    from cluestudio.gui.qt import QApplication, QEvent, QObject, QTimer, QWidget
 
     started = time.perf_counter()
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -58,8 +58,8 @@ def _quit_after_first_paint(seconds: float) -> None:
 
     class FirstPaint(QObject):
         def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-            if (event.type() == QEvent.Type.Paint and watched.isWidgetType()
-                    and watched.isWindow()):  # type: ignore[attr-defined]
+            if (event.type() == QEvent.Type.Paint and isinstance(watched, QWidget)
+                    and watched.isWindow()):
                 app.removeEventFilter(self)
                 # The epoch time lets a caller measure from exec (installer_smoke.sh).
                 logging.getLogger("cluestudio").info(

@@ -9,6 +9,7 @@ here, on the worker's reader thread, as revisions or a probe result.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any, cast
 
 from cluestudio.app import model_jobs
 from cluestudio.core.errors import ClueStudioError
@@ -57,6 +58,8 @@ class ModelActions(QObject):
                 raise ClueStudioError("no submission is selected")
             model_jobs.make_backend(settings)  # an endpoint is configured: say so now if not
             image, source = model_jobs.image_a(ws, sid)
+            target: Callable[..., Any]
+            args: tuple[Any, ...]
             if action == "convert":
                 target, args = model_jobs.convert_job, (image, source, settings)
                 store = model_jobs.store_converted
@@ -70,7 +73,8 @@ class ModelActions(QObject):
         self.cancel()
 
         def keep(model_and_result: object) -> None:  # on the reader thread: store, announce
-            model_id, result = model_and_result  # type: ignore[misc]
+            # The job emits ("answer", (backend.model_id, result)).
+            model_id, result = cast("tuple[str, Any]", model_and_result)
             self._stored.emit(store(ws, sid, model_id, result))
 
         job = self.bench.processes.submit(
