@@ -46,7 +46,7 @@ def parse(text: str, source: str | None = None) -> Any:
             _parse_cache.move_to_end(key)
             return _parse_cache[key]
     try:
-        from cluestudio.core.plantuml import parse_plantuml  # type: ignore[attr-defined]
+        from cluestudio.core.plantuml import parse_plantuml
     except ImportError as error:
         raise ClueStudioError("the PlantUML parser is not installed") from error
     result = parse_plantuml(text, source=source)
@@ -225,7 +225,7 @@ def _warm_diagram(number: int) -> str:
 def get_renderer_png(text: str) -> bytes:
     """A PNG straight from the renderer, bypassing (and not filling) the preview cache."""
     try:
-        from cluestudio.core.plantuml.renderer import get_renderer  # type: ignore[import-not-found]
+        from cluestudio.core.plantuml.renderer import get_renderer
     except ImportError as error:
         raise ClueStudioError("the PlantUML renderer is not installed") from error
     return bytes(get_renderer().render(text, "png"))

@@ -146,7 +146,7 @@ class Settings:
             except ImportError:
                 return None
             try:
-                return keyring.get_password("cluestudio", self.llm.base_url)  # type: ignore[no-any-return]
+                return keyring.get_password("cluestudio", self.llm.base_url)
             except Exception:  # a broken keyring backend must not break scoring settings
                 return None
         return None

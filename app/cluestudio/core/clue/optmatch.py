@@ -51,7 +51,7 @@ def _linear_sum_assignment() -> Callable[..., Any]:
     if loaded is None and "scipy.optimize" not in sys.modules:
         loaded = _load_extension(name)
     if loaded is not None and callable(getattr(loaded, "linear_sum_assignment", None)):
-        return loaded.linear_sum_assignment  # type: ignore[no-any-return]
+        return loaded.linear_sum_assignment
     from scipy.optimize import linear_sum_assignment
 
     return linear_sum_assignment
