@@ -165,3 +165,31 @@ def test_the_window_asks_again_and_says_why_a_submission_cannot_be_probed(
         ws.execute(SaveRevision(sid, "@startuml\n@enduml\n", "reviewer"))
         with pytest.raises(ClueStudioError, match="has no classes to compare with"):
             model_jobs.plan_request(ws, "probe", sid, "stub-vlm")
+
+
+@pytest.mark.java
+@pytest.mark.xdist_group("java")
+def test_the_converted_diagram_shows_as_image_b_without_a_render_in_the_window(
+        qtbot, tmp_path: Path, stub: OpenAIStub, monkeypatch: pytest.MonkeyPatch) -> None:
+    """PlantUML drew the answer in the worker process to check it; that picture is image B."""
+    from cluestudio.app import preview
+
+    rendered: list[str] = []
+    render = preview.get_renderer_png
+
+    def recorded(text: str) -> bytes:  # the window's own renders (the worker is another process)
+        rendered.append(text)
+        return render(text)
+
+    monkeypatch.setattr(preview, "get_renderer_png", recorded)
+    window, runner, _ = _open(qtbot, tmp_path, _endpoint(stub))
+    try:
+        with qtbot.waitSignal(window.model_actions.outcome, timeout=60_000):
+            window.actions["convert"].trigger()
+        qtbot.waitUntil(lambda: "isbn : String" in window.review.editor.toPlainText())
+        head = window.review.view.head_puml
+        assert window.review._last_b == preview.cached_png(head) is not None
+        assert head not in rendered
+    finally:
+        window.close()
+        runner.shutdown()
