@@ -212,3 +212,17 @@ def test_members_are_marked_where_ocr_or_the_layout_leaves_doubt() -> None:
     # the comments sit inside the block and the draft still parses with every member
     assert [a.name for a in draft.diagram.classes[0].attributes] == [
         "name", "city", "address", "count"]
+
+
+def test_an_all_capital_name_keeps_its_first_letter() -> None:
+    """``ATM`` is not PlantUML's circled ``A`` (abstract) before a name ``TM``; a circled
+    letter read apart from the name still gives the kind."""
+    image, draw = _canvas()
+    _marker_box(draw, 60, 80, 320, 300, rule=150)
+    _marker_box(draw, 520, 80, 820, 300, rule=150)
+    texts: list[Text] = [("ATM", (120, 95, 220, 140), 0.99),
+                         ("A Account", (570, 95, 760, 140), 0.97)]
+    _write(draw, texts)
+    pixels, ocr = _ocr(image, texts)
+    kinds = {c.name: c.kind for c in draft_from_ocr(pixels, ocr).diagram.classes}
+    assert kinds == {"ATM": ClassKind.CLASS, "Account": ClassKind.ABSTRACT}

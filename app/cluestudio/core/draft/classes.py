@@ -105,6 +105,8 @@ def _header(lines: list[TextLine]) -> tuple[str, str, str]:
             keyword = _KIND_LETTERS[alone.group(1)]
             continue
         circle = _CIRCLE.match(text)
+        if circle and _acronym(text, circle.end()):
+            circle = None  # ``ATM``: an all-capital name, not a circled A before ``TM``
         if circle:
             keyword = _KIND_LETTERS[circle.group(1)]
             text = text[circle.end():]
@@ -136,6 +138,14 @@ def _header(lines: list[TextLine]) -> tuple[str, str, str]:
         return "".join(capitalised[0]), keyword, stereotype
     words = max(name_lines, key=lambda ws: sum(map(len, ws)))
     return max(words, key=len), keyword, stereotype
+
+
+def _acronym(text: str, after: int) -> bool:
+    """Whether the letter a circle match took (``text[:after]``) begins an all-capital
+    name: glued to the rest with no space or bracket, and the rest all capitals too."""
+    rest = _IDENT.match(text[after:])
+    glued = text[:after].strip()[-1:].isalpha()
+    return bool(glued and rest and rest.group().isupper() and rest.group().isalpha())
 
 
 def _drop_icon(text: str) -> str:
