@@ -276,7 +276,13 @@ def _head(ink: np.ndarray, point: tuple[float, float], box: Rect, stroke: int) -
     # A line that leaves near a corner or slants does not run along the rows: then look
     # for what any head has, whatever its direction — paper enclosed near the end (a
     # hollow head, taken for a triangle) or a solid blob (an arrowhead).
-    return shape if shape.shape else _any_head(ink, point, stroke)
+    if shape.shape in ("", ARROW):
+        seen = _any_head(ink, point, stroke)
+        # paper enclosed near the end that the rows missed (a marker's head, coloured in
+        # but for a gap) outweighs a solid look
+        if not shape.shape or seen.shape == TRIANGLE:
+            return seen
+    return shape
 
 
 def _head_shape(patch: np.ndarray, stroke: int, length: int, half: int) -> Head:
