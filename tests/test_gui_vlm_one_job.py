@@ -63,7 +63,7 @@ def _in_window(qtbot: Any, tmp_path: Path, stub: OpenAIStub, action: str
         _copy(path, before)
         sid = window.review.view.submission.id
         with qtbot.waitSignal(window.model_actions.outcome, timeout=60_000):
-            window.actions[action].trigger()
+            window.menu_actions[action].trigger()
         qtbot.waitUntil(lambda: not window.model_actions.busy(), timeout=60_000)
     finally:
         window.close()
@@ -185,7 +185,7 @@ def test_the_converted_diagram_shows_as_image_b_without_a_render_in_the_window(
     window, runner, _ = _open(qtbot, tmp_path, _endpoint(stub))
     try:
         with qtbot.waitSignal(window.model_actions.outcome, timeout=60_000):
-            window.actions["convert"].trigger()
+            window.menu_actions["convert"].trigger()
         qtbot.waitUntil(lambda: "isbn : String" in window.review.editor.toPlainText())
         head = window.review.view.head_puml
         assert window.review._last_b == preview.cached_png(head) is not None
