@@ -131,7 +131,7 @@ def save_and_advance(window, ws, services) -> None:
     window.modes.setCurrentIndex(1)
     ids = window.navigator.ids()
     for sid in ids:  # what prefetch does: the next one is shown from the caches
-        view = window.bench.view(sid)
+        view = window.bench.session.view(sid)
         services.try_render(view.head_puml)
         services.try_render(view.task.reference_puml)
     window.navigator.select(ids[0])
@@ -162,7 +162,7 @@ def save_and_advance(window, ws, services) -> None:
         ws.write(lambda conn, v=value: ops.put_score(conn, sid, head, "clue", v,
                                                      explanation={"clue": v}))
         with _Statements(ws) as seen:
-            window.bench.note_changes(Changes(scores=frozenset({sid, *ids[:4]})))
+            window.bench.session.note_changes(Changes(scores=frozenset({sid, *ids[:4]})))
             _spin(20)
         chunk_reads.append(seen.seen)
     image_reads = sum(1 for seen in chunk_reads for q in seen if "FROM blobs" in q)
@@ -256,7 +256,7 @@ def main() -> int:
     window.modes.setCurrentIndex(1)
     ids = window.navigator.ids()
     for sid in ids:  # warm the view cache and the render cache (what prefetch does)
-        view = window.bench.view(sid)
+        view = window.bench.session.view(sid)
         services.try_render(view.head_puml)
         services.try_render(view.task.reference_puml)
     timings = []

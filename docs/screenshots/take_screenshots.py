@@ -110,7 +110,7 @@ def _rate_everything(window: Any) -> None:
     from cluestudio.core.workspace import SaveRating
 
     bench = window.bench
-    ws = bench.require()
+    ws = bench.session.require()
     clue = ws.metric_values("clue")
     ids = sorted(window.navigator.ids(), key=lambda sid: clue.get(sid, 0.0))
     last = max(1, len(ids) - 1)
@@ -251,7 +251,7 @@ def _review_shots(shots: Shooter, window: Any) -> None:
 
     review = window.review
     window.modes.setCurrentIndex(REVIEW)
-    sid = window.bench.require().find_submission("library_loans", SHOWN).id
+    sid = window.bench.session.require().find_submission("library_loans", SHOWN).id
     window.navigator.select(sid, reveal=True)
     shots.until(lambda: review.view is not None and review.view.submission.id == sid
                 and review.image_a.image is not None and review.image_b.image is not None,
