@@ -4,9 +4,9 @@ Each connected run of those strokes that reaches two class boxes is a relation b
 them. Its decoration is read at the ends, by shape (:func:`_head`): a hollow triangle makes
 a generalization towards that box, a diamond (hollow or filled) an aggregation or a
 composition whose whole is that box, an arrowhead (filled or open) points the association
-at that box; a run that is made of many short pieces is dashed (a dependency, or a
-realization with a triangle). Text read beside the run becomes its label; multiplicities
-near an end belong to that end."""
+at that box; a run whose pieces are like-sized dashes in a chain (:func:`is_dashed`) is
+dashed (a dependency, or a realization with a triangle). Text read beside the run becomes
+its label; multiplicities near an end belong to that end."""
 
 from __future__ import annotations
 
@@ -164,18 +164,20 @@ def _touches(component: np.ndarray, found: tuple[slice, slice], rings: list[Ring
 
 def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Ring],
               ink: tuple[np.ndarray, np.ndarray], texts: list[_Text], used: set[int],
-              dashed: bool, drawing: tuple[list[Rect], int]) -> list[DraftRelation]:
+              pieced: bool, drawing: tuple[list[Rect], int]) -> list[DraftRelation]:
     """The relation(s) a run of strokes makes; ``drawing``: the class boxes and the
     drawing's stroke width, against which heads are measured."""
     import numpy as np
-    from scipy import ndimage
 
     touches = _touches(component, found, rings)
     if len(touches) < 2:
         return []
     bare, marks = ink
     rects, stroke = drawing
-    doubts: list[str] = ["a dashed line pieced together"] if dashed else []
+    doubts: list[str] = ["a line pieced together from pieces"] if pieced else []
+    # pieced together or not, a run is dashed by the rhythm of its pieces: a solid line
+    # cut by crossing lines, labels or a line jump falls into pieces too
+    dashed = is_dashed(bare[found] & component, stroke)
     if len(touches) > 2:
         # One triangle and several boxes on one tree of lines: the generalizations of a
         # shared trunk (UML's tree style), each child to the one parent.
@@ -202,10 +204,6 @@ def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Rin
         touches = [touches[i], touches[j]]
         doubts.append("the line passes other boxes: are these its ends?")
     (a, pa), (b, pb) = touches
-    if not dashed:
-        strokes = bare[found] & component
-        sizes = np.bincount(ndimage.label(strokes)[0].ravel())[1:]
-        dashed = int((sizes >= 6).sum()) >= 4  # several short dashes, not one stroke
     head_a, head_b = _head(marks, pa, rects[a], stroke), _head(marks, pb, rects[b], stroke)
     shapes = (head_a.shape, head_b.shape)
     doubts += [h.doubt for h in (head_a, head_b) if h.doubt]
@@ -220,12 +218,12 @@ def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Rin
         begin, end = (a, b) if at_a else (b, a)
         filled = shapes[0 if at_a else 1] == FILLED_DIAMOND
         rtype = RelationType.COMPOSITION if filled else RelationType.AGGREGATION
-    elif ARROW in shapes:
-        # (a line with an arrowhead that falls apart into pieces is more often a solid
-        # one crossed by others than a dependency: it stays an association)
-        begin, end = (b, a) if shapes[0] == ARROW and shapes[1] != ARROW else (a, b)
-    elif dashed:
-        rtype = RelationType.DEPENDENCY
+    else:
+        # an arrowhead points the association (or the dependency) at its box
+        if ARROW in shapes:
+            begin, end = (b, a) if shapes[0] == ARROW and shapes[1] != ARROW else (a, b)
+        if dashed:
+            rtype = RelationType.DEPENDENCY
     at = {a: pa, b: pb}
     ys, xs = np.nonzero(component)
     line_points = np.stack([xs + found[1].start, ys + found[0].start], axis=1)[::7]
@@ -233,6 +231,40 @@ def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Rin
     confidence = 0.9 * 0.75 ** len(doubts)
     return [DraftRelation(rtype, begin, end, from_, to, name, round(confidence, 2),
                           "; ".join(doubts))]
+
+
+def is_dashed(strokes: np.ndarray, stroke: int) -> bool:
+    """Whether a run's strokes (the ink of one run, text and boxes taken out) are a dashed
+    line: four or more pieces of one size (the dashes; a head or a bend may be bigger) that
+    follow each other in a chain at a period a few strokes long. A solid line cut where other lines
+    cross it, where a label sits on it or by an editor's line jump falls into a few pieces
+    of any length at irregular places; it is not dashed."""
+    import numpy as np
+    from scipy import ndimage
+
+    labels, count = ndimage.label(strokes, structure=np.ones((3, 3), dtype=bool))
+    if count < 4:
+        return False
+    sizes = np.bincount(labels.ravel())[1:]
+    centres = np.array(ndimage.center_of_mass(strokes, labels, range(1, count + 1)))
+    keep = sizes >= 6  # specks of a thickened edge are no dashes
+    sizes, centres = sizes[keep], centres[keep]
+    if len(sizes) < 4:
+        return False
+    usual = float(np.median(sizes))
+    dash = (sizes >= 0.6 * usual) & (sizes <= 1.6 * usual)
+    if int(dash.sum()) < 4 or dash.sum() < 0.5 * len(sizes):
+        return False
+    points = centres[dash]
+    gaps = np.hypot(*(points[:, None, :] - points[None, :, :]).transpose(2, 0, 1))
+    np.fill_diagonal(gaps, np.inf)
+    period = gaps.min(axis=1)  # each dash to the next: the line's on/off period
+    usual_period = float(np.median(period))
+    if usual_period > 8 * max(1, stroke):
+        return False  # pieces far apart: a line broken in places, not a rhythm
+    # each dash has the next one at about the period (a curve or a slant changes it a
+    # little): dashes in a chain, not like-sized pieces scattered along a solid line
+    return float((period <= 2 * usual_period).mean()) >= 0.7
 
 
 _OPPOSITE = {"top": "bottom", "bottom": "top", "left": "right", "right": "left"}
