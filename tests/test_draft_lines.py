@@ -22,9 +22,10 @@ LEFT, RIGHT = (40, 170, 220, 330), (680, 170, 860, 330)
 Y = 250  # the line between the two boxes
 
 
-def _draft(draw_line: Callable[[ImageDraw.ImageDraw, int], None], stroke: int = 1
-           ) -> list[tuple[RelationType, str, str]]:
-    """Two class boxes, Left and Right, and what ``draw_line`` draws between them."""
+def _draft(draw_line: Callable[[ImageDraw.ImageDraw, int], None], stroke: int = 1,
+           labels: tuple[TextLine, ...] = ()) -> list[tuple[RelationType, str, str]]:
+    """Two class boxes, Left and Right, and what ``draw_line`` draws between them;
+    ``labels``: text OCR read beside the line."""
     image = Image.new("RGB", (WIDTH, HEIGHT), "white")
     draw = ImageDraw.Draw(image)
     for x0, y0, x1, y1 in (LEFT, RIGHT):
@@ -36,6 +37,7 @@ def _draft(draw_line: Callable[[ImageDraw.ImageDraw, int], None], stroke: int = 
         rect = (x0 + 40, y0 + 8, x0 + 130, y0 + 38)
         draw.rectangle((rect[0] + 3, rect[1] + 8, rect[2] - 3, rect[3] - 8), fill=INK)
         lines.append(TextLine(name, Box.from_rect(*rect), 0.99))
+    lines += labels
     pixels = np.asarray(image)
     ocr = OcrResult("0" * 64, "hand", WIDTH, HEIGHT, tuple(lines),
                     layout=find_layout(pixels, text=[line.box for line in lines]))
@@ -82,3 +84,20 @@ def test_a_dashed_line_is_a_dependency_with_or_without_an_arrowhead() -> None:
     assert _draft(lambda d, s: _dashes(d, s, 14, 10, RIGHT[0]), stroke=3) == [
         (RelationType.DEPENDENCY, "Left", "Right")]
 
+
+
+def test_a_small_diamond_under_a_multiplicity_s_text_box_is_still_read() -> None:
+    """A PlantUML-sized filled diamond in hairlines, with the multiplicity beside it read
+    by OCR in a box that covers the diamond too: a composition, not a plain end."""
+    tip = LEFT[2]
+
+    def composition(draw: ImageDraw.ImageDraw, stroke: int) -> None:
+        draw.polygon([(tip, Y), (tip + 6, Y - 5), (tip + 12, Y), (tip + 6, Y + 5)],
+                     outline=INK, fill=INK)
+        draw.line((tip + 12, Y, RIGHT[0], Y), fill=INK, width=stroke)
+        for x in (tip + 4, tip + 10, tip + 16):  # "0..1" written under the line
+            draw.rectangle((x, Y + 9, x + 2, Y + 17), fill=INK)
+
+    multiplicity = TextLine("0..1", Box.from_rect(tip + 1, Y - 3, tip + 22, Y + 20), 0.9)
+    assert _draft(composition, labels=(multiplicity,)) == [
+        (RelationType.COMPOSITION, "Left", "Right")]
