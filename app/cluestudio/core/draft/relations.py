@@ -193,7 +193,7 @@ def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Rin
         return []
     bare, marks, kept = ink
     rects, stroke = drawing
-    doubts: list[str] = ["a line pieced together from pieces"] if pieced else []
+    doubts: list[str] = ["a line pieced together across gaps"] if pieced else []
     # pieced together or not, a run is dashed by the rhythm of its pieces: a solid line
     # cut by crossing lines, labels or a line jump falls into pieces too
     dashed = is_dashed(bare[found] & component, stroke)
