@@ -226,3 +226,23 @@ def test_an_all_capital_name_keeps_its_first_letter() -> None:
     pixels, ocr = _ocr(image, texts)
     kinds = {c.name: c.kind for c in draft_from_ocr(pixels, ocr).diagram.classes}
     assert kinds == {"ATM": ClassKind.CLASS, "Account": ClassKind.ABSTRACT}
+
+
+def test_a_frame_round_class_boxes_is_no_class_and_the_boxes_in_it_are() -> None:
+    """A package's body or a UML frame drawn as a plain rectangle (no name tab the layout
+    knows) round several classes: the classes inside are the diagram's, not the frame."""
+    image = Image.new("RGB", (WIDTH, HEIGHT), "white")
+    draw = ImageDraw.Draw(image)
+    ink = (30, 30, 30)
+    draw.rectangle((30, 30, 720, 520), outline=ink, width=1)  # the frame
+    draw.rectangle((80, 120, 320, 260), outline=ink, width=1)  # a class with members
+    draw.line((80, 155, 320, 155), fill=ink, width=1)
+    draw.rectangle((420, 300, 640, 350), outline=ink, width=1)  # a name-only class
+    texts: list[Text] = [("shop", (50, 40, 120, 62), 0.99),
+                         ("Clock", (160, 128, 240, 150), 0.99),
+                         ("now : Date", (90, 165, 220, 185), 0.98),
+                         ("Timer", (490, 313, 570, 337), 0.99)]
+    for _t, (x0, y0, x1, y1), _c in texts:
+        draw.rectangle((x0 + 3, y0 + 6, x1 - 3, y1 - 6), fill=ink)
+    pixels, ocr = _ocr(image, texts)
+    assert sorted(draft_from_ocr(pixels, ocr).diagram.class_names) == ["Clock", "Timer"]

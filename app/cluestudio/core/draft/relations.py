@@ -4,9 +4,9 @@ Each connected run of those strokes that reaches two class boxes is a relation b
 them. Its decoration is read at the ends, by shape (:func:`_head`): a hollow triangle makes
 a generalization towards that box, a diamond (hollow or filled) an aggregation or a
 composition whose whole is that box, an arrowhead (filled or open) points the association
-at that box; a run that is made of many short pieces is dashed (a dependency, or a
-realization with a triangle). Text read beside the run becomes its label; multiplicities
-near an end belong to that end."""
+at that box; a run whose pieces are like-sized dashes in a chain (:func:`is_dashed`) is
+dashed (a dependency, or a realization with a triangle). Text read beside the run becomes
+its label; multiplicities near an end belong to that end."""
 
 from __future__ import annotations
 
@@ -82,12 +82,19 @@ def trace_relations(pixels: np.ndarray, ocr: OcrResult, boxes: list[Rect]
     # judged on ``marks``, the same with the box outlines kept (a head touches its box).
     bare = lines.copy()
     marks = raw.copy()
+    kept = raw.copy()  # ``marks`` with the strokes that run on out of a text's box kept
     for text in outside:
         cx, cy = text.center
         x0, y0, x1, y1 = _grow((cx - text.width / 2, cy - text.height / 2,
                                 cx + text.width / 2, cy + text.height / 2), 0, shape)
         bare[y0:y1, x0:x1] = False
+        # OCR's box round a multiplicity often covers the head beside it: only strokes
+        # that stay within a few pixels of the box are its letters (a head or a line runs
+        # on well out of it)
+        gx0, gy0, gx1, gy1 = _grow((x0, y0, x1 - 1, y1 - 1), 3, shape)
+        out = _running_out(raw[gy0:gy1, gx0:gx1])
         marks[y0:y1, x0:x1] = False
+        kept[y0:y1, x0:x1] &= out[y0 - gy0:y1 - gy0, x0 - gx0:x1 - gx0]
     joined = ndimage.binary_dilation(lines, iterations=3)  # bridges small gaps
     labels, _count = ndimage.label(joined)
     rings = [(_grow(rect, clear + _RING, shape), _grow(rect, clear, shape))
@@ -96,7 +103,7 @@ def trace_relations(pixels: np.ndarray, ocr: OcrResult, boxes: list[Rect]
     used_labels: set[int] = set()
     loose = np.zeros(shape, dtype=bool)  # pieces that reach fewer than two boxes
     for found, component in _components(labels):
-        found_relations = _relation(component, found, rings, (bare, marks), outside,
+        found_relations = _relation(component, found, rings, (bare, marks, kept), outside,
                                     used_labels, False, (boxes, stroke))
         if found_relations:
             relations.extend(found_relations)
@@ -106,12 +113,24 @@ def trace_relations(pixels: np.ndarray, ocr: OcrResult, boxes: list[Rect]
     # over with a wider reach, and those runs are dashed.
     labels, _count = ndimage.label(ndimage.binary_dilation(loose, iterations=6))
     for found, component in _components(labels):
-        relations.extend(_relation(component, found, rings, (bare, marks), outside,
+        relations.extend(_relation(component, found, rings, (bare, marks, kept), outside,
                                    used_labels, True, (boxes, stroke)))
     return relations
 
 
 Ring = tuple[tuple[int, int, int, int], tuple[int, int, int, int]]
+
+
+def _running_out(window: np.ndarray) -> np.ndarray:
+    """The strokes of ``window`` that reach its edge (they go on beyond it)."""
+    import numpy as np
+    from scipy import ndimage
+
+    if window.size == 0:
+        return window
+    labels, _count = ndimage.label(window, structure=np.ones((3, 3), dtype=bool))
+    edge = np.unique(np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]]))
+    return np.isin(labels, edge[edge > 0])
 
 
 def stroke_width(ink: np.ndarray) -> int:
@@ -163,23 +182,25 @@ def _touches(component: np.ndarray, found: tuple[slice, slice], rings: list[Ring
 
 
 def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Ring],
-              ink: tuple[np.ndarray, np.ndarray], texts: list[_Text], used: set[int],
-              dashed: bool, drawing: tuple[list[Rect], int]) -> list[DraftRelation]:
+              ink: tuple[np.ndarray, np.ndarray, np.ndarray], texts: list[_Text], used: set[int],
+              pieced: bool, drawing: tuple[list[Rect], int]) -> list[DraftRelation]:
     """The relation(s) a run of strokes makes; ``drawing``: the class boxes and the
     drawing's stroke width, against which heads are measured."""
     import numpy as np
-    from scipy import ndimage
 
     touches = _touches(component, found, rings)
     if len(touches) < 2:
         return []
-    bare, marks = ink
+    bare, marks, kept = ink
     rects, stroke = drawing
-    doubts: list[str] = ["a dashed line pieced together"] if dashed else []
+    doubts: list[str] = ["a line pieced together across gaps"] if pieced else []
+    # pieced together or not, a run is dashed by the rhythm of its pieces: a solid line
+    # cut by crossing lines, labels or a line jump falls into pieces too
+    dashed = is_dashed(bare[found] & component, stroke)
     if len(touches) > 2:
         # One triangle and several boxes on one tree of lines: the generalizations of a
         # shared trunk (UML's tree style), each child to the one parent.
-        heads = [_head(marks, point, rects[b], stroke).shape for b, point in touches]
+        heads = [_head((kept, marks), point, rects[b], stroke).shape for b, point in touches]
         if heads.count(TRIANGLE) == 1:
             parent, where = touches[heads.index(TRIANGLE)]
             facing = _OPPOSITE[_side(where, rings[parent][1])]
@@ -202,11 +223,8 @@ def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Rin
         touches = [touches[i], touches[j]]
         doubts.append("the line passes other boxes: are these its ends?")
     (a, pa), (b, pb) = touches
-    if not dashed:
-        strokes = bare[found] & component
-        sizes = np.bincount(ndimage.label(strokes)[0].ravel())[1:]
-        dashed = int((sizes >= 6).sum()) >= 4  # several short dashes, not one stroke
-    head_a, head_b = _head(marks, pa, rects[a], stroke), _head(marks, pb, rects[b], stroke)
+    head_a = _head((kept, marks), pa, rects[a], stroke)
+    head_b = _head((kept, marks), pb, rects[b], stroke)
     shapes = (head_a.shape, head_b.shape)
     doubts += [h.doubt for h in (head_a, head_b) if h.doubt]
     rtype, begin, end = RelationType.ASSOCIATION, a, b
@@ -220,12 +238,12 @@ def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Rin
         begin, end = (a, b) if at_a else (b, a)
         filled = shapes[0 if at_a else 1] == FILLED_DIAMOND
         rtype = RelationType.COMPOSITION if filled else RelationType.AGGREGATION
-    elif ARROW in shapes:
-        # (a line with an arrowhead that falls apart into pieces is more often a solid
-        # one crossed by others than a dependency: it stays an association)
-        begin, end = (b, a) if shapes[0] == ARROW and shapes[1] != ARROW else (a, b)
-    elif dashed:
-        rtype = RelationType.DEPENDENCY
+    else:
+        # an arrowhead points the association (or the dependency) at its box
+        if ARROW in shapes:
+            begin, end = (b, a) if shapes[0] == ARROW and shapes[1] != ARROW else (a, b)
+        if dashed:
+            rtype = RelationType.DEPENDENCY
     at = {a: pa, b: pb}
     ys, xs = np.nonzero(component)
     line_points = np.stack([xs + found[1].start, ys + found[0].start], axis=1)[::7]
@@ -233,6 +251,40 @@ def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Rin
     confidence = 0.9 * 0.75 ** len(doubts)
     return [DraftRelation(rtype, begin, end, from_, to, name, round(confidence, 2),
                           "; ".join(doubts))]
+
+
+def is_dashed(strokes: np.ndarray, stroke: int) -> bool:
+    """Whether a run's strokes (the ink of one run, text and boxes taken out) are a dashed
+    line: four or more pieces of one size (the dashes; a head or a bend may be bigger) that
+    follow each other in a chain at a period a few strokes long. A solid line cut where other lines
+    cross it, where a label sits on it or by an editor's line jump falls into a few pieces
+    of any length at irregular places; it is not dashed."""
+    import numpy as np
+    from scipy import ndimage
+
+    labels, count = ndimage.label(strokes, structure=np.ones((3, 3), dtype=bool))
+    if count < 4:
+        return False
+    sizes = np.bincount(labels.ravel())[1:]
+    centres = np.array(ndimage.center_of_mass(strokes, labels, range(1, count + 1)))
+    keep = sizes >= 6  # specks of a thickened edge are no dashes
+    sizes, centres = sizes[keep], centres[keep]
+    if len(sizes) < 4:
+        return False
+    usual = float(np.median(sizes))
+    dash = (sizes >= 0.6 * usual) & (sizes <= 1.6 * usual)
+    if int(dash.sum()) < 4 or dash.sum() < 0.5 * len(sizes):
+        return False
+    points = centres[dash]
+    gaps = np.hypot(*(points[:, None, :] - points[None, :, :]).transpose(2, 0, 1))
+    np.fill_diagonal(gaps, np.inf)
+    period = gaps.min(axis=1)  # each dash to the next: the line's on/off period
+    usual_period = float(np.median(period))
+    if usual_period > 8 * max(1, stroke):
+        return False  # pieces far apart: a line broken in places, not a rhythm
+    # each dash has the next one at about the period (a curve or a slant changes it a
+    # little): dashes in a chain, not like-sized pieces scattered along a solid line
+    return float((period <= 2 * usual_period).mean()) >= 0.7
 
 
 _OPPOSITE = {"top": "bottom", "bottom": "top", "left": "right", "right": "left"}
@@ -259,25 +311,28 @@ class Head:
     doubt: str = ""  # why the shape is not sure ("" when it is)
 
 
-def _head(ink: np.ndarray, point: tuple[float, float], box: Rect, stroke: int) -> Head:
+def _head(ink: tuple[np.ndarray, np.ndarray], point: tuple[float, float], box: Rect,
+          stroke: int) -> Head:
     """The decoration where a line meets ``box`` near ``point``, by its shape: the ink
     beyond the box's side is turned so that the line runs away from the box, and its width
     is measured row by row. A head is where it is much wider than a stroke; a triangle
     (its tip on the box) is widest at its far end and stops there, a diamond narrows again
     as it widened; a closed outline with paper inside is hollow, a solid one filled, and a
     wide head that is neither (two strokes in a V) an open arrowhead. Sizes are measured
-    against the drawing's stroke, so thick marker strokes and big exports read alike."""
+    against the drawing's stroke, so thick marker strokes and big exports read alike.
+    ``ink``: the strokes with the text beside lines taken out, but for strokes that run on
+    out of a text's box (the rows are read on these), and with all of it taken out."""
 
     stroke = max(1, stroke)
     length = max(48, 10 * stroke)  # how far from the box a head may reach
     half = max(24, 6 * stroke)  # how wide it may be, each side of the line
-    patch = _beyond(ink, _side(point, box), box, point, length, half)
+    patch = _beyond(ink[0], _side(point, box), box, point, length, half)
     shape = _head_shape(patch, stroke, length, half) if patch.any() else Head("")
     # A line that leaves near a corner or slants does not run along the rows: then look
     # for what any head has, whatever its direction — paper enclosed near the end (a
     # hollow head, taken for a triangle) or a solid blob (an arrowhead).
     if shape.shape in ("", ARROW):
-        seen = _any_head(ink, point, stroke)
+        seen = _any_head(ink[1], point, stroke)
         # paper enclosed near the end that the rows missed (a marker's head, coloured in
         # but for a gap) outweighs a solid look
         if not shape.shape or seen.shape == TRIANGLE:

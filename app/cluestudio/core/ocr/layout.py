@@ -197,7 +197,7 @@ def _boxes(ink: np.ndarray, min_side: int, cover: float = 0.85, overlap: int = 0
                 thin.append(rect)
         elif _outlined(ink, rect, cover):
             parts.append(rect)
-    return _stack(parts, thin, overlap)
+    return _stack(parts, thin, overlap, min_side)
 
 
 def _outlined(ink: np.ndarray, rect: Rect, cover: float = 0.85) -> bool:
@@ -222,8 +222,8 @@ def _outlined(ink: np.ndarray, rect: Rect, cover: float = 0.85) -> bool:
     return min(top, bottom, left, right) >= cover
 
 
-def _stack(parts: list[Rect], thin: list[Rect] = [], overlap: int = 0  # noqa: B006
-           ) -> list[ClassBox]:
+def _stack(parts: list[Rect], thin: list[Rect] = [], overlap: int = 0,  # noqa: B006
+           min_side: int = 12) -> list[ClassBox]:
     """Group compartments into class boxes: same left/right edges, touching vertically; an
     empty (thin) compartment joins a box but never starts one. ``overlap``: how far regions
     of thickened strokes may overlap and still stack."""
@@ -251,8 +251,29 @@ def _stack(parts: list[Rect], thin: list[Rect] = [], overlap: int = 0  # noqa: B
         rect = (min(r[0] for r in column), column[0][1], max(r[2] for r in column),
                 column[-1][3])
         boxes.append(ClassBox(rect, tuple(column)))
-    # A region inside another (an icon's interior, a note's fold) is not a class of its own.
-    return [b for b in boxes if not any(o is not b and _inside(b.rect, o.rect) for o in boxes)]
+    # A frame round class boxes (a package's body, a UML frame) is no class: the boxes in
+    # it are. It is one region holding two or more boxes of a class's size, or one with
+    # compartments of its own that leaves room round it. Any other region inside another
+    # (an icon's interior or a check box, a note's fold, the paper inside a doubled
+    # stroke) is not a class of its own.
+    frames = [o for o in boxes if len(o.compartments) == 1 and _frame(o, [
+        b for b in boxes if b is not o and _inside(b.rect, o.rect)
+        and b.rect[3] - b.rect[1] >= 2 * min_side])]
+    return [b for b in boxes if not any(b is f for f in frames) and not any(
+        o is not b and _inside(b.rect, o.rect) and not any(o is f for f in frames)
+        for o in boxes)]
+
+
+def _frame(outer: ClassBox, inner: list[ClassBox]) -> bool:
+    """Whether ``outer`` is a frame round the class boxes ``inner`` (those inside it)."""
+    if len(inner) >= 2:
+        return True
+    return bool(inner) and len(inner[0].compartments) >= 2 and (
+        _area(inner[0].rect) <= 0.8 * _area(outer.rect))
+
+
+def _area(rect: Rect) -> float:
+    return (rect[2] - rect[0]) * (rect[3] - rect[1])
 
 
 def _inside(inner: Rect, outer: Rect) -> bool:
