@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from cluestudio.core.ocr.result import ClassBox, OcrResult, TextLine
+from cluestudio.core.ocr.result import ClassBox, OcrResult, Rect, TextLine
 
 _PUBLIC_MARKS = "•●○◦oe0"
 _PRIVATE_MARKS = "□口αa¤回▫▪◻"
@@ -21,6 +21,12 @@ _KIND_LETTERS = {"A": "abstract class", "I": "interface", "E": "enum", "C": "cla
 _CIRCLE_ALONE = re.compile(r"\W*\(?\s*([CAIE])\s*\)?\W*")
 _CIRCLE = re.compile(r"^\W*\(?\s*([CAIE])\s*\)?\s*(?=\W|[A-Z])")
 _IDENT = re.compile(r"[^\W\d]\w*")
+# a name as a header shows it: a nested class keeps its outer class (``Outer.Inner``)
+_NAME = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
+# a generic class's type parameters, as PlantUML draws them in a small box over the class
+# box's top-right corner: ``T``, ``K, V``, ``T extends Comparable<T>``
+_TYPE_PARAM = r"[A-Z]\w*(?:\s+(?:extends|super)\s+[\w.]+(?:<[^<>]*(?:<[^<>]*>)?[^<>]*>)?)?"
+_TYPE_PARAMS = re.compile(rf"\s*{_TYPE_PARAM}(?:\s*,?\s*{_TYPE_PARAM})*\s*")
 _BRACKETED = re.compile(r"«[^»]*»?|\{[^}]*\}?")
 # how OCR reads guillemets: doubled angle brackets, full-width or mathematical ones
 _GUILLEMETS = (("<<", "«"), (">>", "»"), ("《", "«"), ("》", "»"), ("≪", "«"), ("≫", "»"))
@@ -50,6 +56,7 @@ class DraftClass:
     doubt: str = ""  # why it is not sure, for a reviewer ("" when it is)
     # members the draft is not sure of: (member line, confidence, why)
     doubtful_members: tuple[tuple[str, float, str], ...] = ()
+    generics: str = ""  # a generic class's type parameters (``T``, ``K, V``)
 
 
 # OCR confidence below which a name or member is worth a reviewer's look
@@ -122,7 +129,7 @@ def _header(lines: list[TextLine]) -> tuple[str, str, str]:
             elif words and not stereotype:
                 stereotype = words[0]
         text = _BRACKETED.sub(" ", text)
-        words = [w for w in _IDENT.findall(_drop_icon(text)) if len(w) > 1]
+        words = [w for w in _NAME.findall(_drop_icon(text)) if len(w) > 1]
         if len(words) == 1 and words[0].casefold() in _KEYWORD_STEREOTYPES:
             keyword = _KEYWORD_STEREOTYPES[words[0].casefold()]  # guillemets OCR lost
             continue
@@ -209,12 +216,61 @@ def member_confidence(line: TextLine, member: str,
     return round(confidence, 2), "; ".join(doubts) if confidence < SURE_READ else ""
 
 
+def _type_params(lines: list[TextLine]) -> str | None:
+    """The type parameter list ``lines`` read (``K, V``), or None when they read otherwise."""
+    text = " ".join(ln.text.strip() for ln in lines)
+    return text.strip() if lines and _TYPE_PARAMS.fullmatch(text) else None
+
+
+def _straddles_corner(small: Rect, box: Rect) -> bool:
+    """Whether ``small`` sits over the top edge of ``box`` at its right end, where PlantUML
+    draws a generic class's type parameters."""
+    return (small[1] <= box[1] <= small[3] and box[0] < small[0] < box[2] <= small[2] + 4
+            and small[3] - small[1] < box[3] - box[1])
+
+
+def _generic_boxes(ocr: OcrResult) -> dict[int, tuple[int, str]]:
+    """Boxes that are a generic class's type parameters, not classes: index → (index of
+    the class box whose corner they sit on, the parameters)."""
+    boxes = ocr.layout.boxes
+    out: dict[int, tuple[int, str]] = {}
+    for i, small in enumerate(boxes):
+        if len(small.compartments) != 1:
+            continue
+        params = _type_params(_lines_in(ocr, small.rect))
+        owner = next((j for j, box in enumerate(boxes)
+                      if j != i and _straddles_corner(small.rect, box.rect)), None)
+        if params and owner is not None:
+            out[i] = (owner, params)
+    return out
+
+
+def _corner_params(lines: list[TextLine], header: Rect) -> tuple[list[TextLine], str]:
+    """A header's lines less the type parameters read over its top-right corner (their own
+    small box, found as part of the header), and those parameters ("" when none)."""
+    if len(lines) < 2:
+        return lines, ""
+    first = lines[0]
+    x0, top, x1, _bottom = first.box.rect
+    params = _type_params([first])
+    above = top < header[1] - 0.2 * (first.box.rect[3] - top)
+    if params and above and (x0 + x1) / 2 > (header[0] + header[2]) / 2:
+        return lines[1:], params
+    return lines, ""
+
+
 def classes_from(ocr: OcrResult) -> list[DraftClass]:
     out: list[DraftClass] = []
     taken: set[str] = set()
-    for box in ocr.layout.boxes:
+    generic_boxes = _generic_boxes(ocr)
+    params_of = {owner: params for owner, params in generic_boxes.values()}
+    for index, box in enumerate(ocr.layout.boxes):
+        if index in generic_boxes:
+            continue  # a generic class's type parameters, drawn over its corner
         header, *parts = box.compartments
-        name, keyword, stereotype, confidence, doubt = _header_read(_lines_in(ocr, header))
+        lines, generics = _corner_params(_lines_in(ocr, header), header)
+        generics = params_of.get(index, generics)
+        name, keyword, stereotype, confidence, doubt = _header_read(lines)
         if not name or (not parts and not name[0].isupper()):
             continue  # a closed loop of lines with a label in it, not a class
         if name.casefold() in _PLACEHOLDERS:
@@ -235,7 +291,7 @@ def classes_from(ocr: OcrResult) -> list[DraftClass]:
                     if why:
                         doubtful.append((member, sure, why))
         out.append(DraftClass(name, keyword, stereotype, tuple(members), box,
-                              round(confidence, 2), doubt, tuple(doubtful)))
+                              round(confidence, 2), doubt, tuple(doubtful), generics))
     return in_diagram_case(out)
 
 

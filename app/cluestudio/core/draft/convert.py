@@ -66,8 +66,13 @@ def _multiplicity(text: str) -> str:
 
 
 def _class_head(cls: DraftClass) -> str:
+    """``class Box<T> {`` as PlantUML writes it; a nested class's dotted name, which
+    PlantUML would split into a package and a class, is quoted and given an alias."""
     stereotype = f" <<{cls.stereotype}>>" if cls.stereotype else ""
-    return f"{cls.keyword} {_safe(cls.name)}{stereotype} {{"
+    generics = f"<{cls.generics}>" if cls.generics else ""
+    if "." in cls.name:
+        return f'{cls.keyword} "{cls.name}{generics}" as {_safe(cls.name)}{stereotype} {{'
+    return f"{cls.keyword} {_safe(cls.name)}{generics}{stereotype} {{"
 
 
 def draft_from_image(data: bytes, source: str = "<image>", *, engine: OcrEngine | None = None,
