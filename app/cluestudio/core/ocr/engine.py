@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
+import os
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -28,6 +29,9 @@ PREPARATION_VERSION = "2"  # 2: the layout also looks with thicker strokes (issu
 # big diagram shrunk to the default 2000 px loses its smallest labels.
 MAX_SIDE = 3200
 INSTALL_HINT = "pip install 'cluestudio[ocr]' (rapidocr and onnxruntime from PyPI)"
+# The models run by our own OpenCV-free port of rapidocr's pipeline (core/ocr/onnx_pipeline.py,
+# issue 28) unless this is set to "rapidocr" (its own pipeline, which needs OpenCV).
+PIPELINE_ENV = "CLUESTUDIO_OCR_PIPELINE"
 
 
 class OcrUnavailable(ClueStudioError):
@@ -74,6 +78,10 @@ def _distribution_version(lite: bool) -> str:
     return "rapidocr-unknown"
 
 
+def _own_pipeline(lite: bool) -> bool:
+    return not lite and os.environ.get(PIPELINE_ENV, "").strip().lower() != "rapidocr"
+
+
 def installed_engine_id() -> str | None:
     """The id :class:`RapidOcrEngine` will have, known without loading it (None: no OCR
     installed), so a batch can tell what is already done before paying for the models."""
@@ -81,7 +89,9 @@ def installed_engine_id() -> str | None:
     if folder is None:
         return None
     lite = _is_lite(folder)
-    return f"{_distribution_version(lite)}/{'lite' if lite else 'ppocr'}/prep{PREPARATION_VERSION}"
+    # "ppocr-nocv": the same models read by our port, cached apart from rapidocr's own reads
+    kind = "lite" if lite else "ppocr-nocv" if _own_pipeline(lite) else "ppocr"
+    return f"{_distribution_version(lite)}/{kind}/prep{PREPARATION_VERSION}"
 
 
 class RapidOcrEngine:
@@ -149,5 +159,21 @@ def get_engine() -> OcrEngine:
     global _engine
     with _engine_lock:
         if _engine is None:
-            _engine = RapidOcrEngine()
+            folder = _rapidocr_folder()
+            if folder is not None and _own_pipeline(_is_lite(folder)):
+                _engine = _start_own_pipeline(folder)
+            else:
+                _engine = RapidOcrEngine()
         return _engine
+
+
+def _start_own_pipeline(folder: Path) -> OcrEngine:
+    if importlib.util.find_spec("onnxruntime") is None:
+        raise OcrUnavailable(f"OCR needs onnxruntime: {INSTALL_HINT}")
+    try:
+        from cluestudio.core.ocr.onnx_pipeline import OnnxOcrEngine
+
+        return OnnxOcrEngine(installed_engine_id() or "rapidocr-unknown", MAX_SIDE, folder)
+    except Exception as error:  # a broken install must say so, not crash the caller
+        raise OcrUnavailable(f"the OCR engine failed to start ({error}); "
+                             f"reinstall it: {INSTALL_HINT}") from error

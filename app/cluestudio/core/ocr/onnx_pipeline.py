@@ -1,0 +1,418 @@
+"""OCR without OpenCV: the PP-OCR models in the ``rapidocr`` wheel run by ONNX Runtime, with
+rapidocr's own pre- and post-processing (PaddleOCR's DB detector and CTC recogniser) ported
+to numpy, scipy.ndimage and pyclipper.
+
+Why: rapidocr needs OpenCV for about twenty array functions, and OpenCV is ~150 MB of the
+~725 MB installer (issue 28); our code never uses it otherwise. The port follows rapidocr
+3.10 step by step (its module named in each docstring) with the settings our engine passes,
+so it reads what rapidocr reads (tests/test_ocr_nocv.py compares the two). Resizes and the
+perspective crop reproduce OpenCV's sampling (pixel centres, bilinear/bicubic kernels,
+border replication), not Pillow's antialiased resizes, because the models were tuned on it.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from cluestudio.core.ocr.result import Box, TextLine
+
+if TYPE_CHECKING:
+    import onnxruntime
+
+# rapidocr's config.yaml defaults (Global, Det, Rec sections) that our engine does not change
+MIN_SIDE, DEFAULT_MAX_SIDE = 30, 2000    # Global.min_side_len / max_side_len
+PAD_MIN_HEIGHT, PAD_WH_RATIO = 30, 8     # Global.min_height / width_height_ratio
+TEXT_SCORE = 0.5                         # Global.text_score: lines read less surely are dropped
+DET_LIMIT_SIDE = 736                     # Det.limit_side_len with limit_type "min"
+DET_THRESH, BOX_THRESH, UNCLIP_RATIO = 0.3, 0.5, 1.6
+MAX_CANDIDATES, MIN_BOX_SIDE = 1000, 3
+REC_HEIGHT, REC_WIDTH, REC_BATCH = 48, 320, 6  # Rec.rec_img_shape, rec_batch_num
+_LINE_STEP = 10                          # sorted_boxes: boxes this much lower start a new line
+_CUBIC_A = -0.75                         # OpenCV's bicubic kernel (Pillow's is -0.5)
+
+
+def model_files(folder: Path) -> tuple[Path, Path]:
+    """The detection and recognition models the rapidocr wheel ships in ``folder/models``."""
+    models = folder / "models"
+    det = sorted(models.glob("*_det_*.onnx"))
+    rec = sorted(models.glob("*_rec_*.onnx"))
+    if not det or not rec:
+        raise FileNotFoundError(f"no PP-OCR det/rec models in {models}")
+    return det[-1], rec[-1]
+
+
+def _session(path: Path) -> onnxruntime.InferenceSession:
+    import onnxruntime as ort
+
+    # the options rapidocr's OrtInferSession sets; threads: the runtime's default (all cores)
+    options = ort.SessionOptions()
+    options.log_severity_level = 4
+    options.enable_cpu_mem_arena = False
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    return ort.InferenceSession(str(path), sess_options=options,
+                                providers=["CPUExecutionProvider"])
+
+
+# --- resampling as OpenCV does it -------------------------------------------------------
+
+def _linear_taps(n_out: int, n_in: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    src = np.maximum((np.arange(n_out) + 0.5) * (n_in / n_out) - 0.5, 0.0)
+    low = np.minimum(np.floor(src).astype(np.intp), n_in - 1)
+    frac = (src - low).astype(np.float32)
+    return low, np.minimum(low + 1, n_in - 1), frac
+
+
+def resize_linear(image: np.ndarray, width: int, height: int) -> np.ndarray:
+    """``cv2.resize(image, (width, height))``: bilinear on pixel centres, no antialiasing."""
+    h, w = image.shape[:2]
+    if (h, w) == (height, width):
+        return image.copy()
+    y0, y1, fy = _linear_taps(height, h)
+    x0, x1, fx = _linear_taps(width, w)
+    fy, fx = fy[:, None, None], fx[None, :, None]
+    top, bottom = image[y0].astype(np.float32), image[y1].astype(np.float32)
+    rows = top + (bottom - top) * fy
+    out = rows[:, x0] + (rows[:, x1] - rows[:, x0]) * fx
+    return np.clip(np.rint(out), 0, 255).astype(np.uint8)
+
+
+def _cubic_weights(t: np.ndarray) -> list[np.ndarray]:
+    a = _CUBIC_A
+    w0 = ((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a
+    w1 = ((a + 2) * t - (a + 3)) * t * t + 1
+    w2 = ((a + 2) * (1 - t) - (a + 3)) * (1 - t) * (1 - t) + 1
+    return [w0, w1, w2, 1 - w0 - w1 - w2]
+
+
+def _homography(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """The 3×3 matrix taking the four ``src`` points to ``dst`` (cv2.getPerspectiveTransform)."""
+    rows, rhs = [], []
+    for (x, y), (u, v) in zip(src.astype(np.float64), dst.astype(np.float64), strict=True):
+        rows.append([x, y, 1, 0, 0, 0, -x * u, -y * u])
+        rows.append([0, 0, 0, x, y, 1, -x * v, -y * v])
+        rhs += [u, v]
+    return np.append(np.linalg.solve(np.array(rows), np.array(rhs)), 1.0).reshape(3, 3)
+
+
+def crop_quad(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """The text in ``quad`` straightened (rapidocr utils/process_img.get_rotate_crop_image:
+    a perspective warp, bicubic, border replicated); tall crops are turned on their side."""
+    width = int(max(np.linalg.norm(quad[0] - quad[1]), np.linalg.norm(quad[2] - quad[3])))
+    height = int(max(np.linalg.norm(quad[0] - quad[3]), np.linalg.norm(quad[1] - quad[2])))
+    target = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
+    to_source = _homography(target, quad)
+    ys, xs = np.mgrid[0:height, 0:width].astype(np.float64)
+    den = to_source[2, 0] * xs + to_source[2, 1] * ys + to_source[2, 2]
+    den = np.where(den == 0, 1.0, den)
+    # the exact source position (OpenCV 5 no longer rounds it to 1/32 pixel)
+    sx = (to_source[0, 0] * xs + to_source[0, 1] * ys + to_source[0, 2]) / den
+    sy = (to_source[1, 0] * xs + to_source[1, 1] * ys + to_source[1, 2]) / den
+    x0, y0 = np.floor(sx).astype(np.intp), np.floor(sy).astype(np.intp)
+    wx = _cubic_weights((sx - x0).astype(np.float32))
+    wy = _cubic_weights((sy - y0).astype(np.float32))
+    h, w = image.shape[:2]
+    out = np.zeros((height, width, image.shape[2]), np.float32)
+    for i in range(4):
+        rows = np.clip(y0 + i - 1, 0, h - 1)
+        for j in range(4):
+            cols = np.clip(x0 + j - 1, 0, w - 1)
+            out += (wy[i] * wx[j])[..., None] * image[rows, cols]
+    crop = np.clip(np.rint(out), 0, 255).astype(np.uint8)
+    return np.rot90(crop) if height >= 1.5 * width else crop
+
+
+# --- detection (rapidocr ch_ppocr_det/utils.py: DetPreProcess, DBPostProcess) -----------
+
+def _convex_hull(points: np.ndarray) -> np.ndarray:
+    """Andrew's monotone chain; ``points`` as (N, 2) numbers."""
+    pts = sorted(set(map(tuple, points.tolist())))
+    if len(pts) < 3:
+        return np.array(pts, np.float64)
+
+    def half(seq: list[tuple[float, float]]) -> list[tuple[float, float]]:
+        chain: list[tuple[float, float]] = []
+        for p in seq:
+            while len(chain) >= 2 and ((chain[-1][0] - chain[-2][0]) * (p[1] - chain[-2][1])
+                                       - (chain[-1][1] - chain[-2][1]) * (p[0] - chain[-2][0])) <= 0:
+                chain.pop()
+            chain.append(p)
+        return chain
+
+    return np.array(half(pts)[:-1] + half(pts[::-1])[:-1], np.float64)
+
+
+def min_area_rect(points: np.ndarray) -> tuple[np.ndarray, float]:
+    """The corners of the smallest rotated rectangle around ``points`` (cv2.minAreaRect and
+    boxPoints: one side lies on a convex hull edge) and its shorter side."""
+    hull = _convex_hull(points)
+    if len(hull) < 3:  # a point or a line: no width (OpenCV's rectangle is flat too)
+        ends = np.array([hull[0], hull[-1], hull[-1], hull[0]], np.float32)
+        return ends, 0.0
+    edges = np.roll(hull, -1, axis=0) - hull
+    lengths = np.hypot(edges[:, 0], edges[:, 1])
+    keep = lengths > 0
+    along = edges[keep] / lengths[keep, None]
+    across = np.stack([-along[:, 1], along[:, 0]], axis=1)
+    pa, pc = hull @ along.T, hull @ across.T               # (points, edges)
+    spans_a = pa.max(axis=0) - pa.min(axis=0)
+    spans_c = pc.max(axis=0) - pc.min(axis=0)
+    best = int(np.argmin(spans_a * spans_c))
+    a_lo, a_hi, c_lo, c_hi = pa[:, best].min(), pa[:, best].max(), pc[:, best].min(), pc[:, best].max()
+    u, n = along[best], across[best]
+    corners = np.array([a * u + c * n for a, c in ((a_lo, c_lo), (a_hi, c_lo),
+                                                   (a_hi, c_hi), (a_lo, c_hi))])
+    return corners.astype(np.float32), float(min(spans_a[best], spans_c[best]))
+
+
+def _mini_box(points: np.ndarray) -> tuple[np.ndarray, float]:
+    """get_mini_boxes: the rectangle's corners as top-left, top-right, bottom-right, bottom-left."""
+    corners, short_side = min_area_rect(points)
+    pts = sorted(list(corners), key=lambda p: p[0])
+    first, fourth = (0, 1) if pts[1][1] > pts[0][1] else (1, 0)
+    second, third = (2, 3) if pts[3][1] > pts[2][1] else (3, 2)
+    return np.array([pts[first], pts[second], pts[third], pts[fourth]]), short_side
+
+
+def _box_score(prob: np.ndarray, box: np.ndarray) -> float:
+    """box_score_fast: the mean probability inside the box (its corners truncated to pixels)."""
+    from PIL import Image, ImageDraw
+
+    h, w = prob.shape
+    xmin = int(np.clip(np.floor(box[:, 0].min()), 0, w - 1))
+    xmax = int(np.clip(np.ceil(box[:, 0].max()), 0, w - 1))
+    ymin = int(np.clip(np.floor(box[:, 1].min()), 0, h - 1))
+    ymax = int(np.clip(np.ceil(box[:, 1].max()), 0, h - 1))
+    mask = Image.new("L", (xmax - xmin + 1, ymax - ymin + 1), 0)
+    corners = (box - [xmin, ymin]).astype(np.int32)
+    ImageDraw.Draw(mask).polygon([tuple(p) for p in corners.tolist()], fill=1, outline=1)
+    inside = np.asarray(mask, bool)
+    window = prob[ymin:ymax + 1, xmin:xmax + 1]
+    return float(window[inside].mean()) if inside.any() else 0.0
+
+
+def _unclip(box: np.ndarray) -> np.ndarray:
+    import pyclipper
+
+    x, y = box[:, 0].astype(np.float64), box[:, 1].astype(np.float64)
+    area = abs(float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))) / 2
+    length = float(np.hypot(*(np.roll(box, -1, axis=0) - box).astype(np.float64).T).sum())
+    offset = pyclipper.PyclipperOffset()
+    offset.AddPath(box, pyclipper.JT_ROUND, pyclipper.ET_CLOSEDPOLYGON)
+    grown = offset.Execute(area * UNCLIP_RATIO / length) if length else []
+    return np.array([p for path in grown for p in path], np.float64).reshape(-1, 2)
+
+
+def _regions(mask: np.ndarray) -> list[np.ndarray]:
+    """The point sets cv2.findContours(RETR_LIST) traces: each 8-connected region of the mask,
+    and the ring of mask pixels around each hole (a 4-connected gap not open to the border).
+    The convex hull, all that is used, is that of each row's two ends."""
+    from scipy import ndimage
+
+    found = []
+    labels, count = ndimage.label(mask, structure=np.ones((3, 3), bool))
+    for index, window in enumerate(ndimage.find_objects(labels), start=1):
+        if window is not None:
+            found.append(_row_ends(labels[window] == index, window))
+    holes, count = ndimage.label(~mask)
+    border = set(np.unique(np.concatenate([holes[0], holes[-1], holes[:, 0], holes[:, -1]])))
+    for index, window in enumerate(ndimage.find_objects(holes), start=1):
+        if window is None or index in border:
+            continue
+        grown = tuple(slice(max(s.start - 1, 0), s.stop + 1) for s in window)
+        ring = ndimage.binary_dilation(holes[grown] == index) & mask[grown]
+        found.append(_row_ends(ring, grown))
+    return found
+
+
+def _row_ends(region: np.ndarray, window: tuple[slice, ...]) -> np.ndarray:
+    rows = np.flatnonzero(region.any(axis=1))
+    first = region[rows].argmax(axis=1)
+    last = region.shape[1] - 1 - region[rows, ::-1].argmax(axis=1)
+    ys = np.concatenate([rows, rows]) + window[0].start
+    xs = np.concatenate([first, last]) + window[1].start
+    return np.stack([xs, ys], axis=1).astype(np.float64)
+
+
+def detect(prob: np.ndarray, height: int, width: int) -> list[np.ndarray]:
+    """DBPostProcess and filter_det_res: text quads (float32, clockwise from top-left) in an
+    image of ``height``×``width`` from the probability map ``prob``, sorted in reading order."""
+    mask = prob > DET_THRESH
+    grown = mask.copy()  # cv2.dilate with a 2×2 kernel anchored at its centre (1, 1)
+    grown[1:] |= mask[:-1]
+    grown[:, 1:] |= mask[:, :-1]
+    grown[1:, 1:] |= mask[:-1, :-1]
+    map_h, map_w = prob.shape
+    quads = []
+    for points in _regions(grown)[:MAX_CANDIDATES]:
+        box, short_side = _mini_box(points)
+        if short_side < MIN_BOX_SIDE or _box_score(prob, box) < BOX_THRESH:
+            continue
+        grown_points = _unclip(box)
+        if len(grown_points) == 0:
+            continue
+        box, short_side = _mini_box(grown_points)
+        if short_side < MIN_BOX_SIDE + 2:
+            continue
+        box[:, 0] = np.clip(np.round(box[:, 0] / map_w * width), 0, width)
+        box[:, 1] = np.clip(np.round(box[:, 1] / map_h * height), 0, height)
+        quad = _clockwise(box.astype(np.int32))
+        quad[:, 0] = np.clip(quad[:, 0], 0, width - 1).astype(np.int32)
+        quad[:, 1] = np.clip(quad[:, 1], 0, height - 1).astype(np.int32)
+        if (int(np.linalg.norm(quad[0] - quad[1])) > 3
+                and int(np.linalg.norm(quad[0] - quad[3])) > 3):
+            quads.append(quad)
+    return _reading_order(quads)
+
+
+def _clockwise(pts: np.ndarray) -> np.ndarray:
+    by_x = pts[np.argsort(pts[:, 0]), :]
+    left, right = by_x[:2, :], by_x[2:, :]
+    tl, bl = left[np.argsort(left[:, 1]), :]
+    tr, br = right[np.argsort(right[:, 1]), :]
+    return np.array([tl, tr, br, bl], dtype=np.float32)
+
+
+def _reading_order(quads: list[np.ndarray]) -> list[np.ndarray]:
+    if not quads:
+        return []
+    boxes = np.array(quads)
+    by_y = np.argsort(boxes[:, 0, 1], kind="stable")
+    boxes = boxes[by_y]
+    line = np.concatenate([[0], np.cumsum(np.diff(boxes[:, 0, 1]) >= _LINE_STEP)])
+    return list(boxes[np.lexsort((boxes[:, 0, 0], line))])
+
+
+# --- recognition (rapidocr ch_ppocr_rec: resize_norm_img, CTCLabelDecode) ----------------
+
+def _rec_input(crop: np.ndarray, max_ratio: float) -> np.ndarray:
+    width = int(REC_HEIGHT * max_ratio)
+    h, w = crop.shape[:2]
+    resized_w = min(width, int(math.ceil(REC_HEIGHT * w / float(h))))
+    resized = resize_linear(crop, resized_w, REC_HEIGHT).astype(np.float32)
+    padded = np.zeros((3, REC_HEIGHT, width), np.float32)
+    padded[:, :, :resized_w] = (resized.transpose(2, 0, 1) / 255 - 0.5) / 0.5
+    return padded
+
+
+def ctc_decode(probs: np.ndarray, characters: list[str]) -> list[tuple[str, float]]:
+    """Greedy CTC: the best class per step, repeats merged, blanks (0) dropped; the score is
+    the mean probability of the kept steps (rounded as rapidocr does)."""
+    results = []
+    for best, prob in zip(probs.argmax(axis=2), probs.max(axis=2), strict=True):
+        keep = np.ones(len(best), bool)
+        keep[1:] = best[1:] != best[:-1]
+        keep &= best != 0
+        confidences = [round(c, 5) for c in prob[keep].tolist()] or [0]
+        text = "".join(characters[i] for i in best[keep])
+        results.append((text, float(np.mean(confidences).round(5))))
+    return results
+
+
+class OnnxOcrPipeline:
+    """rapidocr's det → crop → rec (no angle classifier) on a BGR image; returns
+    (quad in image pixels, text, score) in reading order."""
+
+    def __init__(self, det_model: Path, rec_model: Path, max_side: int = DEFAULT_MAX_SIDE):
+        self.max_side = max_side
+        self._det, self._rec = _session(det_model), _session(rec_model)
+        meta = self._rec.get_modelmeta().custom_metadata_map
+        # the dictionary travels in the model; index 0 is CTC's blank, the last a space
+        self.characters = ["blank", *meta["character"].splitlines(), " "]
+
+    def _fit(self, image: np.ndarray) -> tuple[np.ndarray, float, float]:
+        """resize_image_within_bounds: the longer side at most max_side, shorter ≥ MIN_SIDE."""
+        ratio_h = ratio_w = 1.0
+        for limit, too_far in ((self.max_side, max), (MIN_SIDE, min)):
+            h, w = image.shape[:2]
+            if (too_far is max and max(h, w) > limit) or (too_far is min and min(h, w) < limit):
+                scale = limit / (h if (h > w) == (too_far is max) else w)
+                new_h, new_w = (int(round(int(side * scale) / 32) * 32) for side in (h, w))
+                if new_h <= 0 or new_w <= 0:
+                    return image[:0], 1.0, 1.0
+                image = resize_linear(image, new_w, new_h)
+                ratio_h, ratio_w = h / new_h, w / new_w
+        return image, ratio_h, ratio_w
+
+    def _det_input(self, image: np.ndarray) -> np.ndarray | None:
+        h, w = image.shape[:2]
+        scale = DET_LIMIT_SIDE / min(h, w) if min(h, w) < DET_LIMIT_SIDE else 1.0
+        new_h, new_w = (int(round(int(side * scale) / 32) * 32) for side in (h, w))
+        if new_h <= 0 or new_w <= 0:
+            return None
+        scaled = resize_linear(image, new_w, new_h).astype(np.float32)
+        return ((scaled / 255.0 - 0.5) / 0.5).transpose(2, 0, 1)[None].astype(np.float32)
+
+    def recognise(self, crops: list[np.ndarray]) -> list[tuple[str, float]]:
+        ratios = [c.shape[1] / float(c.shape[0]) for c in crops]
+        order = np.argsort(np.array(ratios))
+        results: list[tuple[str, float]] = [("", 0.0)] * len(crops)
+        for start in range(0, len(crops), REC_BATCH):
+            batch = order[start:start + REC_BATCH]
+            max_ratio = max([REC_WIDTH / REC_HEIGHT] + [ratios[i] for i in batch])
+            tensor = np.stack([_rec_input(crops[i], max_ratio) for i in batch])
+            probs = self._rec.run(None, {self._rec.get_inputs()[0].name: tensor})[0]
+            for index, result in zip(batch, ctc_decode(probs, self.characters), strict=True):
+                results[index] = result
+        return results
+
+    def __call__(self, bgr: np.ndarray) -> list[tuple[np.ndarray, str, float]]:
+        ori_h, ori_w = bgr.shape[:2]
+        image, ratio_h, ratio_w = self._fit(bgr)
+        if image.size == 0:
+            return []
+        h, w = image.shape[:2]
+        top = 0  # apply_vertical_padding: very flat or low images get black bands
+        if h <= PAD_MIN_HEIGHT or w / h > PAD_WH_RATIO:
+            top = int(abs(max(int(w / PAD_WH_RATIO), PAD_MIN_HEIGHT) * 2 - h) / 2)
+            image = np.pad(image, ((top, top), (0, 0), (0, 0)))
+        tensor = self._det_input(image)
+        if tensor is None:
+            return []
+        prob = self._det.run(None, {self._det.get_inputs()[0].name: tensor})[0][0, 0]
+        quads = detect(prob, *image.shape[:2])
+        if not quads:
+            return []
+        read = self.recognise([crop_quad(image, q.copy()) for q in quads])
+        lines = []
+        for quad, (text, score) in zip(quads, read, strict=True):
+            if not text.strip() or score < TEXT_SCORE:
+                continue
+            quad = quad.copy()
+            quad[:, 1] -= top
+            quad *= np.array([ratio_w, ratio_h], np.float32)
+            quad = np.maximum(quad, 0)
+            quad[:, 0] = np.minimum(quad[:, 0], ori_w)
+            quad[:, 1] = np.minimum(quad[:, 1], ori_h)
+            lines.append((quad, text, score))
+        return lines
+
+
+class OnnxOcrEngine:
+    """The default :class:`~cluestudio.core.ocr.engine.OcrEngine`: rapidocr's models and
+    settings (no angle classifier, our larger size limit), no OpenCV."""
+
+    def __init__(self, engine_id: str, max_side: int, rapidocr_folder: Path) -> None:
+        det, rec = model_files(rapidocr_folder)
+        self._pipeline = OnnxOcrPipeline(det, rec, max_side=max_side)
+        self._id = engine_id
+        self._lock = threading.Lock()
+
+    @property
+    def engine_id(self) -> str:
+        return self._id
+
+    def read(self, pixels: np.ndarray) -> list[TextLine]:
+        # the models were trained on OpenCV's channel order (BGR)
+        image = np.ascontiguousarray(pixels[:, :, ::-1])
+        with self._lock:  # one session pair; the runtime already uses every core
+            found = self._pipeline(image)
+        lines = []
+        for quad, text, score in found:
+            points: Any = tuple((round(float(x), 1), round(float(y), 1)) for x, y in quad)
+            lines.append(TextLine(text, Box(points), round(float(score), 4)))
+        return lines
