@@ -28,7 +28,8 @@ PREPARATION_VERSION = "2"  # 2: the layout also looks with thicker strokes (issu
 # rapidocr shrinks larger images to this side first; PlantUML text is ~11 px high, so a
 # big diagram shrunk to the default 2000 px loses its smallest labels.
 MAX_SIDE = 3200
-INSTALL_HINT = "pip install 'cluestudio[ocr]' (rapidocr and onnxruntime from PyPI)"
+INSTALL_HINT = ("pip install 'cluestudio[ocr]' && pip install --no-deps rapidocr==3.10.0 "
+                "(its PP-OCR models; 'cluestudio[ocr,ocr-opencv]' brings its OpenCV too)")
 # The models run by our own OpenCV-free port of rapidocr's pipeline (core/ocr/onnx_pipeline.py,
 # issue 28) unless this is set to "rapidocr" (its own pipeline, which needs OpenCV).
 PIPELINE_ENV = "CLUESTUDIO_OCR_PIPELINE"
