@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     import onnxruntime
 
 # rapidocr's config.yaml defaults (Global, Det, Rec sections) that our engine does not change
-MIN_SIDE, DEFAULT_MAX_SIDE = 30, 2000    # Global.min_side_len / max_side_len
+MIN_SIDE = 30                            # Global.min_side_len (max_side_len: our engine's)
 PAD_MIN_HEIGHT, PAD_WH_RATIO = 30, 8     # Global.min_height / width_height_ratio
 TEXT_SCORE = 0.5                         # Global.text_score: lines read less surely are dropped
 DET_LIMIT_SIDE = 736                     # Det.limit_side_len with limit_type "min"
@@ -137,8 +137,10 @@ def _convex_hull(points: np.ndarray) -> np.ndarray:
     def half(seq: list[tuple[float, float]]) -> list[tuple[float, float]]:
         chain: list[tuple[float, float]] = []
         for p in seq:
-            while len(chain) >= 2 and ((chain[-1][0] - chain[-2][0]) * (p[1] - chain[-2][1])
-                                       - (chain[-1][1] - chain[-2][1]) * (p[0] - chain[-2][0])) <= 0:
+            while len(chain) >= 2:
+                (ox, oy), (ax, ay) = chain[-2], chain[-1]
+                if (ax - ox) * (p[1] - oy) - (ay - oy) * (p[0] - ox) > 0:
+                    break  # a left turn: keep
                 chain.pop()
             chain.append(p)
         return chain
@@ -162,7 +164,8 @@ def min_area_rect(points: np.ndarray) -> tuple[np.ndarray, float]:
     spans_a = pa.max(axis=0) - pa.min(axis=0)
     spans_c = pc.max(axis=0) - pc.min(axis=0)
     best = int(np.argmin(spans_a * spans_c))
-    a_lo, a_hi, c_lo, c_hi = pa[:, best].min(), pa[:, best].max(), pc[:, best].min(), pc[:, best].max()
+    a_lo, a_hi = pa[:, best].min(), pa[:, best].max()
+    c_lo, c_hi = pc[:, best].min(), pc[:, best].max()
     u, n = along[best], across[best]
     corners = np.array([a * u + c * n for a, c in ((a_lo, c_lo), (a_hi, c_lo),
                                                    (a_hi, c_hi), (a_lo, c_hi))])
@@ -214,11 +217,11 @@ def _regions(mask: np.ndarray) -> list[np.ndarray]:
     from scipy import ndimage
 
     found = []
-    labels, count = ndimage.label(mask, structure=np.ones((3, 3), bool))
+    labels, _ = ndimage.label(mask, structure=np.ones((3, 3), bool))
     for index, window in enumerate(ndimage.find_objects(labels), start=1):
         if window is not None:
             found.append(_row_ends(labels[window] == index, window))
-    holes, count = ndimage.label(~mask)
+    holes, _ = ndimage.label(~mask)
     border = set(np.unique(np.concatenate([holes[0], holes[-1], holes[:, 0], holes[:, -1]])))
     for index, window in enumerate(ndimage.find_objects(holes), start=1):
         if window is None or index in border:
@@ -292,7 +295,7 @@ def _reading_order(quads: list[np.ndarray]) -> list[np.ndarray]:
 def _rec_input(crop: np.ndarray, max_ratio: float) -> np.ndarray:
     width = int(REC_HEIGHT * max_ratio)
     h, w = crop.shape[:2]
-    resized_w = min(width, int(math.ceil(REC_HEIGHT * w / float(h))))
+    resized_w = min(width, math.ceil(REC_HEIGHT * w / float(h)))
     resized = resize_linear(crop, resized_w, REC_HEIGHT).astype(np.float32)
     padded = np.zeros((3, REC_HEIGHT, width), np.float32)
     padded[:, :, :resized_w] = (resized.transpose(2, 0, 1) / 255 - 0.5) / 0.5
@@ -313,39 +316,74 @@ def ctc_decode(probs: np.ndarray, characters: list[str]) -> list[tuple[str, floa
     return results
 
 
-class OnnxOcrPipeline:
-    """rapidocr's det → crop → rec (no angle classifier) on a BGR image; returns
-    (quad in image pixels, text, score) in reading order."""
+def _scaled(image: np.ndarray, scale: float) -> np.ndarray | None:
+    """The image scaled, each side rounded to a multiple of 32 (as the detector needs)."""
+    new_h, new_w = (int(round(int(side * scale) / 32) * 32) for side in image.shape[:2])
+    return resize_linear(image, new_w, new_h) if new_h > 0 and new_w > 0 else None
 
-    def __init__(self, det_model: Path, rec_model: Path, max_side: int = DEFAULT_MAX_SIDE):
-        self.max_side = max_side
-        self._det, self._rec = _session(det_model), _session(rec_model)
+
+class OnnxOcrEngine:
+    """The default :class:`~cluestudio.core.ocr.engine.OcrEngine`: rapidocr's det → crop → rec
+    with its models and our settings (no angle classifier, our size limit), no OpenCV."""
+
+    def __init__(self, engine_id: str, max_side: int, rapidocr_folder: Path) -> None:
+        det, rec = model_files(rapidocr_folder)
+        self._id, self.max_side = engine_id, max_side
+        self._det, self._rec = _session(det), _session(rec)
         meta = self._rec.get_modelmeta().custom_metadata_map
         # the dictionary travels in the model; index 0 is CTC's blank, the last a space
         self.characters = ["blank", *meta["character"].splitlines(), " "]
+        self._lock = threading.Lock()
 
-    def _fit(self, image: np.ndarray) -> tuple[np.ndarray, float, float]:
-        """resize_image_within_bounds: the longer side at most max_side, shorter ≥ MIN_SIDE."""
-        ratio_h = ratio_w = 1.0
-        for limit, too_far in ((self.max_side, max), (MIN_SIDE, min)):
+    @property
+    def engine_id(self) -> str:
+        return self._id
+
+    def read(self, pixels: np.ndarray) -> list[TextLine]:
+        # the models were trained on OpenCV's channel order (BGR)
+        image = np.ascontiguousarray(pixels[:, :, ::-1])
+        with self._lock:  # one session pair; the runtime already uses every core
+            found = self.read_bgr(image)
+        lines = []
+        for quad, text, score in found:
+            points: Any = tuple((round(float(x), 1), round(float(y), 1)) for x, y in quad)
+            lines.append(TextLine(text, Box(points), round(float(score), 4)))
+        return lines
+
+    def read_bgr(self, bgr: np.ndarray) -> list[tuple[np.ndarray, str, float]]:
+        """(quad in image pixels, text, score) in reading order (rapidocr main.RapidOCR)."""
+        ori_h, ori_w = bgr.shape[:2]
+        image, ratio_h, ratio_w = bgr, 1.0, 1.0
+        for shrink, limit in ((True, self.max_side), (False, MIN_SIDE)):
+            # resize_image_within_bounds (where both apply, the second ratio replaces the first)
             h, w = image.shape[:2]
-            if (too_far is max and max(h, w) > limit) or (too_far is min and min(h, w) < limit):
-                scale = limit / (h if (h > w) == (too_far is max) else w)
-                new_h, new_w = (int(round(int(side * scale) / 32) * 32) for side in (h, w))
-                if new_h <= 0 or new_w <= 0:
-                    return image[:0], 1.0, 1.0
-                image = resize_linear(image, new_w, new_h)
-                ratio_h, ratio_w = h / new_h, w / new_w
-        return image, ratio_h, ratio_w
-
-    def _det_input(self, image: np.ndarray) -> np.ndarray | None:
+            side = max(h, w) if shrink else min(h, w)
+            if (side > limit) if shrink else (side < limit):
+                scaled = _scaled(image, limit / side)
+                if scaled is None:
+                    return []
+                image, ratio_h, ratio_w = scaled, h / scaled.shape[0], w / scaled.shape[1]
         h, w = image.shape[:2]
-        scale = DET_LIMIT_SIDE / min(h, w) if min(h, w) < DET_LIMIT_SIDE else 1.0
-        new_h, new_w = (int(round(int(side * scale) / 32) * 32) for side in (h, w))
-        if new_h <= 0 or new_w <= 0:
-            return None
-        scaled = resize_linear(image, new_w, new_h).astype(np.float32)
-        return ((scaled / 255.0 - 0.5) / 0.5).transpose(2, 0, 1)[None].astype(np.float32)
+        top = 0  # apply_vertical_padding: very flat or low images get black bands
+        if h <= PAD_MIN_HEIGHT or w / h > PAD_WH_RATIO:
+            top = int(abs(max(int(w / PAD_WH_RATIO), PAD_MIN_HEIGHT) * 2 - h) / 2)
+            image = np.pad(image, ((top, top), (0, 0), (0, 0)))
+        h, w = image.shape[:2]  # DetPreProcess: the shorter side at least DET_LIMIT_SIDE
+        det_image = _scaled(image, max(DET_LIMIT_SIDE / min(h, w), 1.0))
+        if det_image is None:
+            return []
+        tensor = ((det_image.astype(np.float32) / 255.0 - 0.5) / 0.5).transpose(2, 0, 1)[None]
+        prob = self._det.run(None, {self._det.get_inputs()[0].name: tensor})[0][0, 0]
+        quads = detect(prob, h, w)
+        read = self.recognise([crop_quad(image, q.copy()) for q in quads])
+        lines = []
+        for quad, (text, score) in zip(quads, read, strict=True):
+            if not text.strip() or score < TEXT_SCORE:
+                continue
+            quad = (quad - [0, top]).astype(np.float32) * np.array([ratio_w, ratio_h], np.float32)
+            quad = np.minimum(np.maximum(quad, 0), np.array([ori_w, ori_h], np.float32))
+            lines.append((quad, text, score))
+        return lines
 
     def recognise(self, crops: list[np.ndarray]) -> list[tuple[str, float]]:
         ratios = [c.shape[1] / float(c.shape[0]) for c in crops]
@@ -359,60 +397,3 @@ class OnnxOcrPipeline:
             for index, result in zip(batch, ctc_decode(probs, self.characters), strict=True):
                 results[index] = result
         return results
-
-    def __call__(self, bgr: np.ndarray) -> list[tuple[np.ndarray, str, float]]:
-        ori_h, ori_w = bgr.shape[:2]
-        image, ratio_h, ratio_w = self._fit(bgr)
-        if image.size == 0:
-            return []
-        h, w = image.shape[:2]
-        top = 0  # apply_vertical_padding: very flat or low images get black bands
-        if h <= PAD_MIN_HEIGHT or w / h > PAD_WH_RATIO:
-            top = int(abs(max(int(w / PAD_WH_RATIO), PAD_MIN_HEIGHT) * 2 - h) / 2)
-            image = np.pad(image, ((top, top), (0, 0), (0, 0)))
-        tensor = self._det_input(image)
-        if tensor is None:
-            return []
-        prob = self._det.run(None, {self._det.get_inputs()[0].name: tensor})[0][0, 0]
-        quads = detect(prob, *image.shape[:2])
-        if not quads:
-            return []
-        read = self.recognise([crop_quad(image, q.copy()) for q in quads])
-        lines = []
-        for quad, (text, score) in zip(quads, read, strict=True):
-            if not text.strip() or score < TEXT_SCORE:
-                continue
-            quad = quad.copy()
-            quad[:, 1] -= top
-            quad *= np.array([ratio_w, ratio_h], np.float32)
-            quad = np.maximum(quad, 0)
-            quad[:, 0] = np.minimum(quad[:, 0], ori_w)
-            quad[:, 1] = np.minimum(quad[:, 1], ori_h)
-            lines.append((quad, text, score))
-        return lines
-
-
-class OnnxOcrEngine:
-    """The default :class:`~cluestudio.core.ocr.engine.OcrEngine`: rapidocr's models and
-    settings (no angle classifier, our larger size limit), no OpenCV."""
-
-    def __init__(self, engine_id: str, max_side: int, rapidocr_folder: Path) -> None:
-        det, rec = model_files(rapidocr_folder)
-        self._pipeline = OnnxOcrPipeline(det, rec, max_side=max_side)
-        self._id = engine_id
-        self._lock = threading.Lock()
-
-    @property
-    def engine_id(self) -> str:
-        return self._id
-
-    def read(self, pixels: np.ndarray) -> list[TextLine]:
-        # the models were trained on OpenCV's channel order (BGR)
-        image = np.ascontiguousarray(pixels[:, :, ::-1])
-        with self._lock:  # one session pair; the runtime already uses every core
-            found = self._pipeline(image)
-        lines = []
-        for quad, text, score in found:
-            points: Any = tuple((round(float(x), 1), round(float(y), 1)) for x, y in quad)
-            lines.append(TextLine(text, Box(points), round(float(score), 4)))
-        return lines
