@@ -4,6 +4,7 @@ cannot be imported at all."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -104,8 +105,7 @@ def test_the_default_engine_reads_with_opencv_unimportable(tmp_path: Path) -> No
         "try:\n    RapidOcrEngine()\nexcept OcrUnavailable as e:\n    print('own:', e)\n"
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=300, env={**__import__("os").environ,
-                                           "CLUESTUDIO_OCR_PIPELINE": ""})
+                         timeout=300, env={**os.environ, "CLUESTUDIO_OCR_PIPELINE": ""})
     assert run.returncode == 0, run.stderr
     same_id, words, refusal = run.stdout.splitlines()
     assert same_id.startswith("True") and "/ppocr-nocv/" in same_id
@@ -160,3 +160,15 @@ def test_ctc_decoding_merges_repeats_and_drops_blanks() -> None:
     probs[0, np.arange(len(steps)), steps] = 0.9
     assert ctc_decode(probs, characters) == [("aab ", 0.9)]
     assert ctc_decode(np.eye(4, dtype=np.float32)[None, [0, 0]], characters) == [("", 0.0)]
+
+
+@needs_ocr
+def test_a_missing_piece_of_the_pipeline_is_named_in_one_line() -> None:
+    code = ("import sys; sys.modules['pyclipper'] = None\n"
+            "from cluestudio.core.ocr import get_engine\n"
+            "try:\n    get_engine()\nexcept Exception as e:\n    print(type(e).__name__, e)")
+    env = {**os.environ, "CLUESTUDIO_OCR_PIPELINE": ""}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=120, env=env).stdout
+    assert out.startswith("OcrUnavailable") and "pyclipper" in out and "cluestudio[ocr]" in out
+    assert out.count("\n") == 1

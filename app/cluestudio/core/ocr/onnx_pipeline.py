@@ -2,12 +2,10 @@
 rapidocr's own pre- and post-processing (PaddleOCR's DB detector and CTC recogniser) ported
 to numpy, scipy.ndimage and pyclipper.
 
-Why: rapidocr needs OpenCV for about twenty array functions, and OpenCV is ~150 MB of the
-~725 MB installer (issue 28); our code never uses it otherwise. The port follows rapidocr
-3.10 step by step (its module named in each docstring) with the settings our engine passes,
-so it reads what rapidocr reads (tests/test_ocr_nocv.py compares the two). Resizes and the
-perspective crop reproduce OpenCV's sampling (pixel centres, bilinear/bicubic kernels,
-border replication), not Pillow's antialiased resizes, because the models were tuned on it.
+Why: rapidocr uses OpenCV (~150 MB of a ~725 MB installer, issue 28) for ~20 array functions.
+The port follows rapidocr 3.10 step by step (its module named in the docstrings) with our
+engine's settings, and reads what it reads (tests/test_ocr_nocv.py). Resizes and the crop
+sample as OpenCV does (not Pillow's antialiased way): the models were tuned on that.
 """
 
 from __future__ import annotations
@@ -39,8 +37,7 @@ _CUBIC_A = -0.75                         # OpenCV's bicubic kernel (Pillow's is 
 def model_files(folder: Path) -> tuple[Path, Path]:
     """The detection and recognition models the rapidocr wheel ships in ``folder/models``."""
     models = folder / "models"
-    det = sorted(models.glob("*_det_*.onnx"))
-    rec = sorted(models.glob("*_rec_*.onnx"))
+    det, rec = sorted(models.glob("*_det_*.onnx")), sorted(models.glob("*_rec_*.onnx"))
     if not det or not rec:
         raise FileNotFoundError(f"no PP-OCR det/rec models in {models}")
     return det[-1], rec[-1]
@@ -266,8 +263,7 @@ def detect(prob: np.ndarray, height: int, width: int) -> list[np.ndarray]:
         quad = _clockwise(box.astype(np.int32))
         quad[:, 0] = np.clip(quad[:, 0], 0, width - 1).astype(np.int32)
         quad[:, 1] = np.clip(quad[:, 1], 0, height - 1).astype(np.int32)
-        if (int(np.linalg.norm(quad[0] - quad[1])) > 3
-                and int(np.linalg.norm(quad[0] - quad[3])) > 3):
+        if min(int(np.linalg.norm(quad[0] - quad[1])), int(np.linalg.norm(quad[0] - quad[3]))) > 3:
             quads.append(quad)
     return _reading_order(quads)
 
@@ -327,6 +323,9 @@ class OnnxOcrEngine:
     with its models and our settings (no angle classifier, our size limit), no OpenCV."""
 
     def __init__(self, engine_id: str, max_side: int, rapidocr_folder: Path) -> None:
+        import pyclipper  # noqa: F401  (missing: fail here, where the caller says what to install)
+        from scipy import ndimage  # noqa: F401
+
         det, rec = model_files(rapidocr_folder)
         self._id, self.max_side = engine_id, max_side
         self._det, self._rec = _session(det), _session(rec)
