@@ -46,6 +46,15 @@ test: install-test
 	$(VENV)/bin/ruff check app plugins tests benchmarks scripts packaging
 	$(VENV)/bin/mypy
 
+# The checks of `make test` without the suite; mypy covers core, app, gui and cli (pyproject).
+lint: install-test
+	$(VENV)/bin/lint-imports
+	$(VENV)/bin/ruff check app plugins tests benchmarks scripts packaging
+	$(VENV)/bin/mypy
+
+typecheck: install-test
+	$(VENV)/bin/mypy
+
 bench: install-test
 	$(PY) benchmarks/run_all.py
 

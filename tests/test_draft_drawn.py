@@ -182,3 +182,47 @@ def test_a_package_frame_s_name_tab_is_no_class() -> None:
     pixels, ocr = _ocr(image, texts)
     draft = draft_from_ocr(pixels, ocr)
     assert draft.diagram.class_names == ("Clock",)
+
+
+def test_members_are_marked_where_ocr_or_the_layout_leaves_doubt() -> None:
+    """Item 4 for members: OCR's confidence, a line that runs over its compartment's side
+    and characters no member has each make a member doubtful, with the reason written in a
+    ``' ?`` comment inside the class block, right above the member."""
+    image, draw = _canvas()
+    _marker_box(draw, 60, 80, 320, 400, rule=150)
+    texts: list[Text] = [("Library", (120, 95, 260, 140), 0.99),
+                         ("name: str", (80, 170, 250, 210), 0.97),  # sure: no mark
+                         ("city: str", (80, 220, 250, 260), 0.55),  # OCR unsure
+                         ("address: str", (80, 270, 420, 310), 0.97),  # runs out of the box
+                         ("count§: int", (80, 320, 250, 360), 0.96)]  # a misread character
+    _write(draw, texts)
+    pixels, ocr = _ocr(image, texts)
+    draft = draft_from_ocr(pixels, ocr)
+    doubts = {d.element: d for d in draft.doubts if d.kind == "member"}
+    assert set(doubts) == {"Library.city : str", "Library.address : str",
+                           "Library.count : int"}
+    assert doubts["Library.city : str"].confidence == pytest.approx(0.55)
+    assert "compartment" in doubts["Library.address : str"].reason
+    assert "unreadable" in doubts["Library.count : int"].reason
+    lines = draft.puml.splitlines()
+    for element, doubt in doubts.items():
+        assert lines[doubt.line - 1].strip() == element.split(".", 1)[1]
+        assert lines[doubt.line - 2].strip().startswith(DOUBT_MARK)
+        assert doubt.reason in lines[doubt.line - 2]
+    # the comments sit inside the block and the draft still parses with every member
+    assert [a.name for a in draft.diagram.classes[0].attributes] == [
+        "name", "city", "address", "count"]
+
+
+def test_an_all_capital_name_keeps_its_first_letter() -> None:
+    """``ATM`` is not PlantUML's circled ``A`` (abstract) before a name ``TM``; a circled
+    letter read apart from the name still gives the kind."""
+    image, draw = _canvas()
+    _marker_box(draw, 60, 80, 320, 300, rule=150)
+    _marker_box(draw, 520, 80, 820, 300, rule=150)
+    texts: list[Text] = [("ATM", (120, 95, 220, 140), 0.99),
+                         ("A Account", (570, 95, 760, 140), 0.97)]
+    _write(draw, texts)
+    pixels, ocr = _ocr(image, texts)
+    kinds = {c.name: c.kind for c in draft_from_ocr(pixels, ocr).diagram.classes}
+    assert kinds == {"ATM": ClassKind.CLASS, "Account": ClassKind.ABSTRACT}

@@ -20,10 +20,10 @@ from cluestudio.core.settings import ScoringSettings, Settings, UISettings
 WIDTH, HEIGHT = 900, 400
 INK = (40, 40, 45)
 BOXES = [(40, 80, 280, 300), (330, 80, 570, 300), (620, 80, 860, 300)]
-# what OCR would read: "Autor" and "Buch" with low confidence
+# what OCR would read: "Autor", "Buch" and Buch's "title" with low confidence
 TEXTS = [("Library", (90, 95, 230, 140), 0.99), ("name: str", (60, 170, 250, 210), 0.97),
          ("Autor", (390, 95, 520, 140), 0.58), ("email: str", (350, 170, 540, 210), 0.97),
-         ("Buch", (690, 95, 800, 140), 0.61), ("title: str", (640, 170, 830, 210), 0.97)]
+         ("Buch", (690, 95, 800, 140), 0.61), ("title: str", (640, 170, 830, 210), 0.52)]
 
 
 def _drawn_image_and_its_draft() -> tuple[bytes, str]:
@@ -45,7 +45,7 @@ def _drawn_image_and_its_draft() -> tuple[bytes, str]:
     ocr = OcrResult("0" * 64, "hand", WIDTH, HEIGHT, lines,
                     layout=find_layout(pixels, text=[line.box for line in lines]))
     draft = draft_from_ocr(pixels, ocr)
-    assert {d.element for d in draft.doubts} == {"Autor", "Buch"}
+    assert {d.element for d in draft.doubts} == {"Autor", "Buch", "Buch.title : str"}
     png = io.BytesIO()
     image.save(png, format="PNG")
     return png.getvalue(), draft.puml
@@ -115,10 +115,12 @@ def test_a_reviewer_fixes_the_drafts_doubtful_elements_instead_of_trusting_it(
         qtbot.keyClick(QApplication.focusWidget() or window, Qt.Key.Key_F2)  # review mode
         review, editor = window.review, window.review.editor
         lines = editor.toPlainText().splitlines()
-        # the two names read with doubt are marked, each with its reason; Library is not
-        assert [lines[n - 1] for n in editor.doubt_lines()] == ["class Autor {", "class Buch {"]
+        # the two names and the member read with doubt are marked, each with its reason;
+        # Library and the members read surely are not
+        assert [lines[n - 1] for n in editor.doubt_lines()] == [
+            "class Autor {", "class Buch {", "  title : str"]
         assert review.doubts.note.isVisibleTo(window)
-        assert review.doubts.note.text().startswith("2 doubtful elements in the draft")
+        assert review.doubts.note.text().startswith("3 doubtful elements in the draft")
         assert "F9" in review.doubts.note.text()
         autor = editor.doubt_lines()[0]
         block = editor.document().findBlockByNumber(autor - 1)
@@ -136,10 +138,18 @@ def test_a_reviewer_fixes_the_drafts_doubtful_elements_instead_of_trusting_it(
         editor.setFocus()
         editor.moveCursor(QTextCursor.MoveOperation.Start)
         visited = []
-        for _ in range(3):
+        for _ in range(4):
             qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_F9)
             visited.append(editor.textCursor().blockNumber() + 1)
-        assert visited == [autor, editor.doubt_lines()[1], autor]
+        assert visited == [autor, *editor.doubt_lines()[1:], autor]
+        # the member's mark says why, like a name's
+        title = editor.doubt_lines()[2]
+        block = editor.document().findBlockByNumber(title - 1)
+        middle = editor.blockBoundingGeometry(block).translated(editor.contentOffset()).center()
+        assert editor.doubt_at(round(middle.y())) == (
+            "The draft is not sure of this (0.52): read at 0.52")
+        editor.moveCursor(QTextCursor.MoveOperation.Start)
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_F9)
 
         # the reviewer reads A, fixes the name and deletes the ' ? line above it
         cursor = editor.textCursor()
@@ -151,15 +161,15 @@ def test_a_reviewer_fixes_the_drafts_doubtful_elements_instead_of_trusting_it(
         cursor.removeSelectedText()
         cursor.deleteChar()  # the line's end
         lines = editor.toPlainText().splitlines()
-        assert [lines[n - 1] for n in editor.doubt_lines()] == ["class Buch {"]
-        assert review.doubts.note.text().startswith("1 doubtful element in the draft")
+        assert [lines[n - 1] for n in editor.doubt_lines()] == ["class Buch {", "  title : str"]
+        assert review.doubts.note.text().startswith("2 doubtful elements in the draft")
         editor.setFocus()
         qtbot.keyClick(editor, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
         qtbot.waitUntil(lambda: not review.has_unsaved_text(), timeout=5000)
         window.close()
 
-        # after a restart the saved revision still shows the one doubt left, and the note
-        # names the key the settings file gave the jump; fixing it clears mark and note
+        # after a restart the saved revision still shows the doubts left, and the note
+        # names the key the settings file gave the jump; fixing them clears marks and note
         window = open_window(Settings(ui=UISettings(grader="rev"),
                                       scoring=ScoringSettings(embedder="exact"),
                                       extra={"keys": {"next_doubt": "Shift+F9"}}))
@@ -167,12 +177,20 @@ def test_a_reviewer_fixes_the_drafts_doubtful_elements_instead_of_trusting_it(
         review, editor = window.review, window.review.editor
         assert "class Author {" in editor.toPlainText()
         lines = editor.toPlainText().splitlines()
-        assert [lines[n - 1] for n in editor.doubt_lines()] == ["class Buch {"]
+        assert [lines[n - 1] for n in editor.doubt_lines()] == ["class Buch {", "  title : str"]
         assert review.doubts.note.text() == (
-            "1 doubtful element in the draft — Shift+F9 jumps to the next")
-        doubt = editor.doubt_lines()[0]
-        text = "\n".join(line for n, line in enumerate(lines, 1) if n != doubt - 1)
+            "2 doubtful elements in the draft — Shift+F9 jumps to the next")
+        buch, title = editor.doubt_lines()
+        text = "\n".join(line for n, line in enumerate(lines, 1) if n != buch - 1)
         editor.setPlainText(text.replace("class Buch {", "class Book {") + "\n")
+        lines = editor.toPlainText().splitlines()
+        assert [lines[n - 1] for n in editor.doubt_lines()] == ["  title : str"]
+        assert review.doubts.note.text().startswith("1 doubtful element in the draft")
+        # the member read right: the reviewer keeps it and deletes only its ' ? line
+        title = editor.doubt_lines()[0]
+        assert lines[title - 2].strip().startswith("' ?")
+        text = "\n".join(line for n, line in enumerate(lines, 1) if n != title - 1)
+        editor.setPlainText(text + "\n")
         assert editor.doubt_lines() == []
         assert not review.doubts.note.isVisibleTo(window)
         window.close()

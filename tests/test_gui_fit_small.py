@@ -52,7 +52,7 @@ def test_the_rubric_column_shows_every_score_button_and_keeps_save_in_sight(sess
 
     window = _open_at(session, tmp_path, 1)
     rubric = window.grading.rubric
-    scroll = rubric.scroll
+    scroll = rubric.scroll_area
     assert not scroll.horizontalScrollBar().isVisible()
     overall = max(rubric._rows, key=lambda row: len(row.buttons.buttons()))
     assert len(overall.buttons.buttons()) == 9  # 0..4 by 0.5

@@ -207,7 +207,7 @@ def test_element_diff_colours_b_lists_what_is_missing_and_follows_the_submission
     # Ctrl+D: B is the annotated text as rendered by the preview path, not plain B.
     with qtbot.waitSignal(grading.diff_shown, timeout=30_000) as shown:
         session.press(K.Key_D, modifier=_ctrl())
-    assert shown.args == [first] and window.actions["element_diff"].isChecked()
+    assert shown.args == [first] and window.menu_actions["element_diff"].isChecked()
     picture = grading.diff_picture
     expected = _expected_annotation(window, first)
     assert picture.annotated_text == expected != head
@@ -224,7 +224,7 @@ def test_element_diff_colours_b_lists_what_is_missing_and_follows_the_submission
 
     # Off again: plain B, and the panel back to what it said before.
     session.press(K.Key_D, modifier=_ctrl())
-    assert not grading.diff_on() and not window.actions["element_diff"].isChecked()
+    assert not grading.diff_on() and not window.menu_actions["element_diff"].isChecked()
     assert _shows_png_of(grading.image_b, head) and grading.diff_picture is None
     assert grading.metrics.element_diff() is None and not grading.diff_note.isVisible()
 
@@ -247,7 +247,7 @@ def test_element_diff_colours_b_lists_what_is_missing_and_follows_the_submission
     # Review: the same between the edited text and the reference, following each edit.
     session.press(K.Key_F2)
     review = window.review
-    assert not window.actions["element_diff"].isChecked()  # review's own toggle
+    assert not window.menu_actions["element_diff"].isChecked()  # review's own toggle
     with qtbot.waitSignal(review.diff_shown, timeout=30_000):
         session.press(K.Key_D, modifier=_ctrl())
     assert review.diff_picture.annotated_text == _expected_annotation(window, second)

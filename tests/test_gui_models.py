@@ -90,7 +90,7 @@ def test_convert_stores_the_vlm_answer_as_a_revision_and_shows_it(qtbot, stub,
     sid = window.review.view.submission.id
     progress: list[tuple[int, int]] = []
     with qtbot.waitSignal(window.model_actions.outcome, timeout=60_000) as outcome:
-        window.actions["convert"].trigger()  # the menu action (F7)
+        window.menu_actions["convert"].trigger()  # the menu action (F7)
         handle = window.model_actions._job
         handle.progress.connect(lambda done, total, _m: progress.append((done, total)))
         assert window.job_status.busy()  # the job panel tracks it: progress bar and Cancel
@@ -119,7 +119,7 @@ def test_probe_flags_a_missing_class_with_reasons_in_both_modes(qtbot, stub,
     window, path = make_window(_endpoint(stub))
     sid = window.review.view.submission.id
     with qtbot.waitSignal(window.model_actions.outcome, timeout=60_000) as outcome:
-        window.actions["probe"].trigger()  # F8
+        window.menu_actions["probe"].trigger()  # F8
     assert "flagged" in outcome.args[0].summary
     row = _db(path).execute("SELECT * FROM probe_results WHERE submission_id = ?",
                             (sid,)).fetchone()
@@ -132,7 +132,7 @@ def test_probe_flags_a_missing_class_with_reasons_in_both_modes(qtbot, stub,
 
 def test_convert_without_an_endpoint_says_where_to_set_one(qtbot, make_window) -> None:
     window, _ = make_window(updated(Settings(), llm={"model": ""}))
-    window.actions["convert"].trigger()
+    window.menu_actions["convert"].trigger()
     assert not window.model_actions.busy()
     assert "Settings → Model endpoint" in window.errors.item(0).text()
     assert window.error_dock.isVisible()

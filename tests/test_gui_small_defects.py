@@ -49,7 +49,7 @@ def test_the_comment_box_has_a_key_and_comes_into_view(session, tmp_path) -> Non
     from cluestudio.gui.qt import QApplication
 
     assert QApplication.focusWidget() is rubric.comment
-    viewport = rubric.scroll.viewport()
+    viewport = rubric.scroll_area.viewport()
     top = rubric.comment.mapTo(viewport, rubric.comment.rect().topLeft()).y()
     assert top >= 0 and top + 20 <= viewport.height()  # on screen, not below the fold
     session.press(*"well done")
@@ -84,7 +84,7 @@ def test_file_open_recent_lists_the_workspaces_i_opened(session, tmp_path) -> No
     other = _course_workspace(tmp_path, name="other")
     window = session.open(path)
     window.files.open_workspace(other)
-    menu = window.actions["open_recent"].menu()
+    menu = window.menu_actions["open_recent"].menu()
     assert menu is not None
     menu.aboutToShow.emit()
     entries = [a for a in menu.actions() if a.isEnabled()]

@@ -612,8 +612,8 @@ def test_story13_help_lists_every_key_and_the_settings_file_remaps_them(qtbot,
     session = Session(qtbot, settings)
     try:
         window = session.open(_course_workspace(tmp_path))
-        assert window.actions["save_revision"].shortcut().toString() == "Ctrl+Shift+S"
-        assert window.actions["undo"].shortcut().toString() == "Ctrl+Z"  # refused: types text
+        assert window.menu_actions["save_revision"].shortcut().toString() == "Ctrl+Shift+S"
+        assert window.menu_actions["undo"].shortcut().toString() == "Ctrl+Z"  # refused: types text
         problems = [window.errors.item(i).text() for i in range(window.errors.count())]
         assert any("undo" in p for p in problems) and any("no_such_action" in p
                                                           for p in problems)

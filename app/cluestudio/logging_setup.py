@@ -29,7 +29,7 @@ _HANDLER_NAME = "cluestudio-file"
 _CONSOLE_NAME = "cluestudio-stderr"
 
 
-class _StderrWarnings(logging.StreamHandler):  # type: ignore[type-arg]
+class _StderrWarnings(logging.StreamHandler):
     """Warnings and errors to whatever ``sys.stderr`` is now, message only.
 
     This is what Python's last-resort handler did before we installed a file handler (it
@@ -39,7 +39,7 @@ class _StderrWarnings(logging.StreamHandler):  # type: ignore[type-arg]
     def __init__(self) -> None:
         logging.Handler.__init__(self, logging.WARNING)
 
-    @property  # type: ignore[override]
+    @property
     def stream(self) -> object:
         return sys.stderr
 

@@ -38,3 +38,12 @@ def exit(*, cancel: CancelToken, emit: Any) -> None:
 
 def fail(*, cancel: CancelToken, emit: Any) -> None:
     raise ClueStudioError("sample.puml:2: a clear error")
+
+
+def blas_threads(*, cancel: CancelToken, emit: Any) -> list[int]:
+    """The OpenBLAS thread counts numpy and scipy run with in this process."""
+    import numpy  # noqa: F401  (loads OpenBLAS)
+    import threadpoolctl
+
+    return sorted({pool["num_threads"] for pool in threadpoolctl.threadpool_info()
+                   if pool["internal_api"] == "openblas"})

@@ -1,55 +1,57 @@
 """What the window lists of an offline OCR check: the findings worth a reviewer's look.
 
-The check itself (core/check) scores and flags; this only decides what the review pane
-lists and boxes on image A, so that on clean diagrams it does not cry wolf (issue 24):
-
-- a multiplicity ("1", "*", "0..1") is never listed as "in the PlantUML, not in image A":
-  one or two glyphs beside a line, which OCR misses far more often than a converter
-  invents them;
-- a name image A shows is not listed as dropped when the PlantUML has it, under whatever
-  class: the check read it inside the box of another class (a tight layout), so the box on
-  A would point at a correct name.
-
-The submission's flag and triage stay the check's own (the list sorts by them); the
-window only says how many findings it left out.
+What is no finding (a multiplicity "not in image A", a name the PlantUML states under
+another class, a word its legend writes, a palette's sample shape) is decided by the check
+itself (core/check/doubtful.py), so the report, its flag and triage, the benchmarks and
+the window agree (issue 29). A fresh report has those set aside already; this applies the
+same rules to the conversion's current text, so that a report stored by an older check,
+or checked against an earlier revision of the text, cries no more wolf than a fresh one
+(an older check's report also loses the names it listed that the PlantUML states under
+another class: it paired names regardless of boxes).
+The window only says how many findings it left out.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
-
-_MULTIPLICITY = re.compile(r"^\s*(?:[0-9*nN]+(?:\s*\.{2,}\s*[0-9*nN]+)?)\s*$")
 
 
 @dataclass(frozen=True)
 class ShownFindings:
     missing: tuple[Any, ...]
     invented: tuple[Any, ...]
-    hidden: int  # findings left out as doubtful
+    hidden: int  # findings left out as no finding (by the check, or here)
 
 
-def _key(text: str) -> str:
-    return re.sub(r"[\s_]+", "", text).casefold()
+def _stated(puml: str | None) -> tuple[list[Any], frozenset[str]]:
+    """The names ``puml`` states and the words it draws outside its model (none when it
+    does not parse: then only multiplicities are left out)."""
+    from cluestudio.core.check.doubtful import drawn_outside_model
+    from cluestudio.core.check.names import diagram_names
+    from cluestudio.core.errors import ClueStudioError
+    from cluestudio.core.plantuml import parse_plantuml
 
-
-def _in_plantuml(text: str, puml_key: str) -> bool:
-    """Whether the PlantUML has ``text`` (spacing, case, underscores ignored); a member read
-    with its type ("name : String") counts by its whole text or its name."""
-    whole = _key(text)
-    name = _key(re.split(r"[:(]", text, maxsplit=1)[0])
-    return bool(whole) and (whole in puml_key or (len(name) > 2 and name in puml_key))
+    if not puml or not puml.strip():
+        return [], frozenset()
+    try:
+        diagram = parse_plantuml(puml).diagram
+    except ClueStudioError:
+        return [], frozenset()
+    return list(diagram_names(diagram)), drawn_outside_model(puml, diagram)
 
 
 def shown_findings(report: Any, puml: str | None) -> ShownFindings:
     """The findings of ``report`` the window lists for a conversion with text ``puml``."""
-    missing = tuple(getattr(report, "missing", ()) or ())
-    invented = tuple(getattr(report, "invented", ()) or ())
-    kept_invented = tuple(f for f in invented if f.kind != "multiplicity"
-                          and not _MULTIPLICITY.match(f.text))
-    puml_key = _key(puml or "")
-    kept_missing = tuple(f for f in missing
-                         if not (puml_key and _in_plantuml(f.text, puml_key)))
-    return ShownFindings(kept_missing, kept_invented,
-                         len(missing) - len(kept_missing) + len(invented) - len(kept_invented))
+    from cluestudio.core.check.check import CHECK_VERSION
+    from cluestudio.core.check.doubtful import set_aside
+
+    names, drawn = _stated(puml)
+    # an older check paired names regardless of boxes: what it listed as dropped that the
+    # PlantUML states under another class was a name read twice
+    legacy = str(getattr(report, "version", "") or "") != CHECK_VERSION
+    missing, invented, left_out = set_aside(getattr(report, "missing", ()) or (),
+                                            getattr(report, "invented", ()) or (),
+                                            names, drawn, stated_anywhere=legacy)
+    return ShownFindings(missing, invented,
+                         int(getattr(report, "set_aside", 0) or 0) + left_out)

@@ -1,7 +1,15 @@
-"""VLM jobs for one submission: convert image A to PlantUML, or probe it against the PlantUML.
- The backend comes from the ``[llm]`` settings (an OpenAI-compatible endpoint;
-the key from the environment or keyring, never the file); results are stored through the
-VLM workspace adapter, so the CLI and the GUI leave the same records behind.
+"""The window's side of the VLM job for one submission: Tools → Convert / Probe (F7, F8).
+
+The job itself is :mod:`cluestudio.app.vlm_batches`' (ADR 0014, "VLM: one job"): the window
+plans the current submission with the batch's plan (``submission_ids=[id]``, ``redo``: the
+window always asks the model again), its worker process asks with the batch's step
+(:func:`~cluestudio.app.vlm_batch_step.asking`) and the window's process stores with the
+batch's store (:func:`~cluestudio.app.vlm_batches.finish_conversion`,
+:func:`~cluestudio.app.vlm_batches.finish_probe`), so ``cluestudio convert --workspace
+--submission ID --redo`` leaves the same records behind. What is the window's own: the
+backend from the ``[llm]`` settings (the key from the environment or keyring, never the
+file), the one-line outcome for the status bar, the probe in the metric panel's shape, and
+image B put into the preview's cache for the stored text.
 """
 
 from __future__ import annotations
@@ -10,8 +18,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from cluestudio.app import preview, submissions
+from cluestudio.app.vlm_batch_records import BatchItem, ItemOutcome, Question
+from cluestudio.app.vlm_batch_step import asking, image_input
+from cluestudio.app.vlm_batches import (
+    finish_conversion,
+    finish_probe,
+    image_of,
+    plan_conversions,
+    plan_probes,
+)
 from cluestudio.core.errors import ClueStudioError
-from cluestudio.core.jobs import CancelToken, Job, Progress
+from cluestudio.core.jobs import CancelToken, Job
 from cluestudio.core.settings import Settings
 from cluestudio.core.workspace import Workspace
 
@@ -29,6 +46,16 @@ class ModelOutcome:
     probe: dict[str, Any] | None = None  # the metric panel's "probe" shape
 
 
+@dataclass(frozen=True)
+class ModelRequest:
+    """One planned item and what the worker process needs to ask about it."""
+
+    question: Question
+    item: BatchItem
+    image: bytes  # image A
+    diagram: Any = None  # probe: the head revision's diagram
+
+
 def make_backend(settings: Settings) -> Any:
     """The VLM backend of the ``[llm]`` settings; ClueStudioError if none is configured."""
     from cluestudio.core.vlm.factory import BackendOptions, endpoint_limits
@@ -43,114 +70,63 @@ def make_backend(settings: Settings) -> Any:
                                 timeout_s=120.0, retries=2, **endpoint_limits(llm)))
 
 
-def convert(ws: Workspace, submission_id: int, backend: Any, cancel: CancelToken, *,
-            plantuml_check: bool = True) -> Job[ModelOutcome]:
-    """Ask the VLM for PlantUML of image A (with repairs) and store each attempt as a revision.
+def plan_request(ws: Workspace, action: str, submission_id: int, model_id: str
+                 ) -> ModelRequest:
+    """The batch's plan for this one submission, asked again whatever is stored; a
+    ClueStudioError with the plan's reason when it cannot be asked (no image A, nothing to
+    probe against, a task that is not a class diagram, a head that does not parse)."""
+    from cluestudio.core.vlm.prompts import load_convert_prompts, load_probe_prompts
 
-    Each answer is checked by our parser and then by PlantUML through the shared renderer
-    (whose cache then serves image B); ``plantuml_check=False`` or a machine where PlantUML
-    cannot run leaves the parser's verdict alone (the latter with a logged warning).
-    """
-    image, source = image_a(ws, submission_id)
-    result = yield from _conversion(image, source, backend, cancel, plantuml_check)
-    cancel.raise_if_cancelled()
-    yield Progress(1, 1, "saving the conversion", phase="saving")
-    return store_converted(ws, submission_id, backend.model_id, result)
-
-
-def probe(ws: Workspace, submission_id: int, backend: Any, cancel: CancelToken
-          ) -> Job[ModelOutcome]:
-    """Ask the VLM what image A shows and compare with the head PlantUML; store the result."""
-    image, source = image_a(ws, submission_id)
-    result = yield from _probing(image, source, head_text(ws, submission_id), backend, cancel)
-    cancel.raise_if_cancelled()
-    return store_probed(ws, submission_id, backend.model_id, result)
-
-
-def head_text(ws: Workspace, submission_id: int) -> str:
-    """The head PlantUML to probe against; ClueStudioError when there is none."""
-    head = ws.head_revision(submission_id)
-    if head is None or not head.puml.strip():
-        raise ClueStudioError("there is no PlantUML to probe against; convert or type it first")
-    return head.puml
+    ids = [submission_id]
+    outcomes: list[ItemOutcome]
+    if action == "convert":
+        # Image B too: the check draws it anyway, and the window shows it next.
+        question = Question("convert", load_convert_prompts(), image_b=True)
+        todo, outcomes = plan_conversions(ws, redo=True, submission_ids=ids)
+        if todo:
+            return ModelRequest(question, todo[0], image_of(ws, todo[0]))
+    else:
+        question = Question("probe", load_probe_prompts())
+        probes, outcomes = plan_probes(ws, model_id, (), True, question.prompts,
+                                       submission_ids=ids)
+        if probes:
+            item = probes[0].item
+            return ModelRequest(question, item, image_of(ws, item), probes[0].diagram)
+    why = outcomes[0]
+    raise ClueStudioError(f"{why.task_id}/{why.source_id}: {why.reason}")
 
 
-def _conversion(image: bytes, source: str, backend: Any, cancel: CancelToken,
-                plantuml_check: bool) -> Job[Any]:
-    from cluestudio.core.vlm.backend import ImageInput
-    from cluestudio.core.vlm.conversion import convert_image, parser_checker
-
-    return (yield from convert_image(ImageInput.from_bytes(image, source), backend, cancel,
-                                     source=source,
-                                     check=None if plantuml_check else parser_checker,
-                                     render=preview.render_png))
-
-
-def _probing(image: bytes, source: str, puml: str, backend: Any, cancel: CancelToken
-             ) -> Job[Any]:
-    from cluestudio.core.vlm.backend import ImageInput
-    from cluestudio.core.vlm.probe import probe_submission
-
-    diagram = preview.parse(puml).diagram
-    return (yield from probe_submission(ImageInput.from_bytes(image, source), diagram,
-                                        backend, cancel, source=source))
-
-
-# --- the same jobs split for the worker process: the model call there, the store here ------
-
-
-def convert_job(image: bytes, source: str, settings: Settings, plantuml_check: bool = True, *,
-                cancel: CancelToken, emit: Any) -> Job[Any]:
-    """In the worker process: the conversion of image A (nothing stored)."""
+def ask_job(request: ModelRequest, settings: Settings, *, cancel: CancelToken, emit: Any
+            ) -> Job[str]:
+    """In the worker process: the batch's model call for the one item (nothing stored)."""
     backend = make_backend(settings)
-    result = yield from _conversion(image, source, backend, cancel, plantuml_check)
-    # The caller stores it on arrival: a conversion is kept even if the window's job is
-    # cancelled between the answer and the result.
+    result = yield from asking(request.question, backend, request.item,
+                               image_input(request.item, request.image), request.diagram,
+                               cancel)
+    # The window stores it on arrival: an answer is kept even if the job is cancelled
+    # between the answer and the result.
     emit("answer", (backend.model_id, result))
-    return backend.model_id
+    return str(backend.model_id)
 
 
-def store_converted(ws: Workspace, submission_id: int, model_id: str, result: Any
-                    ) -> ModelOutcome:
-    """In the window's process: keep a conversion's attempts as revisions."""
-    from cluestudio.core.vlm.workspace_adapter import store_conversion
-
-    head = ws.head_revision(submission_id)
-    ids = store_conversion(ws, submission_id, result, parent_id=head.id if head else None)
+def store_answer(ws: Workspace, request: ModelRequest, model_id: str, result: Any
+                 ) -> ModelOutcome:
+    """In the window's process: the batch's store, then what the window shows of it."""
+    outcomes: list[ItemOutcome] = []
+    sid = request.item.submission_id
+    if request.question.action == "probe":
+        finish_probe(ws, request.item, result, outcomes)
+        rel = "n/a" if result.rel_acc is None else f"{100 * result.rel_acc:.0f}%"
+        verdict = f"flagged ({len(result.flag.reasons)} reason(s))" if result.flag else "agrees"
+        return ModelOutcome("probe", sid,
+                            f"{model_id}: EM {'yes' if result.em else 'no'}, RelAcc {rel}, "
+                            f"{verdict}", probe=submissions.latest_probe(ws, sid))
+    finish_conversion(ws, request.item, result, outcomes)
+    final = result.attempts[-1].puml if result.attempts else None
+    if final is not None and result.image_b is not None:
+        preview.remember_png(final, result.image_b)  # the stored head: shown without a render
     state = "valid PlantUML" if result.ok else (
         f"still invalid: {result.attempts[-1].error}" if result.attempts else "no answer")
-    return ModelOutcome("convert", submission_id,
+    return ModelOutcome("convert", sid,
                         f"{model_id}: {state} after {len(result.attempts)} attempt(s)",
-                        revision_ids=tuple(ids))
-
-
-def probe_job(image: bytes, source: str, puml: str, settings: Settings, *,
-              cancel: CancelToken, emit: Any) -> Job[Any]:
-    """In the worker process: what the VLM reads in image A against the PlantUML."""
-    backend = make_backend(settings)
-    result = yield from _probing(image, source, puml, backend, cancel)
-    emit("answer", (backend.model_id, result))
-    return backend.model_id
-
-
-def store_probed(ws: Workspace, submission_id: int, model_id: str, result: Any
-                 ) -> ModelOutcome:
-    from cluestudio.core.vlm.workspace_adapter import store_probe
-
-    store_probe(ws, submission_id, result)
-    rel = "n/a" if result.rel_acc is None else f"{100 * result.rel_acc:.0f}%"
-    verdict = f"flagged ({len(result.flag.reasons)} reason(s))" if result.flag else "agrees"
-    return ModelOutcome("probe", submission_id,
-                        f"{model_id}: EM {'yes' if result.em else 'no'}, RelAcc {rel}, "
-                        f"{verdict}", probe=submissions.latest_probe(ws, submission_id))
-
-
-def image_a(ws: Workspace, submission_id: int) -> tuple[bytes, str]:
-    """Image A's bytes and a name for messages; ClueStudioError when there is none."""
-    submission = ws.submission(submission_id)
-    if submission is None:
-        raise ClueStudioError(f"no submission {submission_id}")
-    data = ws.image(submission.image_hash) if submission.image_hash else None
-    if not data:
-        raise ClueStudioError(f"submission {submission.source_id} has no image A to read")
-    return data, f"image A of {submission.task_id} · {submission.source_id}"
+                        revision_ids=outcomes[0].revision_ids)

@@ -46,7 +46,7 @@ def parse(text: str, source: str | None = None) -> Any:
             _parse_cache.move_to_end(key)
             return _parse_cache[key]
     try:
-        from cluestudio.core.plantuml import parse_plantuml  # type: ignore[attr-defined]
+        from cluestudio.core.plantuml import parse_plantuml
     except ImportError as error:
         raise ClueStudioError("the PlantUML parser is not installed") from error
     result = parse_plantuml(text, source=source)
@@ -83,10 +83,7 @@ def render_png(text: str) -> bytes:
             _render_cache.move_to_end(key)
             return _render_cache[key]
     png = get_renderer_png(text)
-    with _render_lock:
-        _render_cache[key] = png
-        while len(_render_cache) > 256:
-            _render_cache.popitem(last=False)
+    remember_png(text, png)
     return png
 
 
@@ -101,6 +98,16 @@ def try_render(text: str) -> tuple[str, bytes | None, str]:
 def cached_png(text: str) -> bytes | None:
     with _render_lock:
         return _render_cache.get(text_hash(text))
+
+
+def remember_png(text: str, png: bytes) -> None:
+    """Keep a PNG of ``text`` drawn elsewhere (image B from the worker process's check)."""
+    key = text_hash(text)
+    with _render_lock:
+        _render_cache[key] = png
+        _render_cache.move_to_end(key)
+        while len(_render_cache) > 256:
+            _render_cache.popitem(last=False)
 
 
 def _where(error: BaseException) -> tuple[int | None, str]:
@@ -225,7 +232,7 @@ def _warm_diagram(number: int) -> str:
 def get_renderer_png(text: str) -> bytes:
     """A PNG straight from the renderer, bypassing (and not filling) the preview cache."""
     try:
-        from cluestudio.core.plantuml.renderer import get_renderer  # type: ignore[import-not-found]
+        from cluestudio.core.plantuml.renderer import get_renderer
     except ImportError as error:
         raise ClueStudioError("the PlantUML renderer is not installed") from error
     return bytes(get_renderer().render(text, "png"))

@@ -71,7 +71,7 @@ class Clock:
                 step = next(job)
             except StopIteration as stop:
                 self.add(name, time.perf_counter() - started, loading=_load_seconds() - loaded)
-                return stop.value  # type: ignore[no-any-return]
+                return stop.value
             except BaseException:
                 self.add(name, time.perf_counter() - started, loading=_load_seconds() - loaded)
                 raise

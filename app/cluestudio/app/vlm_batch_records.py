@@ -122,6 +122,7 @@ class Question:
     prompts: Any  # ConvertPrompts | ProbePrompts
     max_repairs: int = 2  # convert: repairs after an invalid answer
     plantuml_check: bool = True  # convert: PlantUML checks each answer after our parser
+    image_b: bool = False  # convert: keep image B, the PNG PlantUML drew of the final answer
 
 
 @dataclass(frozen=True)

@@ -32,22 +32,37 @@ TARGET_SECONDS = 30.0
 ITEM_SIZE = 1000  # every submission (or audit scale) counts the same to the chunk sizer
 
 
-def ask(question: Question, backend: VLMBackend, item: BatchItem, image: ImageInput,
-        diagram: Any, cancel: CancelToken) -> Any:
-    """The model's answer about one item: a ConversionResult (convert: the repair loop of
-    :func:`~cluestudio.core.vlm.conversion.convert_image`, our parser then PlantUML unless
-    ``plantuml_check`` is off) or a ProbeResult (probe: image A against ``diagram``, the
-    head revision's); ClueStudioError when the backend gives no answer."""
-    from cluestudio.core.vlm.conversion import convert_image, parser_checker
+def asking(question: Question, backend: VLMBackend, item: BatchItem, image: ImageInput,
+           diagram: Any, cancel: CancelToken) -> Job[Any]:
+    """The model's answer about one item, as a job (its progress: asking, repairs, image B):
+    a ConversionResult (convert: the repair loop of
+    :func:`~cluestudio.core.vlm.conversion.convert_image`, our parser then PlantUML through
+    the process's shared warm renderer unless ``plantuml_check`` is off; image B only when
+    ``question.image_b``, which the check has already drawn) or a ProbeResult (probe: image
+    A against ``diagram``, the head revision's); ClueStudioError when the backend gives no
+    answer. The batches, their workers and the window's worker process all ask here."""
+    from cluestudio.core.vlm.conversion import convert_image, default_renderer, parser_checker
     from cluestudio.core.vlm.probe import probe_submission
 
     if question.action == "convert":
-        return run_job(convert_image(
+        return (yield from convert_image(
             image, backend, cancel, source=item.label, max_repairs=question.max_repairs,
             prompts=question.prompts,
-            check=None if question.plantuml_check else parser_checker, render=None))
-    return run_job(probe_submission(image, diagram, backend, cancel, source=item.label,
-                                    prompts=question.prompts))
+            check=None if question.plantuml_check else parser_checker,
+            render=default_renderer if question.image_b else None))
+    return (yield from probe_submission(image, diagram, backend, cancel, source=item.label,
+                                        prompts=question.prompts))
+
+
+def ask(question: Question, backend: VLMBackend, item: BatchItem, image: ImageInput,
+        diagram: Any, cancel: CancelToken) -> Any:
+    """:func:`asking`, run to its answer (a thread of the pool, an executor's worker)."""
+    return run_job(asking(question, backend, item, image, diagram, cancel))
+
+
+def image_input(item: BatchItem, data: bytes) -> ImageInput:
+    """Image A of ``item`` from its bytes, as the model is sent it (checked: size, format)."""
+    return ImageInput.from_bytes(data, f"image A ({item.image_hash[:12]})")
 
 
 # --- in this process: a few items at a time on a thread pool ---------------------------------
@@ -150,8 +165,8 @@ def work_on_worker(chunk_id: int, payloads: list[tuple[BatchItem, bytes, Any]],
     def one(payload: tuple[BatchItem, bytes, Any]) -> tuple[BatchItem, Any, str]:
         item, data, diagram = payload
         try:
-            image = ImageInput.from_bytes(data, f"image A ({item.image_hash[:12]})")
-            return item, ask(job.question, backend, item, image, diagram, CancelToken()), ""
+            return item, ask(job.question, backend, item, image_input(item, data), diagram,
+                             CancelToken()), ""
         except ClueStudioError as error:
             return item, None, str(error)
 

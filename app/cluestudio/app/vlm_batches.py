@@ -33,7 +33,7 @@ What "stored" means:
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -51,7 +51,14 @@ from cluestudio.app.vlm_batch_records import (
     RemoteJob,
     RemoteOutcome,
 )
-from cluestudio.app.vlm_batch_step import ITEM_SIZE, TARGET_SECONDS, ask, in_pool, work_on_worker
+from cluestudio.app.vlm_batch_step import (
+    ITEM_SIZE,
+    TARGET_SECONDS,
+    ask,
+    image_input,
+    in_pool,
+    work_on_worker,
+)
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.jobs import CancelToken, Job, Progress
 from cluestudio.core.vlm.backend import ImageInput, VLMBackend
@@ -66,12 +73,20 @@ from cluestudio.core.vlm.prompts import (
 # --- plan (client) ---------------------------------------------------------------------------
 
 
-def _summaries(ws: Any, tasks: Sequence[str]) -> list[Any]:
+def _summaries(ws: Any, tasks: Sequence[str], submission_ids: Collection[int] | None = None
+               ) -> list[Any]:
     known = {t.id for t in ws.tasks()}
     unknown = [t for t in tasks if t not in known]
     if unknown:
         raise ClueStudioError(f"{ws.path}: no task {', '.join(map(repr, unknown))} "
                               f"(tasks: {', '.join(sorted(known)) or 'none'})")
+    if submission_ids is not None:
+        listed = ws.list_submissions(submission_ids=submission_ids)
+        missing = sorted(set(submission_ids) - {s.id for s in listed})
+        if missing:
+            raise ClueStudioError(f"{ws.path}: no submission "
+                                  f"{', '.join(f'#{i}' for i in missing)}")
+        return [s for s in listed if not tasks or s.task_id in tasks]
     if not tasks:
         return list(ws.list_submissions())
     return [s for task in dict.fromkeys(tasks) for s in ws.list_submissions(task_id=task)]
@@ -81,12 +96,14 @@ def _skip(summary: Any, reason: str, **extra: Any) -> ItemOutcome:
     return ItemOutcome(summary.id, summary.task_id, summary.source_id, SKIPPED, reason, **extra)
 
 
-def plan_conversions(ws: Any, tasks: Sequence[str] = (), redo: bool = False
+def plan_conversions(ws: Any, tasks: Sequence[str] = (), redo: bool = False, *,
+                     submission_ids: Collection[int] | None = None
                      ) -> tuple[list[BatchItem], list[ItemOutcome]]:
-    """(submissions to convert, the skipped ones with why)."""
+    """(submissions to convert, the skipped ones with why), among ``submission_ids``
+    (default: all) of ``tasks`` (default: all)."""
     todo: list[BatchItem] = []
     skipped: list[ItemOutcome] = []
-    for summary in _summaries(ws, tasks):
+    for summary in _summaries(ws, tasks, submission_ids):
         submission = ws.submission(summary.id)
         if submission is None or not submission.image_hash:
             skipped.append(_skip(summary, "no image A"))
@@ -120,9 +137,11 @@ def _reasons(result: dict[str, Any]) -> tuple[dict[str, str], ...]:
 
 
 def plan_probes(ws: Any, model_id: str, tasks: Sequence[str], redo: bool,
-                prompts: ProbePrompts) -> tuple[list[ProbeItem], list[ItemOutcome]]:
+                prompts: ProbePrompts, *, submission_ids: Collection[int] | None = None
+                ) -> tuple[list[ProbeItem], list[ItemOutcome]]:
     """(submissions to probe with their head diagram and probe input hash, the skipped and
-    failed ones with why); see :func:`probe_workspace`."""
+    failed ones with why), among ``submission_ids`` (default: all) of ``tasks`` (default:
+    all); see :func:`probe_workspace`."""
     from cluestudio.core.plantuml import parse_plantuml
     from cluestudio.core.vlm.probe import relation_questions
     from cluestudio.core.vlm.workspace_adapter import probe_input_hash_of
@@ -130,7 +149,7 @@ def plan_probes(ws: Any, model_id: str, tasks: Sequence[str], redo: bool,
     kinds = {t.id: t.diagram_kind for t in ws.tasks()}
     outcomes: list[ItemOutcome] = []
     todo: list[ProbeItem] = []
-    for summary in _summaries(ws, tasks):
+    for summary in _summaries(ws, tasks, submission_ids):
         submission = ws.submission(summary.id)
         head = ws.head_revision(summary.id)
         if kinds.get(summary.task_id, "class") != "class":
@@ -177,11 +196,16 @@ def plan_probes(ws: Any, model_id: str, tasks: Sequence[str], redo: bool,
 # --- run in this process ---------------------------------------------------------------------
 
 
-def _image(ws: Any, item: BatchItem) -> ImageInput:
+def image_of(ws: Any, item: BatchItem) -> bytes:
+    """Image A's bytes of a planned item; ClueStudioError when the blob is gone."""
     data = ws.image(item.image_hash)
     if not data:
         raise ClueStudioError(f"image A ({item.image_hash[:12]}) is missing from the workspace")
-    return ImageInput.from_bytes(data, f"image A ({item.image_hash[:12]})")
+    return bytes(data)
+
+
+def _image(ws: Any, item: BatchItem) -> ImageInput:
+    return image_input(item, image_of(ws, item))
 
 
 def convert_workspace(
@@ -191,6 +215,7 @@ def convert_workspace(
     *,
     tasks: Sequence[str] = (),
     redo: bool = False,
+    submission_ids: Collection[int] | None = None,
     max_repairs: int = 2,
     plantuml_check: bool = True,
     prompts: ConvertPrompts | None = None,
@@ -205,7 +230,7 @@ def convert_workspace(
     """
     cancel = cancel or CancelToken()
     prompts = prompts or load_convert_prompts()
-    todo, skipped = plan_conversions(ws, tasks, redo)
+    todo, skipped = plan_conversions(ws, tasks, redo, submission_ids=submission_ids)
     outcomes: list[ItemOutcome] = list(skipped)
     yield Progress(0, len(todo), f"{len(todo)} to convert with {backend.model_id}, "
                                  f"{len(skipped)} skipped", phase="converting")
@@ -230,6 +255,7 @@ def probe_workspace(
     *,
     tasks: Sequence[str] = (),
     redo: bool = False,
+    submission_ids: Collection[int] | None = None,
     prompts: ProbePrompts | None = None,
 ) -> Job[BatchSummary]:
     """Probe image A against each submission's head revision; store with ``store_probe``.
@@ -241,7 +267,8 @@ def probe_workspace(
     """
     cancel = cancel or CancelToken()
     prompts = prompts or load_probe_prompts()
-    todo, outcomes = plan_probes(ws, backend.model_id, tasks, redo, prompts)
+    todo, outcomes = plan_probes(ws, backend.model_id, tasks, redo, prompts,
+                                 submission_ids=submission_ids)
     by_id = {p.item.submission_id: p for p in todo}
     yield Progress(0, len(todo), f"{len(todo)} to probe with {backend.model_id}, "
                                  f"{len(outcomes)} skipped or failed", phase="probing")
@@ -265,12 +292,13 @@ def probe_workspace(
 
 
 def convert_on(executor: Executor, ws: Any, options: Any, cancel: CancelToken | None = None,
-               *, tasks: Sequence[str] = (), redo: bool = False, max_repairs: int = 2,
+               *, tasks: Sequence[str] = (), redo: bool = False,
+               submission_ids: Collection[int] | None = None, max_repairs: int = 2,
                plantuml_check: bool = True, prompts: Any = None
                ) -> Job[BatchSummary]:
     """:func:`convert_workspace` on ``executor``."""
     prompts = prompts or load_convert_prompts()
-    todo, skipped = plan_conversions(ws, tasks, redo)
+    todo, skipped = plan_conversions(ws, tasks, redo, submission_ids=submission_ids)
     outcomes: list[ItemOutcome] = list(skipped)
     model = model_id_of(options)
     yield Progress(0, len(todo), f"{len(todo)} to convert with {model} on "
@@ -284,12 +312,14 @@ def convert_on(executor: Executor, ws: Any, options: Any, cancel: CancelToken | 
 
 
 def probe_on(executor: Executor, ws: Any, options: Any, cancel: CancelToken | None = None,
-             *, tasks: Sequence[str] = (), redo: bool = False, prompts: Any = None
+             *, tasks: Sequence[str] = (), redo: bool = False,
+             submission_ids: Collection[int] | None = None, prompts: Any = None
              ) -> Job[BatchSummary]:
     """:func:`probe_workspace` on ``executor``."""
     prompts = prompts or load_probe_prompts()
     model = model_id_of(options)
-    todo, outcomes = plan_probes(ws, model, tasks, redo, prompts)
+    todo, outcomes = plan_probes(ws, model, tasks, redo, prompts,
+                                 submission_ids=submission_ids)
     yield Progress(0, len(todo), f"{len(todo)} to probe with {model} on "
                                  f"{executor.describe()}, {len(outcomes)} skipped or failed",
                    "probing")

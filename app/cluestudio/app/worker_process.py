@@ -178,6 +178,9 @@ def _yield_to_the_window() -> None:
 
 def _main(commands: Connection, answers: Connection) -> None:
     """Entry point of the worker process."""
+    from cluestudio.core.threads import single_threaded_blas
+
+    single_threaded_blas()  # before a job imports numpy: scoring's small matrix products
     _yield_to_the_window()
     jobs: queue.Queue[tuple[int, str, tuple[Any, ...], dict[str, Any]] | None] = queue.Queue()
     tokens: dict[int, CancelToken] = {}

@@ -17,7 +17,16 @@ NAME = "check"
 HELP = "check conversions offline: OCR image A and list what the PlantUML dropped or invented"
 
 
+def _languages_note() -> str:
+    from cluestudio.core.ocr.engine import READS_NOTE
+
+    return (f"{READS_NOTE} `[ocr] language = \"de\"` (en, fr, es; default auto) in the "
+            "settings file names it: the check then reports a PlantUML in another language "
+            "as such instead of as dropped and invented names.")
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = _languages_note()
     parser.add_argument("pairs", nargs="*", type=Path, metavar="IMAGE PUML",
                         help="image A followed by its PlantUML file, repeated; "
                              "or use --workspace")

@@ -82,7 +82,8 @@ def batch_on_executor(args: argparse.Namespace, action: str, ws: Any, prompts: A
     with executor:
         batch = convert_on if action == "convert" else probe_on
         return run_job(batch(executor, ws, backend_options_from_args(args), CancelToken(),
-                             tasks=args.task, redo=args.redo, prompts=prompts, **extra),
+                             tasks=args.task, redo=args.redo,
+                             submission_ids=submission_ids(args), prompts=prompts, **extra),
                        on_progress=stderr_progress)
 
 
@@ -94,8 +95,16 @@ def add_workspace_arguments(parser: argparse.ArgumentParser, verb: str, done: st
                             f"a rerun after an interruption skips what is {done}")
     group.add_argument("--task", action="append", default=[], metavar="ID",
                        help="with --workspace: only this task (repeatable)")
+    group.add_argument("--submission", action="append", type=int, default=[], metavar="ID",
+                       help="with --workspace: only the submission with this id (repeatable; "
+                            "what the window's Tools menu does for one, with --redo)")
     group.add_argument("--redo", action="store_true",
                        help=f"with --workspace: {verb} again what is already {done}")
+
+
+def submission_ids(args: argparse.Namespace) -> list[int] | None:
+    """``--submission`` ids, or None for every submission."""
+    return list(args.submission) or None
 
 
 def add_workspace_executor(parser: argparse.ArgumentParser) -> None:
@@ -113,8 +122,8 @@ def check_mode(args: argparse.Namespace, files: list[Path], what: str) -> bool:
     if args.workspace is None and not files:
         raise ClueStudioError(f"give {what}, or --workspace COURSE.sqlite for a whole "
                               "workspace")
-    if args.workspace is None and (args.task or args.redo):
-        raise ClueStudioError("--task and --redo need --workspace COURSE.sqlite")
+    if args.workspace is None and (args.task or args.redo or args.submission):
+        raise ClueStudioError("--task, --submission and --redo need --workspace COURSE.sqlite")
     if args.workspace is None and getattr(args, "executor", "local") != "local":
         raise ClueStudioError("--executor needs --workspace COURSE.sqlite")
     return args.workspace is not None
@@ -194,7 +203,8 @@ def run_workspace(args: argparse.Namespace) -> int:
         if summary is None:
             summary = run_job(convert_workspace(
                 ws, backend_from_args(args), CancelToken(), tasks=args.task, redo=args.redo,
-                max_repairs=args.max_repairs, plantuml_check=args.plantuml_check,
+                submission_ids=submission_ids(args), max_repairs=args.max_repairs,
+                plantuml_check=args.plantuml_check,
                 prompts=prompts), on_progress=stderr_progress)
     if args.json:
         print_json({"workspace": str(args.workspace), **summary.to_dict()})

@@ -39,7 +39,7 @@ def _quit_after_first_paint(seconds: float) -> None:
     import logging
     import time
 
-    from cluestudio.gui.qt import QApplication, QEvent, QObject, QTimer
+    from cluestudio.gui.qt import QApplication, QEvent, QObject, QTimer, QWidget
 
     started = time.perf_counter()
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -58,8 +58,8 @@ def _quit_after_first_paint(seconds: float) -> None:
 
     class FirstPaint(QObject):
         def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-            if (event.type() == QEvent.Type.Paint and watched.isWidgetType()
-                    and watched.isWindow()):  # type: ignore[attr-defined]
+            if (event.type() == QEvent.Type.Paint and isinstance(watched, QWidget)
+                    and watched.isWindow()):
                 app.removeEventFilter(self)
                 # The epoch time lets a caller measure from exec (installer_smoke.sh).
                 logging.getLogger("cluestudio").info(
@@ -92,6 +92,12 @@ def run(args: argparse.Namespace) -> int:
     if (advice := _window_libraries_missing()):
         print(advice, file=sys.stderr)
         return 1
+    # The workspace and the parser, which the window needs before it paints, are imported
+    # before Qt starts: imported after QApplication exists (as once the CLI stopped loading
+    # every command's options), the first paint came ~0.4 s later under load (median of 8
+    # interleaved runs at load 9; benchmarks/bench_startup.py --against).
+    import cluestudio.core.plantuml.parser
+    import cluestudio.core.workspace  # noqa: F401
     if args.quit_after is not None:
         _quit_after_first_paint(args.quit_after)
     from cluestudio.gui.app import run_workbench

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from cluestudio.core.workspace import ImportFailed
@@ -23,22 +23,22 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "outside the imported folder (refused by default)")
 
 
-def print_report(report_dict: dict[str, object], as_json: bool) -> None:
+def print_report(report_dict: dict[str, Any], as_json: bool) -> None:
     from cluestudio.cli.output import print_json
 
     if as_json:
         print_json(report_dict)
         return
     for kind in ("errors", "warnings"):
-        for p in report_dict[kind]:  # type: ignore[attr-defined]
+        for p in report_dict[kind]:
             where = p["source"] + (f":{p['line']}" if p["line"] else "")
             print(f"{where}: {p['severity']}: {p['message']}", file=sys.stderr)
-    for c in report_dict.get("conflicts", []):  # type: ignore[attr-defined]
+    for c in report_dict.get("conflicts", []):
         print(f"conflict: {c}", file=sys.stderr)
-    for kind, names in report_dict.get("added_by", {}).items():  # type: ignore[attr-defined]
+    for kind, names in report_dict.get("added_by", {}).items():
         print(f"{kind} added by " + ", ".join(f"{name} {n}" for name, n in names.items()))
     counts = report_dict["counts"]
-    print(", ".join(f"{k} {v}" for k, v in counts.items()) or "nothing to do")  # type: ignore[attr-defined]
+    print(", ".join(f"{k} {v}" for k, v in counts.items()) or "nothing to do")
 
 
 def print_failure(failed: ImportFailed, as_json: bool) -> int:
@@ -48,12 +48,12 @@ def print_failure(failed: ImportFailed, as_json: bool) -> int:
     if as_json:
         print_report(report, as_json)
         return 2
-    problems = [*report["errors"], *report["warnings"]]  # type: ignore[misc]
+    problems = [*report["errors"], *report["warnings"]]
     if len(problems) > 1 or report.get("conflicts"):
         for p in problems:
             where = p["source"] + (f":{p['line']}" if p["line"] else "")
             print(f"{where}: {p['severity']}: {p['message']}", file=sys.stderr)
-        for c in report.get("conflicts", []):  # type: ignore[attr-defined]
+        for c in report.get("conflicts", []):
             print(f"conflict: {c}", file=sys.stderr)
     print(f"error: {failed}", file=sys.stderr)
     return 2

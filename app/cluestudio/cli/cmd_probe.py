@@ -47,6 +47,7 @@ def run_workspace(args: argparse.Namespace) -> int:
         batch_on_executor,
         open_batch_workspace,
         print_batch_summary,
+        submission_ids,
     )
     from cluestudio.cli.output import print_json, stderr_progress
     from cluestudio.core.jobs import CancelToken, run_job
@@ -58,6 +59,7 @@ def run_workspace(args: argparse.Namespace) -> int:
         if summary is None:
             summary = run_job(probe_workspace(ws, backend_from_args(args), CancelToken(),
                                               tasks=args.task, redo=args.redo,
+                                              submission_ids=submission_ids(args),
                                               prompts=prompts),
                               on_progress=stderr_progress)
     if args.json:

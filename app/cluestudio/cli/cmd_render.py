@@ -6,9 +6,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from cluestudio.core.errors import ClueStudioError
-from cluestudio.core.safe_output import write_bytes
-
 NAME = "render"
 HELP = "Render a PlantUML file to PNG or SVG (format from the output's extension)."
 
@@ -24,6 +21,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _read(name: str) -> str:
+    from cluestudio.core.errors import ClueStudioError
+
     if name == "-":
         return sys.stdin.read()
     try:
@@ -34,7 +33,9 @@ def _read(name: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from cluestudio.cli.output import print_json
+    from cluestudio.core.errors import ClueStudioError
     from cluestudio.core.plantuml.renderer import Format, get_renderer
+    from cluestudio.core.safe_output import write_bytes
 
     output = Path(args.output)
     fmt: Format

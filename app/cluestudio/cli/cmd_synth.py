@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     from cluestudio.core.synth import generate, render_png_batch, shrink_png, styled
 
     try:
-        from cluestudio.core.plantuml import (  # type: ignore[attr-defined]
+        from cluestudio.core.plantuml import (
             parse_plantuml,
             write_plantuml,
         )

@@ -111,7 +111,7 @@ def run_job(job: Job[R], on_progress: Callable[[Progress], None] | None = None, 
         try:
             step = next(job)
         except StopIteration as stop:
-            return stop.value  # type: ignore[no-any-return]
+            return stop.value
         if on_progress is None or not isinstance(step, Progress):
             continue
         if every_s > 0:
@@ -132,7 +132,7 @@ def within(job: Job[R], done: int, total: int | None, prefix: str = "") -> Job[R
         try:
             step = next(job)
         except StopIteration as stop:
-            return stop.value  # type: ignore[no-any-return]
+            return stop.value
         if isinstance(step, Progress):
             yield Progress(done, total, f"{prefix}{step.message}", step.phase)
 

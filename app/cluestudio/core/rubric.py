@@ -177,7 +177,7 @@ def _check(value: Any, schema: Mapping[str, Any], path: str) -> list[str]:
 @lru_cache(maxsize=1)
 def rubric_schema() -> dict[str, Any]:
     path = annotations_dir() / "rubrics" / "rubric.schema.json"
-    return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def rubric_from_dict(data: Mapping[str, Any], source: str = "<rubric>") -> Rubric:

@@ -24,6 +24,8 @@ EMBEDDERS = ("exact", "minilm", "codebert")
 DEVICES = ("auto", "cpu", "cuda")
 WEIGHT_PROFILES = ("paper", "oodeval-code", "calibrated")
 THEMES = ("light", "dark")
+# What image A's names may be written in ("auto": guessed); OCR reads all of them alike.
+OCR_LANGUAGES = ("auto", "en", "de", "fr", "es")
 
 _HEADER = """\
 # ClueStudio settings. Edit freely while ClueStudio is closed; unknown keys are kept.
@@ -102,6 +104,7 @@ class RendererSettings:
 class OcrSettings:
     # The language image A writes its names in ("auto": guessed from their spelling). The
     # conversion check uses it to tell a translated conversion from one that lost its names.
+    # OCR reads all of these alike (one Latin-script recogniser; no per-language one ships).
     language: str = "auto"
 
 
@@ -143,7 +146,7 @@ class Settings:
             except ImportError:
                 return None
             try:
-                return keyring.get_password("cluestudio", self.llm.base_url)  # type: ignore[no-any-return]
+                return keyring.get_password("cluestudio", self.llm.base_url)
             except Exception:  # a broken keyring backend must not break scoring settings
                 return None
         return None
@@ -158,7 +161,7 @@ _CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("scoring", "device"): DEVICES,
     ("scoring", "weight_profile"): WEIGHT_PROFILES,
     ("ui", "theme"): THEMES,
-    ("ocr", "language"): ("auto", "en", "de", "fr", "es"),
+    ("ocr", "language"): OCR_LANGUAGES,
 }
 # Numbers that only make sense above a floor (a JVM with 16 MB of heap does not start).
 _MINIMUM: dict[tuple[str, str], int] = {

@@ -114,9 +114,9 @@ class AnalysisView(QWidget):
         self.metric_box = QComboBox()
         self.metric_box.currentTextChanged.connect(self._fill_metric_queue)
         self.metric_queue = _queue_tree(_METRIC_COLUMNS)
-        for column, name in enumerate(_METRIC_COLUMNS):
+        for index, name in enumerate(_METRIC_COLUMNS):
             if name in _METRIC_TIPS:
-                self.metric_queue.headerItem().setToolTip(column, _METRIC_TIPS[name])
+                self.metric_queue.headerItem().setToolTip(index, _METRIC_TIPS[name])
         self.grader_queue = _queue_tree(_GRADER_COLUMNS)
         self.correlations = QPlainTextEdit()
         self.correlations.setReadOnly(True)

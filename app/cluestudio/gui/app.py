@@ -5,14 +5,19 @@ from __future__ import annotations
 import contextlib
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from cluestudio import __version__
 from cluestudio.gui.qt import QApplication
 from cluestudio.gui.worker import JobRunner, ProcessRunner
 
+if TYPE_CHECKING:  # imported where used: the window starts before they are needed
+    from cluestudio.core.workspace import Workspace
+    from cluestudio.gui.main_window import MainWindow
+
 
 def open_start_workspace(settings: object, path: Path | None = None,
-                         course: Path | None = None) -> object:
+                         course: Path | None = None) -> Workspace:
     """The workspace to start on: ``path``; else a course folder imported into a workspace
     of its own; else the last one used; else the sample course."""
     from cluestudio.core.workspace import open_sample_workspace, open_workspace
@@ -34,7 +39,7 @@ def open_start_workspace(settings: object, path: Path | None = None,
     return open_sample_workspace()
 
 
-def open_course_workspace(course: Path) -> object:
+def open_course_workspace(course: Path) -> Workspace:
     """A course folder opened as a workspace: imported (by the one importer, all or nothing)
     into ``<data dir>/courses/<folder name>.sqlite``; an import already there is updated."""
     from cluestudio.core.jobs import run_job
@@ -52,7 +57,7 @@ def open_course_workspace(course: Path) -> object:
 
 
 def build_workbench(path: Path | None = None, *, sample: bool = False,
-                    course: Path | None = None) -> tuple[object | None, JobRunner]:
+                    course: Path | None = None) -> tuple[MainWindow | None, JobRunner]:
     """The review-and-grading window on a workspace, and its job runner. Shut the runner
     down; the window's worker process is stopped when the window closes. No window (None)
     when the workspace is open in another window and the user chose that one, or quit."""
@@ -74,12 +79,13 @@ def build_workbench(path: Path | None = None, *, sample: bool = False,
             ws = (open_sample_workspace() if sample
                   else open_start_workspace(settings, path, course))
         except WorkspaceInUse as error:  # a second instance, maybe from a launcher
-            ws = resolve_in_use(error, pick_other=window.files.ask_workspace_path)
-            if ws is None:
+            chosen = resolve_in_use(error, pick_other=window.files.ask_workspace_path)
+            if chosen is None:
                 window.close()
                 processes.shutdown()
                 return None, runner
-        window.open(ws)  # type: ignore[arg-type]
+            ws = chosen
+        window.open(ws)
     except BaseException:
         window.close()
         runner.shutdown()
@@ -97,13 +103,14 @@ def run_workbench(path: Path | None = None, *, sample: bool = False,
     app.setApplicationName("ClueStudio")
     app.setOrganizationName("ClueStudio")
     app.setApplicationVersion(__version__)
-    apply_theme(app, load_settings()[0].ui.theme)  # type: ignore[arg-type]
+    # instance() is typed QCoreApplication: the one running here is a QApplication.
+    apply_theme(cast(QApplication, app), load_settings()[0].ui.theme)
     window, runner = build_workbench(path, sample=sample, course=course)
     if window is None:  # the window that has the workspace came forward (or: quit)
         runner.shutdown()
         return 0
-    window.show()  # type: ignore[attr-defined]
-    window.ask_grader_name()  # type: ignore[attr-defined]  # first run only
+    window.show()
+    window.ask_grader_name()  # first run only
     code = int(app.exec())
     if not runner.stop(QUIT_PATIENCE_MS):
         _exit_now(code)  # only uncancellable work was left; everything is saved

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from cluestudio.gui.qt import QObject
 
 if TYPE_CHECKING:
+    from cluestudio.gui.widgets.image_views import ZoomSync
     from cluestudio.gui.window_parts import WindowParts
 
 REVIEW, GRADING, ANALYSIS = 0, 1, 2  # tab indexes of the modes
@@ -152,24 +153,24 @@ class WindowCommands(QObject):
         self.handback.adjudication()
 
     # View
-    def _sync(self) -> object:
+    def _sync(self) -> ZoomSync:
         mode = self.w.grading if self.w.modes.currentIndex() == GRADING else self.w.review
         return mode.sync
 
     def fit_images(self) -> None:
-        self._sync().fit_all()  # type: ignore[attr-defined]
+        self._sync().fit_all()
 
     def readable_zoom(self) -> None:
-        self._sync().readable_all()  # type: ignore[attr-defined]
+        self._sync().readable_all()
 
     def actual_size(self) -> None:
-        self._sync().actual_size_all()  # type: ignore[attr-defined]
+        self._sync().actual_size_all()
 
     def zoom_in(self) -> None:
-        self._sync().zoom_all(1.25)  # type: ignore[attr-defined]
+        self._sync().zoom_all(1.25)
 
     def zoom_out(self) -> None:
-        self._sync().zoom_all(0.8)  # type: ignore[attr-defined]
+        self._sync().zoom_all(0.8)
 
     def element_diff(self) -> None:
         mode = self.w.grading if self.w.modes.currentIndex() == GRADING else self.w.review

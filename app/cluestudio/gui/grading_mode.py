@@ -9,6 +9,8 @@ element's CLUE match and lists what the reference has and B lacks (gui/element_d
 
 from __future__ import annotations
 
+from typing import cast
+
 from cluestudio.app import preview
 from cluestudio.app.submissions import SubmissionView
 from cluestudio.core.errors import ClueStudioError
@@ -105,8 +107,8 @@ class GradingMode(QWidget):
         # Requirement and reference share a column (tabs); the candidate beside them; the
         # rubric on the right: three columns fit a 1366-pixel screen.
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        for pane in (self.reference_tabs, candidate, right):
-            self.splitter.addWidget(pane)
+        for column_widget in (self.reference_tabs, candidate, right):
+            self.splitter.addWidget(column_widget)
         self.splitter.setStretchFactor(0, 4)
         self.splitter.setStretchFactor(1, 5)
         self.splitter.setStretchFactor(2, 3)
@@ -318,7 +320,8 @@ class GradingMode(QWidget):
     def _on_render_result(self, value: object) -> None:
         if self.view is None:
             return
-        for text, png, error in value:  # type: ignore[attr-defined]
+        # The render job's result: preview.try_render of each text.
+        for text, png, error in cast("list[tuple[str, bytes | None, str]]", value):
             for source, target in ((self.view.task.reference_puml, self.reference_image),
                                    (self.view.head_puml, self.image_b)):
                 if target is self.image_b and self.b_diff.coloured:

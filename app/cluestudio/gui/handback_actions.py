@@ -12,6 +12,7 @@ from cluestudio.gui.qt import QFileDialog, QInputDialog, QObject
 from cluestudio.gui.worker import JobHandle
 
 if TYPE_CHECKING:
+    from cluestudio.core.workspace import Workspace
     from cluestudio.gui.window_parts import WindowParts
 
 
@@ -85,8 +86,8 @@ class HandbackActions(QObject):
             return None
         out, chosen_format = path, fmt
 
-        def write(ws: object) -> Path:
-            book = gradebook(ws)  # type: ignore[arg-type]
+        def write(ws: Workspace) -> Path:
+            book = gradebook(ws)
             if not book.students:
                 raise ClueStudioError("no roster: cluestudio roster WORKSPACE roster.csv")
             return write_gradebook(book, chosen_format, out)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from cluestudio.app.model_jobs import ModelOutcome
 from cluestudio.app.submissions import ListRow, list_rows
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.settings import Settings
@@ -25,7 +26,6 @@ from cluestudio.gui.operations import Workbench
 from cluestudio.gui.qt import (
     QDockWidget,
     QLabel,
-    QMainWindow,
     Qt,
     QTabWidget,
     QTimer,
@@ -43,7 +43,7 @@ from cluestudio.gui.worker import JobHandle, JobRunner, ProcessRunner
 from cluestudio.gui.workspace_actions import WorkspaceActions
 
 
-class MainWindow(WindowPreferences, QMainWindow):
+class MainWindow(WindowPreferences):
     """Review and grading of one workspace; ``submission_shown`` after each navigation."""
 
     submission_shown = Signal(int)
@@ -98,16 +98,17 @@ class MainWindow(WindowPreferences, QMainWindow):
         self.beacon = WorkspaceBeacon(self)  # a second instance asks this window forward
         self.beacon.raise_requested.connect(lambda: bring_forward(self))
         self.commands = WindowCommands(self)
-        self.actions, key_problems = build_menus(self.menuBar(), self.commands,
-                                                 settings.keymap())
+        self.menu_actions, key_problems = build_menus(self.menuBar(), self.commands,
+                                                      settings.keymap())
         for problem in key_problems:
             self.errors.add_error("settings", problem)
-        shortcuts = {name: action.shortcut().toString() for name, action in self.actions.items()}
+        shortcuts = {name: action.shortcut().toString()
+                     for name, action in self.menu_actions.items()}
         for bar in self.findChildren(ZoomBar):
             bar.set_shortcuts(shortcuts)
         self.grading.rubric.set_comment_key(shortcuts.get("focus_comment", ""))
         self.review.doubts.set_key(shortcuts.get("next_doubt", ""))
-        self.files.recent.attach(self.actions["open_recent"])
+        self.files.recent.attach(self.menu_actions["open_recent"])
         self.grading.group_panel.set_shortcuts(shortcuts.get("find_groups", ""),
                                                shortcuts.get("apply_group_rating", ""))
         for mode in (self.review, self.grading):
@@ -115,10 +116,10 @@ class MainWindow(WindowPreferences, QMainWindow):
             mode.diff_button.setToolTip(mode.diff_button.toolTip().split(" (")[0]
                                         + (f" ({key})" if key else ""))
             mode.diff_toggled.connect(lambda _on: self.sync_diff_action())
-        self.undo_action, self.redo_action = self.actions["undo"], self.actions["redo"]
-        self.blind_action = self.actions["blind_grading"]
+        self.undo_action, self.redo_action = self.menu_actions["undo"], self.menu_actions["redo"]
+        self.blind_action = self.menu_actions["blind_grading"]
         self.blind_action.setChecked(settings.ui.blind_grading)
-        self.actions["dark_theme"].setChecked(settings.ui.theme == "dark")
+        self.menu_actions["dark_theme"].setChecked(settings.ui.theme == "dark")
         self.navigator.set_blind(settings.ui.blind_grading)
 
         self.navigator.current_changed.connect(self._show_current)
@@ -352,13 +353,12 @@ class MainWindow(WindowPreferences, QMainWindow):
         if not self.navigator.select(submission_id, reveal=True):
             self.statusBar().showMessage(f"Submission {submission_id} is not listed", 6000)
 
-    def _on_model_outcome(self, outcome: object) -> None:
-        probe = getattr(outcome, "probe", None)
-        if probe is not None:
-            sid = outcome.submission_id  # type: ignore[attr-defined]
-            self.review.set_probe(sid, probe)
-            self.grading.set_probe(sid, probe)
-        self.statusBar().showMessage(getattr(outcome, "summary", ""), 10000)
+    def _on_model_outcome(self, outcome: ModelOutcome) -> None:
+        if outcome.probe is not None:
+            sid = outcome.submission_id
+            self.review.set_probe(sid, outcome.probe)
+            self.grading.set_probe(sid, outcome.probe)
+        self.statusBar().showMessage(outcome.summary, 10000)
 
     def report_error(self, label: str, message: str) -> None:
         self.errors.add_error(label, message)

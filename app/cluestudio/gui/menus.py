@@ -194,7 +194,8 @@ def _types_text(key: str) -> bool:
     """Whether ``key`` (one chord) is a printable key without Ctrl, Alt or Meta."""
     from cluestudio.gui.qt import Qt
 
-    chord = QKeySequence(key)[0]
+    # PySide6's stubs omit QKeySequence.__getitem__ (C++ operator[]), which it does bind.
+    chord = QKeySequence(key)[0]  # type: ignore[index]
     held = chord.keyboardModifiers() & (Qt.KeyboardModifier.ControlModifier
                                         | Qt.KeyboardModifier.AltModifier
                                         | Qt.KeyboardModifier.MetaModifier)

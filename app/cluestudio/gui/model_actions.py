@@ -2,13 +2,15 @@
 
 The controller owns at most one model job (STYLE 7: a new one cancels the old), hands it to
 the status bar's job panel for progress and Cancel, and reports the stored outcome. The model
-call runs in the worker process (:mod:`cluestudio.app.model_jobs`); what it returns is stored
-here, on the worker's reader thread, as revisions or a probe result.
+call runs in the worker process, planned, asked and stored by the VLM batch's own functions
+(:mod:`cluestudio.app.model_jobs`); what it returns is stored here, on the worker's reader
+thread, as revisions or a probe result.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any, cast
 
 from cluestudio.app import model_jobs
 from cluestudio.core.errors import ClueStudioError
@@ -55,26 +57,22 @@ class ModelActions(QObject):
             ws = self.bench.session.require()
             if sid is None:
                 raise ClueStudioError("no submission is selected")
-            model_jobs.make_backend(settings)  # an endpoint is configured: say so now if not
-            image, source = model_jobs.image_a(ws, sid)
-            if action == "convert":
-                target, args = model_jobs.convert_job, (image, source, settings)
-                store = model_jobs.store_converted
-            else:
-                target = model_jobs.probe_job
-                args = (image, source, model_jobs.head_text(ws, sid), settings)
-                store = model_jobs.store_probed
+            # An endpoint is configured (say so now if not), and the batch's plan for this
+            # one submission says it can be asked (why not, if not).
+            model_id = model_jobs.make_backend(settings).model_id
+            request = model_jobs.plan_request(ws, action, sid, model_id)
         except ClueStudioError as error:
             self.failed.emit(label, str(error))
             return None
         self.cancel()
 
         def keep(model_and_result: object) -> None:  # on the reader thread: store, announce
-            model_id, result = model_and_result  # type: ignore[misc]
-            self._stored.emit(store(ws, sid, model_id, result))
+            # The job emits ("answer", (backend.model_id, result)).
+            model_id, result = cast("tuple[str, Any]", model_and_result)
+            self._stored.emit(model_jobs.store_answer(ws, request, model_id, result))
 
         job = self.bench.processes.submit(
-            target, args, label=f"{label} submission {sid}",
+            model_jobs.ask_job, (request, settings), label=f"{label} submission {sid}",
             on_data=lambda _tag, payload: keep(payload))
         job.finished.connect(lambda h=job: self._on_finished(h))
         self._job = job

@@ -33,6 +33,7 @@ from cluestudio.gui.submission_model import (
     SCORES,
     SORT_ROLE,  # noqa: F401 - offered here, where the list's callers look for it
     STATES,
+    AnyIndex,
     Row,
     SubmissionModel,
     keep,
@@ -51,7 +52,7 @@ class _Filter(QSortFilterProxyModel):
         if source is not None:
             source.sort(column, order)
 
-    def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex) -> bool:
+    def filterAcceptsRow(self, source_row: int, source_parent: AnyIndex) -> bool:
         model = self.sourceModel()
         assert isinstance(model, SubmissionModel)
         return keep(model.rows[source_row], *self.filters, blind=model.blind)

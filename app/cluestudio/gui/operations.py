@@ -12,7 +12,7 @@ current score as soon as it exists.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from cluestudio.app import preview, submissions
 from cluestudio.app.drafts import DraftStore
@@ -29,6 +29,13 @@ from cluestudio.core.settings import Settings
 from cluestudio.core.workspace import Changes, Workspace
 from cluestudio.gui.qt import QObject, Signal
 from cluestudio.gui.worker import BATCH, JobHandle, JobRunner, ProcessRunner
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from cluestudio.app.checks import CheckItem
+    from cluestudio.app.scoring import ScoredItem
+    from cluestudio.core.check.report import CheckReport
 
 # Pairs per scoring chunk in the window: each chunk's end moves the bar and lands its rows
 # in the list, so a course shows progress every second or two (the CLI's 50 amortise a
@@ -176,7 +183,8 @@ class Workbench(QObject):
             self._score_job.cancel()
 
         def store(tag: str, chunk: object) -> None:  # on the reader thread
-            changed = store_scored(ws, chunk)  # type: ignore[arg-type]
+            # plan_and_score_job emits ("scored", chunk) only.
+            changed = store_scored(ws, cast("Sequence[ScoredItem]", chunk))
             if changed:
                 self._scores_stored.emit(changed)
 
@@ -212,12 +220,14 @@ class Workbench(QObject):
             self._check_job.cancel()
 
         def keep(tag: str, payload: object) -> None:  # on the reader thread
-            item, result = payload  # type: ignore[misc]
+            # check_job emits ("checked", (item, report)) or ("failed", (item, message)).
             if tag == "checked":
-                store_checked(ws, item, result)
+                item, report = cast("tuple[CheckItem, CheckReport]", payload)
+                store_checked(ws, item, report)
                 self._checks_stored.emit(frozenset({item.submission_id}))
             else:
-                self.problem.emit("check", str(result))
+                _item, message = cast("tuple[CheckItem, str]", payload)
+                self.problem.emit("check", str(message))
 
         job = self.processes.submit(check_job,
                                     (str(ws.path), items),

@@ -31,8 +31,9 @@ class RecentWorkspaces(QObject):
         action.setMenu(self.menu)
 
     def paths(self) -> list[Path]:
-        stored = qsettings().value(KEY, []) or []
-        return [Path(p) for p in ([stored] if isinstance(stored, str) else stored) if p]
+        stored = qsettings().value(KEY, [])  # the INI file keeps a single path as a string
+        listed = [stored] if isinstance(stored, str) else stored if isinstance(stored, list) else []
+        return [Path(p) for p in listed if p]
 
     def remember(self, path: Path) -> None:
         real = str(Path(path).resolve())

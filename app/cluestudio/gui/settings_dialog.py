@@ -7,9 +7,11 @@ the environment variable named in the form, or the system keyring.
 
 from __future__ import annotations
 
+from cluestudio.core.ocr.engine import READS_NOTE
 from cluestudio.core.settings import (
     DEVICES,
     EMBEDDERS,
+    OCR_LANGUAGES,
     THEMES,
     WEIGHT_PROFILES,
     Settings,
@@ -41,7 +43,8 @@ def _combo(options: tuple[str, ...], current: str, editable: bool = False) -> QC
 
 
 class SettingsDialog(QDialog):
-    """Scoring, LLM endpoint and appearance; ``result_settings()`` after ``accept``."""
+    """Scoring, LLM endpoint, the offline check's language and appearance;
+    ``result_settings()`` after ``accept``."""
 
     def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -62,6 +65,10 @@ class SettingsDialog(QDialog):
         self.blind.setChecked(settings.ui.blind_grading)
         self.grader = QLineEdit(settings.ui.grader)
         self.grader.setPlaceholderText(settings.grader_name())
+        self.ocr_language = _combo(OCR_LANGUAGES, settings.ocr.language)
+        self.ocr_language.setToolTip("auto: guessed from the names' spelling; en, de, fr, es")
+        self.ocr_reads = QLabel(READS_NOTE)
+        self.ocr_reads.setWordWrap(True)
 
         scoring = QGroupBox("Scoring")
         form = QFormLayout(scoring)
@@ -75,6 +82,10 @@ class SettingsDialog(QDialog):
         form.addRow("Key from env variable", self.key_env)
         form.addRow("", self.use_keyring)
         form.addRow("", self.key_state)
+        check = QGroupBox("Offline check (OCR of image A)")
+        form = QFormLayout(check)
+        form.addRow("Language of image A's names", self.ocr_language)
+        form.addRow(self.ocr_reads)
         ui = QGroupBox("Appearance and grading")
         form = QFormLayout(ui)
         form.addRow("Theme", self.theme)
@@ -87,7 +98,7 @@ class SettingsDialog(QDialog):
         where = QLabel(f"Saved to <code>{settings_path()}</code> (a TOML file you may edit).")
         where.setWordWrap(True)
         layout = QVBoxLayout(self)
-        for widget in (scoring, llm, ui, where, buttons):
+        for widget in (scoring, llm, check, ui, where, buttons):
             layout.addWidget(widget)
         self.key_env.textChanged.connect(self._update_key_state)
         self.use_keyring.toggled.connect(self._update_key_state)
@@ -104,6 +115,7 @@ class SettingsDialog(QDialog):
                  "use_keyring": self.use_keyring.isChecked()},
             ui={"theme": self.theme.currentText(), "blind_grading": self.blind.isChecked(),
                 "grader": self.grader.text().strip()},
+            ocr={"language": self.ocr_language.currentText()},
         )
 
     def _update_key_state(self, *_: object) -> None:

@@ -16,10 +16,15 @@ from __future__ import annotations
 import getpass
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.workspace.ops import text_hash
 from cluestudio.gui.qt import QMessageBox, QObject, QtNetwork, QWidget, Signal
+
+if TYPE_CHECKING:
+    from cluestudio.core.workspace import Workspace
+    from cluestudio.gui.qt import QPushButton
 
 _RAISE, _OK = b"raise\n", b"ok\n"
 _ANSWER_MS = 1500
@@ -129,7 +134,7 @@ def ask_what_to_do(error: ClueStudioError, parent: QWidget | None = None) -> str
     box.setInformativeText(
         f"{error}.\n\nOnly one window can write to a workspace. You can show that window, "
         "open the workspace here read-only (to look, not to save), or open another one.")
-    choices = {}
+    choices: dict[QPushButton, str] = {}
     for choice, text, role in (
             (SHOW_RUNNING, "Show the open window", QMessageBox.ButtonRole.AcceptRole),
             (READ_ONLY, "Open read-only", QMessageBox.ButtonRole.AcceptRole),
@@ -140,13 +145,14 @@ def ask_what_to_do(error: ClueStudioError, parent: QWidget | None = None) -> str
         choices[button] = choice
     box.setDefaultButton(next(b for b, c in choices.items() if c == SHOW_RUNNING))
     box.exec()
-    return choices.get(box.clickedButton(), QUIT)  # type: ignore[call-overload]
+    clicked = box.clickedButton()  # None: the box was closed without a choice
+    return next((choice for button, choice in choices.items() if button is clicked), QUIT)
 
 
 def resolve_in_use(error: ClueStudioError, *, pick_other: Callable[[], Path | None],
                    parent: QWidget | None = None,
                    ask: Callable[[ClueStudioError, QWidget | None], str] = ask_what_to_do,
-                   ) -> object | None:
+                   ) -> Workspace | None:
     """What a window opens instead of a workspace in use: the same one read-only, another
     one picked by the user (asked again should that be in use too), or None when the
     running window came forward or the user quit."""

@@ -6,13 +6,14 @@ values of submissions this grader has not rated.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 from cluestudio.app.submissions import ListRow
 from cluestudio.core.workspace import SubmissionSummary
 from cluestudio.gui.qt import (
     QAbstractTableModel,
     QModelIndex,
+    QPersistentModelIndex,
     Qt,
     QWidget,
 )
@@ -33,6 +34,8 @@ COLUMN_TIPS = ("Task · submission",
                "(⚑ flagged: look first)")
 VERDICT_MARKS = {"accept": "✓", "needs_fix": "⚠", "unusable": "✗"}
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+# What Qt hands a model's overrides: either kind of index.
+AnyIndex: TypeAlias = QModelIndex | QPersistentModelIndex
 
 
 @dataclass(frozen=True)
@@ -96,10 +99,10 @@ class SubmissionModel(QAbstractTableModel):
         self.blind = False
         self._column, self._order = 0, Qt.SortOrder.AscendingOrder
 
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt's API
+    def rowCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008 - Qt's API
         return 0 if parent.isValid() else len(self.rows)
 
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+    def columnCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(COLUMNS)
 
     def headerData(self, section: int, orientation: Qt.Orientation,
@@ -113,7 +116,7 @@ class SubmissionModel(QAbstractTableModel):
     def hidden(self, row: Row) -> bool:
         return self.blind and not row.rated
 
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         row, column = self.rows[index.row()], index.column()

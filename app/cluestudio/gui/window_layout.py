@@ -122,9 +122,9 @@ def keep_list_readable(window: WindowParts) -> None:
     dock = window.navigator_dock
     least, wanted = list_widths(window)
     window.navigator.setMinimumWidth(least)
-    if dock.isFloating() or not window.isVisible():
-        return
     central = window.centralWidget()
+    if dock.isFloating() or not window.isVisible() or central is None:
+        return
     spare = central.width() - central.minimumSizeHint().width()
     wanted = min(wanted, int(window.width() * _MOST_OF_WINDOW))
     if dock.width() < wanted and spare > 0:

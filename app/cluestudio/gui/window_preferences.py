@@ -3,41 +3,35 @@ theme, the settings and shortcuts dialogs, the grader's name, where settings and
 workspace are saved, and the folders it opens.
 
 A part of :class:`~cluestudio.gui.main_window.MainWindow` (its base class), kept apart so the
-window's own module stays about assembly; it reaches only the window's parts named below.
+window's own module stays about assembly; it reaches only the window's parts named in
+:class:`~cluestudio.gui.window_parts.WindowParts` (its own base) and below.
 """
 
 from __future__ import annotations
 
 import contextlib
+from abc import abstractmethod
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.settings import Settings, updated
 from cluestudio.gui.qt import QApplication, QtCore, QtGui
+from cluestudio.gui.window_parts import WindowParts
 
 if TYPE_CHECKING:
-    from cluestudio.gui.qt import QAction, QStatusBar
+    from cluestudio.gui.qt import QAction
 
 
-class WindowPreferences:
-    """Blind grading, theme, settings and folders of the main window (a mixin)."""
+class WindowPreferences(WindowParts):
+    """Blind grading, theme, settings and folders of the main window (its base class)."""
 
     if TYPE_CHECKING:
-        bench: Any
-        review: Any
-        grading: Any
-        analysis: Any
-        navigator: Any
-        files: Any
-        modes: Any
-        actions: dict[str, QAction]
+        menu_actions: dict[str, QAction]
         blind_action: QAction
 
-        def statusBar(self) -> QStatusBar: ...
-        def report_error(self, label: str, message: str) -> None: ...
-        def refresh_rows(self, reset: bool = False) -> None: ...
+        @abstractmethod
         def _show_current(self, *_: object) -> None: ...
 
     def _remember_workspace(self, path: Path) -> None:
@@ -74,14 +68,14 @@ class WindowPreferences:
         """The View menu's element-diff check mark says whether the mode on screen shows it."""
         shown = self.modes.currentWidget()
         mode = shown if shown in (self.review, self.grading) else None
-        self.actions["element_diff"].setChecked(mode is not None and mode.diff_on())
+        self.menu_actions["element_diff"].setChecked(mode is not None and mode.diff_on())
 
     def toggle_theme(self) -> None:
         from cluestudio.gui.theme import apply_theme
 
         theme = "light" if self.bench.settings.ui.theme == "dark" else "dark"
         self.bench.session.update_settings(ui={"theme": theme})
-        apply_theme(QApplication.instance(), theme)  # type: ignore[arg-type]
+        apply_theme(cast(QApplication, QApplication.instance()), theme)  # typed QCoreApplication
         for editor in (self.review.editor, self.grading.reference_text,
                        self.grading.candidate_text):
             editor.apply_theme()

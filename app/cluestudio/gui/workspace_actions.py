@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.gui.qt import QFileDialog, QObject
@@ -20,6 +20,7 @@ from cluestudio.gui.window_layout import qsettings
 from cluestudio.gui.worker import BATCH, JobHandle
 
 if TYPE_CHECKING:
+    from cluestudio.core.workspace.importer import ImportPlan
     from cluestudio.gui.window_parts import WindowParts
 
 WORKSPACE_FILTER = "Workspace (*.sqlite)"
@@ -74,13 +75,15 @@ class WorkspaceActions(QObject):
         try:
             ws = open_workspace(path, create=create)
         except WorkspaceInUse as error:  # open in another window: show it, or read-only
-            ws = resolve_in_use(error, pick_other=self.ask_workspace_path, parent=self.window)
-            if ws is None:
+            chosen = resolve_in_use(error, pick_other=self.ask_workspace_path,
+                                    parent=self.window)
+            if chosen is None:
                 return
+            ws = chosen
         except ClueStudioError as error:  # the workspace on screen stays open
             self.window.report_error("open workspace", str(error))
             return
-        self.window.open(ws)  # type: ignore[arg-type]
+        self.window.open(ws)
 
     # --- work on the open workspace (slow: on the batch lane) ---------------------------
 
@@ -109,7 +112,8 @@ class WorkspaceActions(QObject):
             return None
 
         def apply(tag: str, plan: object) -> None:  # on the reader thread: one transaction
-            apply_plan(ws, plan)  # type: ignore[arg-type]  # ImportFailed names every file
+            # plan_import_job emits ("plan", plan) only; ImportFailed names every file.
+            apply_plan(ws, cast("ImportPlan", plan))
 
         job = self.window.bench.processes.submit(plan_import_job,
                                                  (str(path),), label=f"import {path.name}",

@@ -137,7 +137,7 @@ class LinePlan:
 
 
 def _problem_cells(base: np.ndarray, stride: np.ndarray, row0: np.ndarray, n: np.ndarray,
-                   col0: np.ndarray, m: np.ndarray):  # type: ignore[no-untyped-def]
+                   col0: np.ndarray, m: np.ndarray):
     """(problem ids, their cells) grouped by shape, for mapping cells back to problems."""
     shapes = n * (int(m.max(initial=0)) + 1) + m
     for key in np.unique(shapes):

@@ -3,17 +3,24 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
+from cluestudio.core.check.doubtful import set_aside, template_boxes
 from cluestudio.core.check.match import match
 from cluestudio.core.check.names import ModelName, diagram_names
-from cluestudio.core.check.report import FLAG_KINDS, CheckReport, InventedName, MissingName
+from cluestudio.core.check.report import (
+    FLAG_CONFIDENCE,
+    FLAG_KINDS,
+    CheckReport,
+    InventedName,
+    MissingName,
+)
 from cluestudio.core.check.tokens import ImageToken, image_tokens
 from cluestudio.core.model import ClassDiagram
-from cluestudio.core.ocr.result import OcrResult
+from cluestudio.core.ocr.result import Box, OcrResult
 
 # Bump when the matching or the flags change, so stored checks are redone.
-CHECK_VERSION = "2"
+CHECK_VERSION = "3"
 # OCR often overlooks a lone ``1`` or ``*`` beside a line: its absence is weak evidence.
 LONE_GLYPH_FACTOR = 0.45
 # … and reads other multiplicities less reliably than names.
@@ -87,10 +94,44 @@ def ocr_doubt(ocr: OcrResult) -> str:
     return ""
 
 
+# A text line whose box ends this close to the image's border (a share of its side, at
+# least EDGE_PIXELS) runs off the image; CUT_LINES such lines on one side: image A is cut.
+EDGE_SHARE = 0.002
+EDGE_PIXELS = 2.0
+CUT_LINES = 2
+
+
+def _edge_margins(ocr: OcrResult) -> tuple[float, float]:
+    return (max(EDGE_PIXELS, EDGE_SHARE * ocr.width),
+            max(EDGE_PIXELS, EDGE_SHARE * ocr.height))
+
+
+def _touches(ocr: OcrResult, box: Box, side: str) -> bool:
+    dx, dy = _edge_margins(ocr)
+    x0, y0, x1, y1 = box.rect
+    return {"right": x1 >= ocr.width - dx, "left": x0 <= dx,
+            "bottom": y1 >= ocr.height - dy, "top": y0 <= dy}[side]
+
+
+def cut_edge(ocr: OcrResult) -> str:
+    """The side ("right", "left", "bottom", "top") where text runs off image A, or ""
+    (a render over PlantUML's size limit, a screenshot cropped through the diagram)."""
+    if not ocr.width or not ocr.height:
+        return ""
+    counts = {side: sum(_touches(ocr, line.box, side) for line in ocr.lines)
+              for side in ("right", "left", "bottom", "top")}
+    side = max(counts, key=lambda k: counts[k])
+    return side if counts[side] >= CUT_LINES else ""
+
+
 def _similarity(a: str, b: str) -> float:
     from rapidfuzz import fuzz
 
     return float(fuzz.ratio(a, b)) / 100.0
+
+
+def _flags(findings: Sequence[MissingName] | Sequence[InventedName]) -> bool:
+    return any(f.kind in FLAG_KINDS and f.confidence >= FLAG_CONFIDENCE for f in findings)
 
 
 def _owners(tokens: Sequence[ImageToken], names: Sequence[ModelName],
@@ -108,11 +149,13 @@ def _owners(tokens: Sequence[ImageToken], names: Sequence[ModelName],
     return owners
 
 
-def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "auto"
-                     ) -> CheckReport:
+def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "auto",
+                     also_drawn: Collection[str] = ()) -> CheckReport:
     """Compare what OCR read in image A with what ``diagram`` (the PlantUML) says.
     ``language``: what image A's names are written in (settings ``[ocr] language``);
-    "auto" guesses it from their spelling."""
+    "auto" guesses it from their spelling. ``also_drawn``: keys of words the PlantUML's
+    text draws outside its model (:func:`~cluestudio.core.check.doubtful.drawn_outside_model`):
+    image A may show them."""
     started = time.perf_counter()
     tokens = image_tokens(ocr, ocr.layout if ocr.layout.boxes else None)
     names = diagram_names(diagram)
@@ -122,9 +165,16 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "
     counted = [t for t, token in enumerate(tokens) if not token.weak]
     owners = _owners(tokens, names, paired_t)
 
+    templates = template_boxes(tokens, {t for t, n in paired_t.items()
+                                        if names[n].kind == "class"})
+    edge = cut_edge(ocr)
     missing = []
+    unjudged = 0
     for t in counted:
         if t in paired_t:
+            continue
+        if tokens[t].class_box in templates or (edge and _touches(ocr, tokens[t].box, edge)):
+            unjudged += 1  # a sample shape's word, or a word the image's edge cuts
             continue
         token = tokens[t]
         owner, owner_line = owners.get(token.class_box, ("", None)) \
@@ -141,16 +191,19 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "
     for n, name in enumerate(names):
         if n in paired_n:
             continue
-        best, nearest = 0.0, ""
+        best, nearest, nearest_read = 0.0, "", 1.0
         for t, (key, token) in enumerate(zip(keys, tokens, strict=True)):
             if t in paired_t:
                 continue  # read, and explained by another name
             similarity = _similarity(name.key, key)
             if similarity > best:
-                best, nearest = similarity, token.text
+                best, nearest, nearest_read = similarity, token.text, token.confidence
         if len(name.key) >= 4 and name.key in compact:
             best = max(best, 0.8)  # written in the image, glued to something else
         confidence = invented_confidence(best)
+        if best >= INVENTED_SURE_BELOW:
+            # a word OCR was unsure of that half resembles the name: the name, misread
+            confidence *= read_trust(nearest_read)
         if len(name.key) == 1 and name.kind != "multiplicity":
             confidence *= ONE_LETTER_FACTOR
         if name.kind not in ("class", "multiplicity") and name.owner in blind:
@@ -160,6 +213,8 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "
         invented.append(InventedName(name.text, name.kind, name.line, name.owner,
                                      round(confidence, 4), nearest))
 
+    kept_missing, kept_invented, left_out = set_aside(missing, invented, names, also_drawn)
+    left_out += unjudged
     readable = len(counted) >= min(MIN_READABLE_TOKENS, len(names))
     said = language  # the user's setting; ``language`` becomes the verdict's
     doubt, language, written = "", "", ""
@@ -182,11 +237,17 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "
             language = read
         else:
             doubt = ocr_doubt(ocr)
+    # only names the image does not show raise the flag: on a cut image they may lie
+    # beyond its edge, so the check cannot tell
+    if edge and not doubt and not language and not _flags(kept_missing) \
+            and _flags(kept_invented):
+        doubt = (f"image A is cut off at its {edge} edge (text runs off it): the "
+                     "names it does not show may lie beyond it")
     return CheckReport(
         ocr.image_sha256, ocr.engine, ocr.width, ocr.height,
         image_tokens=len(counted), image_found=sum(1 for t in counted if t in paired_t),
         names=len(names), names_found=len(paired_n),
-        missing=tuple(missing), invented=tuple(invented), readable=readable,
+        missing=kept_missing, invented=kept_invented, readable=readable,
         version=CHECK_VERSION, seconds=ocr.seconds + time.perf_counter() - started,
         doubt=doubt, language=language,
-        written_language=written if language else "")
+        written_language=written if language else "", set_aside=left_out)

@@ -77,33 +77,53 @@ def match(tokens: Sequence[ImageToken], names: Sequence[ModelName]) -> list[Pair
     free_t = set(range(len(tokens)))
     free_n = set(range(len(names)))
 
-    # 1. exact keys, in reading order on both sides so the pairing is deterministic
+    # 1. exact keys. Class names first: a header paired with its class tells whose box
+    # each token sits in. Then every other name goes to the token in its own class's box
+    # before one in another box (a name a diagram writes twice: ``bms_id`` as an
+    # attribute and inside another member's initial value), and to a token read as its
+    # kind before one read as a stereotype or keyword.
     by_key: dict[str, list[int]] = defaultdict(list)
     for i in sorted(free_n):
         by_key[names[i].key].append(i)
-    for t in sorted(free_t, key=lambda i: -tokens[i].confidence):
-        waiting = by_key.get(tokens[t].key)
-        if waiting:
-            n = _best_kind(tokens[t], waiting, names)
-            waiting.remove(n)
-            pairs.append(Pair((t,), (n,), "exact"))
-            free_t.discard(t)
-            free_n.discard(n)
+    box_owner: dict[int, str] = {}
+    for headers in (True, False):
+        candidates = []
+        for t in free_t:
+            if headers and tokens[t].kind != "class":
+                continue
+            for n in by_key.get(tokens[t].key, ()):
+                if n not in free_n or (headers and names[n].kind != "class") \
+                        or not _may_pair(tokens[t], names[n], box_owner):
+                    continue
+                candidates.append((-_owner_agrees(tokens[t], names[n], box_owner),
+                                   -_kind_agrees(tokens[t], names[n]),
+                                   -tokens[t].confidence, t, n))
+        for *_rank, t, n in sorted(candidates):
+            if t in free_t and n in free_n:
+                pairs.append(Pair((t,), (n,), "exact"))
+                free_t.discard(t)
+                free_n.discard(n)
+                box = tokens[t].class_box
+                if headers and box is not None:
+                    box_owner.setdefault(box, names[n].owner)
+        if headers:  # a header OCR misspelt (``ClearlO``) before a type takes its class
+            _pair_near_headers(tokens, names, free_t, free_n, pairs, box_owner)
 
     # 2. near spellings, closest first
-    candidates = []
+    near: list[tuple[int, float, int, int]] = []
     for t in free_t:
         tk = tokens[t].key
         if tokens[t].kind == "multiplicity" or tokens[t].weak:
             continue
         for n in free_n:
             nk = names[n].key
-            if names[n].kind == "multiplicity":
+            if names[n].kind == "multiplicity" \
+                    or not _may_pair(tokens[t], names[n], box_owner):
                 continue
             if near_spelling(tk, nk):
-                candidates.append((_distance(ocr_fold(tk), ocr_fold(nk)),
-                                   -tokens[t].confidence, t, n))
-    for _d, _c, t, n in sorted(candidates):
+                near.append((_distance(ocr_fold(tk), ocr_fold(nk)),
+                             -tokens[t].confidence, t, n))
+    for _d, _c, t, n in sorted(near):
         if t in free_t and n in free_n:
             pairs.append(Pair((t,), (n,), "fuzzy"))
             free_t.discard(t)
@@ -258,9 +278,48 @@ def _garbled_multiplicity(read: str, written: str) -> bool:
     return ".." in read and ".." in written and _distance(read, written) <= 1
 
 
-def _best_kind(token: ImageToken, waiting: list[int], names: Sequence[ModelName]) -> int:
-    """Among names with the token's key, prefer one of the kind the token looks like."""
-    for n in waiting:
-        if names[n].kind == token.kind:
-            return n
-    return waiting[0]
+def _pair_near_headers(tokens: Sequence[ImageToken], names: Sequence[ModelName],
+                       free_t: set[int], free_n: set[int], pairs: list[Pair],
+                       box_owner: dict[int, str]) -> None:
+    candidates = []
+    for t in free_t:
+        if tokens[t].kind != "class" or tokens[t].weak:
+            continue
+        for n in free_n:
+            if names[n].kind == "class" and near_spelling(tokens[t].key, names[n].key):
+                candidates.append((_distance(ocr_fold(tokens[t].key), ocr_fold(names[n].key)),
+                                   -tokens[t].confidence, t, n))
+    for _d, _c, t, n in sorted(candidates):
+        if t in free_t and n in free_n:
+            pairs.append(Pair((t,), (n,), "fuzzy"))
+            free_t.discard(t)
+            free_n.discard(n)
+            box = tokens[t].class_box
+            if box is not None:
+                box_owner.setdefault(box, names[n].owner)
+
+
+def _may_pair(token: ImageToken, name: ModelName, box_owner: dict[int, str]) -> bool:
+    """A class box's header names that class: it pairs with a class name, a label, its own
+    class's member, never with another class's member or type of the same spelling.
+    When a conversion drops class ``Author`` but keeps an attribute typed ``Author``, the
+    header read in image A is the dropped class, not that type."""
+    if token.kind != "class" or name.kind not in ("attribute", "method", "parameter", "type"):
+        return True  # a relation's label in a box the layout drew round it, a note
+    return token.class_box is not None and box_owner.get(token.class_box) == name.owner
+
+
+def _owner_agrees(token: ImageToken, name: ModelName, box_owner: dict[int, str]) -> int:
+    """1 when ``token`` sits in the box of the class that owns ``name``."""
+    return int(bool(name.owner) and token.class_box is not None
+               and box_owner.get(token.class_box) == name.owner)
+
+
+def _kind_agrees(token: ImageToken, name: ModelName) -> int:
+    """2: the token reads as the name's kind; 1: a kindred kind (a member read as another
+    member, a class name written as a type); 0: read as a stereotype or keyword."""
+    if token.kind == name.kind:
+        return 2
+    if token.kind in ("stereotype", "keyword", "type keyword"):
+        return 0
+    return 1

@@ -13,13 +13,22 @@ from cluestudio.core.ocr.result import Box
 # diagram's backbone; a type or a note word is often just OCR noise.
 KIND_WEIGHTS = {"class": 3.0, "attribute": 2.0, "method": 2.0, "parameter": 1.0,
                 "label": 1.0, "multiplicity": 0.5, "stereotype": 1.0, "type": 0.5,
-                "note": 0.5, "package": 0.5}
+                "note": 0.5, "package": 0.5, "keyword": 0.5, "type keyword": 0.5}
 # Flags of these kinds at or above FLAG_CONFIDENCE raise the submission's flag.
 FLAG_KINDS = frozenset({"class", "attribute", "method"})
 FLAG_CONFIDENCE = 0.5
-# Triage = 1 - exp(-weighted flags / TRIAGE_SCALE): one missing class with two members is
-# about 0.9; one doubtful multiplicity about 0.2.
-TRIAGE_SCALE = 4.0
+# Triage is the chance that the conversion is really wrong, from the weighted flags w:
+# p = 1 / (1 + exp(-(a·log(1 + w) + b))), (a, b) = TRIAGE_PLATT, fitted by
+# benchmarks/fit_triage.py on rendered synthetic diagrams (faithful, one class dropped,
+# one invented: 1 : 1 : 1), never on real images; bench_realimages.py measures it on them.
+TRIAGE_PLATT = (2.341, -3.186)
+
+
+def calibrated_triage(weighted_flags: float, platt: tuple[float, float] = TRIAGE_PLATT
+                      ) -> float:
+    """The chance that a conversion whose findings weigh ``weighted_flags`` is wrong."""
+    a, b = platt
+    return 1.0 / (1.0 + math.exp(-(a * math.log1p(max(0.0, weighted_flags)) + b)))
 
 
 @dataclass(frozen=True)
@@ -89,6 +98,9 @@ class CheckReport:
     # when not): a translation, not a conversion that lost every name.
     language: str = ""
     written_language: str = ""
+    # Findings left out as no finding at all (core/check/doubtful.py): multiplicities
+    # "not in image A", names the PlantUML states elsewhere or outside its model.
+    set_aside: int = 0
 
     @property
     def verdict(self) -> str:
@@ -134,11 +146,12 @@ class CheckReport:
 
     @property
     def triage(self) -> float:
-        """0 (nothing to look at) … 1 (open this one first). An image the check could not
-        judge by names (unreadable, too hard, another language) is 1: a person has to look."""
+        """0 (nothing to look at) … 1 (open this one first): the chance that the conversion
+        is really wrong (:func:`calibrated_triage`). An image the check could not judge by
+        names (unreadable, too hard, another language) is 1: a person has to look."""
         if self.verdict in ("could not judge", "language"):
             return 1.0
-        return 1.0 - math.exp(-self.weighted_flags / TRIAGE_SCALE)
+        return calibrated_triage(self.weighted_flags)
 
     @property
     def flagged(self) -> bool:
@@ -166,7 +179,8 @@ class CheckReport:
             "name_precision": rounded(self.name_precision),
             "counts": {"image_tokens": self.image_tokens, "image_found": self.image_found,
                        "names": self.names, "names_found": self.names_found,
-                       "missing": len(self.missing), "invented": len(self.invented)},
+                       "missing": len(self.missing), "invented": len(self.invented),
+                       "set_aside": self.set_aside},
             "missing": [m.to_dict() for m in self.missing],
             "invented": [i.to_dict() for i in self.invented],
             "seconds": round(self.seconds, 3),
@@ -184,4 +198,5 @@ class CheckReport:
                    bool(d.get("readable", True)), str(d.get("version", "")),
                    float(d.get("seconds", 0.0)), doubt=str(d.get("doubt", "")),
                    language=str(d.get("language", "")),
-                   written_language=str(d.get("written_language", "")))
+                   written_language=str(d.get("written_language", "")),
+                   set_aside=int(counts.get("set_aside", 0)))

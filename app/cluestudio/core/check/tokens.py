@@ -23,16 +23,30 @@ _TOKEN = re.compile(r"(?P<mult>(?<![\w.])(?:\d+|\*)(?:\s?\.{1,3}\s?(?:\d+|\*|n)?
 
 
 # Words a diagram writes that are no model name of their own: visibility and other
-# modifiers, primitive types, UML's keywords (an ``«interface»`` whose guillemets OCR lost,
-# a frame's ``class``/``package`` tab). Read but not in the PlantUML, they are no finding.
-KEYWORDS = frozenset((
-    "public", "private", "protected", "package", "internal", "static", "final", "abstract",
-    "virtual", "override", "const", "readonly", "void", "int", "integer", "bool", "boolean",
-    "string", "str", "float", "double", "long", "char", "byte", "short", "null", "none",
-    "true", "false", "self", "this", "new", "return", "extends", "implements", "interface",
-    "enum", "enumeration", "class", "object", "datatype", "primitive", "utility", "namespace",
-    "frame", "pkg", "cd",
+# modifiers, literals, UML's keywords (an ``«interface»`` whose guillemets OCR lost, a
+# frame's ``class``/``package`` tab), and the primitive types of the usual languages. Read
+# but not in the PlantUML, they are no finding; a reviewer sees them as "keyword" or
+# "type keyword" (never "stereotype": ``double`` is not one).
+TYPE_KEYWORDS = frozenset((
+    "void", "int", "integer", "bool", "boolean", "string", "str", "float", "double", "long",
+    "char", "byte", "short",
 ))
+KEYWORDS = TYPE_KEYWORDS | frozenset((
+    "public", "private", "protected", "package", "internal", "static", "final", "abstract",
+    "virtual", "override", "const", "readonly", "null", "none", "true", "false", "self",
+    "this", "new", "return", "extends", "implements", "interface", "enum", "enumeration",
+    "class", "object", "datatype", "primitive", "utility", "namespace", "frame", "pkg", "cd",
+))
+
+
+def keyword_kind(word: str) -> str:
+    """"type keyword" for a primitive type's name, "keyword" for any other keyword, ""."""
+    folded = word.casefold()
+    if folded in TYPE_KEYWORDS:
+        return "type keyword"
+    return "keyword" if folded in KEYWORDS else ""
+
+
 # Text between these is a stereotype, a constraint or a property (``«entity»``,
 # ``{ordered, unique}``, ``{abstract}``), a quoted value (``"Admin"``) or what follows an
 # ``=`` (an initial value, ``= 0x7F0``): not a name.
@@ -76,6 +90,14 @@ def _weak(word: str) -> bool:
     never reported."""
     return (len(word.strip("_")) < 2
             or (len(word) == 2 and not any(c.isascii() for c in word)))
+
+
+def _member_shaped(text: str) -> bool:
+    """A line written as a member (``+swim()``, ``- weight: float``): found in a box's
+    header compartment only when the layout missed a compartment line."""
+    stripped = text.strip()
+    return bool(re.match(r"^[+#~-]\s*[^\W\d]", stripped)) or bool(
+        re.match(r"^[^\W\d]\w*\s*(?:\(.*\)|:\s*[^\W\d])", stripped))
 
 
 def _line_kinds(text: str, spans: list[tuple[int, int]]) -> list[str]:
@@ -126,7 +148,8 @@ def image_tokens(ocr: OcrResult, layout: Layout | None = None) -> list[ImageToke
             # a digit before a member's name in a box is its visibility icon misread
             icon = (mult and position == 0 and located is not None and located[1] > 0
                     and len(found) > 1 and not found[1][3])
-            if not mult and located is not None and located[1] == 0:
+            if (not mult and located is not None and located[1] == 0
+                    and not _member_shaped(text)):
                 kind = "stereotype" if "«" in line.text or "<<" in line.text else "class"
                 if kind == "class" and len(idents) >= 3:
                     kind = "label"  # a sentence in a box: a note's or a legend's text
@@ -138,9 +161,12 @@ def image_tokens(ocr: OcrResult, layout: Layout | None = None) -> list[ImageToke
                 # is the name and whose words before it are modifiers and types
                 last = position == max(i for i, f in enumerate(found) if not f[3])
                 kind = "attribute" if last else "type"
-            if not mult and (any(a <= start < b for a, b in bracketed)
-                             or word.casefold() in KEYWORDS):
+            if not mult and any(a <= start < b for a, b in bracketed):
                 kind = "stereotype"
+            elif not mult and keyword_kind(word) and not (
+                    kind == "class" and len(idents) == 1 and word[:1].isupper()):
+                # a capitalised keyword alone in a header is a class's name (``Frame``)
+                kind = keyword_kind(word)
             out.append(ImageToken(word, kind, line.char_box(start, end), line.confidence,
                                   index, position, weak=icon or (not mult and _weak(word)),
                                   class_box=None if located is None else located[0]))

@@ -9,11 +9,12 @@ problems per thousand diagram pairs; one scipy call each would dominate the run 
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 Normalization = Literal["reference", "paper-eq3"]
 NORMALIZATIONS: tuple[str, ...] = ("reference", "paper-eq3")
@@ -30,8 +31,58 @@ def assign(es: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if es.size == 0:
         empty = np.zeros(0, dtype=np.intp)
         return empty, empty
-    rows, cols = linear_sum_assignment(es, maximize=True)
+    rows, cols = _linear_sum_assignment()(es, maximize=True)
     return rows, cols
+
+
+@lru_cache(maxsize=1)
+def _linear_sum_assignment() -> Callable[..., Any]:
+    """scipy's Hungarian solver, without importing ``scipy.optimize``.
+
+    The solver is one compiled module (``scipy.optimize._lsap``), but importing it the usual
+    way runs ``scipy.optimize/__init__`` first, which imports linprog, linalg, fft and
+    special: 0.4–0.9 s of a cold ``score --pairs`` that needs none of them (issue 28). The
+    module is loaded from its file under its own name, so a later ``import scipy.optimize``
+    finds it and uses the same one; where that fails (another scipy layout), the public
+    import.
+    """
+    name = "scipy.optimize._lsap"
+    loaded = sys.modules.get(name)
+    if loaded is None and "scipy.optimize" not in sys.modules:
+        loaded = _load_extension(name)
+    if loaded is not None and callable(getattr(loaded, "linear_sum_assignment", None)):
+        return loaded.linear_sum_assignment
+    from scipy.optimize import linear_sum_assignment
+
+    return linear_sum_assignment
+
+
+def _load_extension(name: str) -> Any:
+    """The compiled module ``name`` of scipy, loaded without its parent package's
+    ``__init__``; None where it cannot be (then the caller imports it normally)."""
+    import importlib.machinery
+    import importlib.util
+    from pathlib import Path
+
+    import scipy
+
+    folder = Path(scipy.__file__).parent.joinpath(*name.split(".")[1:-1])
+    stem = name.rsplit(".", 1)[1]
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        path = folder / f"{stem}{suffix}"
+        if not path.is_file():
+            continue
+        try:
+            spec = importlib.util.spec_from_file_location(
+                name, path, loader=importlib.machinery.ExtensionFileLoader(name, str(path)))
+            if spec is None or spec.loader is None:
+                return None
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+        except ImportError:
+            return None
+        return sys.modules.setdefault(name, module)
+    return None
 
 
 def denominator(n: np.ndarray | int, m: np.ndarray | int,

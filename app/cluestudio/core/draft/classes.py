@@ -10,6 +10,7 @@ visibility as icons, which OCR reads as stray characters: a round one (``•``, 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from cluestudio.core.ocr.result import ClassBox, OcrResult, TextLine
@@ -31,6 +32,8 @@ _KEYWORD_STEREOTYPES = {"abstract": "abstract class", "interface": "interface",
 # what a tool's palette or a frame calls its shapes: never a class of a model
 _PLACEHOLDERS = frozenset({"class", "abstract", "abstractclass", "interface", "enumeration",
                            "enum", "package", "object", "note", "datatype"})
+# characters a member line never has (past its visibility icon): OCR misread something
+_GARBLED = re.compile(r"[^\w\s:(),<>\[\]*.+\-#~={}\"'/|;&]")
 # letters whose two cases differ only in size: OCR often gets their case wrong, most of all
 # in italics (an abstract class's name) and in photographed diagrams
 _SIZE_ONLY_CASE = set("cosuvwxz")
@@ -45,8 +48,8 @@ class DraftClass:
     box: ClassBox
     confidence: float = 1.0  # how sure the name is (0..1)
     doubt: str = ""  # why it is not sure, for a reviewer ("" when it is)
-    # members OCR read with little confidence: (member line, confidence)
-    doubtful_members: tuple[tuple[str, float], ...] = ()
+    # members the draft is not sure of: (member line, confidence, why)
+    doubtful_members: tuple[tuple[str, float, str], ...] = ()
 
 
 # OCR confidence below which a name or member is worth a reviewer's look
@@ -102,6 +105,8 @@ def _header(lines: list[TextLine]) -> tuple[str, str, str]:
             keyword = _KIND_LETTERS[alone.group(1)]
             continue
         circle = _CIRCLE.match(text)
+        if circle and _acronym(text, circle.end()):
+            circle = None  # ``ATM``: an all-capital name, not a circled A before ``TM``
         if circle:
             keyword = _KIND_LETTERS[circle.group(1)]
             text = text[circle.end():]
@@ -135,6 +140,14 @@ def _header(lines: list[TextLine]) -> tuple[str, str, str]:
     return max(words, key=len), keyword, stereotype
 
 
+def _acronym(text: str, after: int) -> bool:
+    """Whether the letter a circle match took (``text[:after]``) begins an all-capital
+    name: glued to the rest with no space or bracket, and the rest all capitals too."""
+    rest = _IDENT.match(text[after:])
+    glued = text[:after].strip()[-1:].isalpha()
+    return bool(glued and rest and rest.group().isupper() and rest.group().isalpha())
+
+
 def _drop_icon(text: str) -> str:
     """Non-Latin marks glued in front of a name (``©Prescription``, ``ècancel``)."""
     return re.sub(r"^[^\x00-\x7f]+(?=[A-Za-z_])", "", text.strip())
@@ -163,6 +176,39 @@ def _member(text: str) -> str | None:
     return f"{visibility}{text}"
 
 
+def member_confidence(line: TextLine, member: str,
+                      upright: Callable[[tuple[float, float]], tuple[float, float]],
+                      compartment: tuple[float, float, float, float]) -> tuple[float, str]:
+    """How sure the draft is of ``member``, read from ``line`` inside ``compartment``, and
+    why not ("" when it is): OCR's own confidence, lowered where the layout or the reading
+    itself is suspect — the line runs over the compartment's sides (it may belong to a
+    neighbour or be cut), characters OCR read had to be dropped, or a method's closing
+    parenthesis was never read."""
+    confidence = line.confidence
+    doubts = []
+    if confidence < SURE_READ:
+        doubts.append(f"read at {confidence:.2f}")
+    x0, y0, x1, y1 = line.box.rect
+    cx, cy = upright(line.box.center)
+    half_w, half_h = (x1 - x0) / 2, (y1 - y0) / 2
+    left, top, right, bottom = compartment
+    # a line that sticks out of its compartment by more than a third of its height
+    spill = max(left - (cx - half_w), (cx + half_w) - right, top - (cy - half_h),
+                (cy + half_h) - bottom)
+    if spill > max(3.0, half_h * 2 / 3):
+        confidence *= 0.75
+        doubts.append("the line runs over its compartment's side")
+    # past the first character (a visibility icon OCR reads as anything), characters no
+    # member line has are misreadings: the draft dropped them
+    if _GARBLED.search(line.text.strip()[1:]):
+        confidence *= 0.75
+        doubts.append("unreadable characters left out")
+    if "(" in line.text and ")" not in line.text:
+        confidence *= 0.8
+        doubts.append("a method whose ')' was not read")
+    return round(confidence, 2), "; ".join(doubts) if confidence < SURE_READ else ""
+
+
 def classes_from(ocr: OcrResult) -> list[DraftClass]:
     out: list[DraftClass] = []
     taken: set[str] = set()
@@ -185,8 +231,9 @@ def classes_from(ocr: OcrResult) -> list[DraftClass]:
                 member = _member(line.text)
                 if member:
                     members.append(member)
-                    if line.confidence < SURE_READ:
-                        doubtful.append((member, round(line.confidence, 2)))
+                    sure, why = member_confidence(line, member, ocr.layout.upright, part)
+                    if why:
+                        doubtful.append((member, sure, why))
         out.append(DraftClass(name, keyword, stereotype, tuple(members), box,
                               round(confidence, 2), doubt, tuple(doubtful)))
     return in_diagram_case(out)

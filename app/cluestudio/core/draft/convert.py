@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from cluestudio.core.draft.classes import DraftClass, classes_from
@@ -65,11 +65,9 @@ def _multiplicity(text: str) -> str:
     return text + "*" if text.endswith("..") else text
 
 
-def _class_block(cls: DraftClass) -> list[str]:
+def _class_head(cls: DraftClass) -> str:
     stereotype = f" <<{cls.stereotype}>>" if cls.stereotype else ""
-    lines = [f"{cls.keyword} {_safe(cls.name)}{stereotype} {{"]
-    lines += [f"  {member}" for member in cls.members]
-    return [*lines, "}"]
+    return f"{cls.keyword} {_safe(cls.name)}{stereotype} {{"
 
 
 def draft_from_image(data: bytes, source: str = "<image>", *, engine: OcrEngine | None = None,
@@ -114,14 +112,13 @@ def draft_from_ocr(pixels: np.ndarray, ocr: OcrResult, source: str = "<image>"
                 continue
             kept.append(member)
         mark("class", cls.name, cls.confidence, cls.doubt or "name read with doubt")
-        block = _class_block(replace(cls, members=tuple(kept)))
-        start = len(body)
-        body += block
-        for member, confidence in cls.doubtful_members:
-            if member in kept and confidence < DOUBT_BELOW:
-                at = start + 1 + kept.index(member) + 1  # 1-based, after @startuml
-                doubts.append(DraftDoubt("member", f"{cls.name}.{member}", confidence,
-                                         f"member read at {confidence:.2f}", at + 1))
+        body.append(_class_head(cls))
+        doubtful = {member: (sure, why) for member, sure, why in cls.doubtful_members}
+        for member in kept:
+            if member in doubtful:  # its ' ? comment inside the block, right above it
+                mark("member", f"{cls.name}.{member}", *doubtful[member])
+            body.append(f"  {member}")
+        body.append("}")
     relations = trace_relations(pixels, ocr, [c.box.rect for c in classes])
     for rel in relations:
         begin, end = _safe(classes[rel.begin].name), _safe(classes[rel.end].name)

@@ -1,13 +1,12 @@
 """Relations traced between class boxes: the strokes left once boxes and text are removed.
 
 Each connected run of those strokes that reaches two class boxes is a relation between
-them. Its decoration is read at the ends: a small closed outline next to a box (a hollow
-triangle) makes a generalization towards that box; a dense blob (an arrowhead; a filled
-diamond looks the same at this size, so compositions come out as associations) points the
-association at that box; a run that is made of many short pieces is dashed (a dependency,
-or a realization with a triangle). Text read beside the run becomes its label;
-multiplicities near an end belong to that end.
-"""
+them. Its decoration is read at the ends, by shape (:func:`_head`): a hollow triangle makes
+a generalization towards that box, a diamond (hollow or filled) an aggregation or a
+composition whose whole is that box, an arrowhead (filled or open) points the association
+at that box; a run that is made of many short pieces is dashed (a dependency, or a
+realization with a triangle). Text read beside the run becomes its label; multiplicities
+near an end belong to that end."""
 
 from __future__ import annotations
 
@@ -72,7 +71,6 @@ def trace_relations(pixels: np.ndarray, ocr: OcrResult, boxes: list[Rect]
     # a box's outline is as thick as the drawing's strokes (a big export draws them 5 px)
     stroke = stroke_width(raw)
     clear = max(_CLEAR, stroke + 3)
-    scale = min(2.0, max(1.0, stroke / 3))  # arrowheads grow with the strokes, a little
     for rect in boxes:
         x0, y0, x1, y1 = _grow(rect, clear, shape)
         lines[y0:y1, x0:x1] = False
@@ -99,7 +97,7 @@ def trace_relations(pixels: np.ndarray, ocr: OcrResult, boxes: list[Rect]
     loose = np.zeros(shape, dtype=bool)  # pieces that reach fewer than two boxes
     for found, component in _components(labels):
         found_relations = _relation(component, found, rings, (bare, marks), outside,
-                                    used_labels, False, scale)
+                                    used_labels, False, (boxes, stroke))
         if found_relations:
             relations.extend(found_relations)
         elif len(_touches(component, found, rings)) < 2:
@@ -109,7 +107,7 @@ def trace_relations(pixels: np.ndarray, ocr: OcrResult, boxes: list[Rect]
     labels, _count = ndimage.label(ndimage.binary_dilation(loose, iterations=6))
     for found, component in _components(labels):
         relations.extend(_relation(component, found, rings, (bare, marks), outside,
-                                   used_labels, True, scale))
+                                   used_labels, True, (boxes, stroke)))
     return relations
 
 
@@ -166,7 +164,9 @@ def _touches(component: np.ndarray, found: tuple[slice, slice], rings: list[Ring
 
 def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Ring],
               ink: tuple[np.ndarray, np.ndarray], texts: list[_Text], used: set[int],
-              dashed: bool, scale: float = 1.0) -> list[DraftRelation]:
+              dashed: bool, drawing: tuple[list[Rect], int]) -> list[DraftRelation]:
+    """The relation(s) a run of strokes makes; ``drawing``: the class boxes and the
+    drawing's stroke width, against which heads are measured."""
     import numpy as np
     from scipy import ndimage
 
@@ -174,13 +174,14 @@ def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Rin
     if len(touches) < 2:
         return []
     bare, marks = ink
+    rects, stroke = drawing
     doubts: list[str] = ["a dashed line pieced together"] if dashed else []
     if len(touches) > 2:
         # One triangle and several boxes on one tree of lines: the generalizations of a
         # shared trunk (UML's tree style), each child to the one parent.
-        heads = [_head(marks, point, scale) for _b, point in touches]
-        if heads.count("triangle") == 1:
-            parent, where = touches[heads.index("triangle")]
+        heads = [_head(marks, point, rects[b], stroke).shape for b, point in touches]
+        if heads.count(TRIANGLE) == 1:
+            parent, where = touches[heads.index(TRIANGLE)]
             facing = _OPPOSITE[_side(where, rings[parent][1])]
             children = [child for child, point in touches if child != parent]
             # a tree: every child meets the trunk on the side that faces the triangle
@@ -205,17 +206,24 @@ def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Rin
         strokes = bare[found] & component
         sizes = np.bincount(ndimage.label(strokes)[0].ravel())[1:]
         dashed = int((sizes >= 6).sum()) >= 4  # several short dashes, not one stroke
-    head_a, head_b = _head(marks, pa, scale), _head(marks, pb, scale)
+    head_a, head_b = _head(marks, pa, rects[a], stroke), _head(marks, pb, rects[b], stroke)
+    shapes = (head_a.shape, head_b.shape)
+    doubts += [h.doubt for h in (head_a, head_b) if h.doubt]
     rtype, begin, end = RelationType.ASSOCIATION, a, b
-    if "triangle" in (head_a, head_b):
-        parent, child = (a, b) if head_a == "triangle" else (b, a)
+    if TRIANGLE in shapes:
+        parent, child = (a, b) if shapes[0] == TRIANGLE else (b, a)
         rtype = RelationType.REALIZATION if dashed else RelationType.GENERALIZATION
         begin, end = child, parent
-    elif "blob" in (head_a, head_b):
-        # A filled arrowhead and a filled diamond look alike at this size: take it for an
-        # arrow (the commoner), pointing at that box.
-        begin, end = (b, a) if head_a == "blob" else (a, b)
-        doubts.append("a filled head: an arrow, or a composition's diamond?")
+    elif DIAMOND in shapes or FILLED_DIAMOND in shapes:
+        # the diamond sits at the whole, the model's first end (``Whole o-- Part``)
+        at_a = shapes[0] in (DIAMOND, FILLED_DIAMOND)
+        begin, end = (a, b) if at_a else (b, a)
+        filled = shapes[0 if at_a else 1] == FILLED_DIAMOND
+        rtype = RelationType.COMPOSITION if filled else RelationType.AGGREGATION
+    elif ARROW in shapes:
+        # (a line with an arrowhead that falls apart into pieces is more often a solid
+        # one crossed by others than a dependency: it stays an association)
+        begin, end = (b, a) if shapes[0] == ARROW and shapes[1] != ARROW else (a, b)
     elif dashed:
         rtype = RelationType.DEPENDENCY
     at = {a: pa, b: pb}
@@ -230,7 +238,7 @@ def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Rin
 _OPPOSITE = {"top": "bottom", "bottom": "top", "left": "right", "right": "left"}
 
 
-def _side(point: tuple[float, float], rect: tuple[int, int, int, int]) -> str:
+def _side(point: tuple[float, float], rect: Rect | tuple[int, int, int, int]) -> str:
     """The side of ``rect`` that ``point`` (just outside it) is nearest to."""
     x, y = point
     gaps = {"left": abs(x - rect[0]), "top": abs(y - rect[1]), "right": abs(x - rect[2]),
@@ -238,33 +246,182 @@ def _side(point: tuple[float, float], rect: tuple[int, int, int, int]) -> str:
     return min(gaps, key=lambda k: gaps[k])
 
 
-def _head(ink: np.ndarray, point: tuple[float, float], scale: float = 1.0) -> str:
-    """'triangle', 'blob' or '' for the decoration where a line meets a box (``scale``:
-    the drawing's stroke thickness over PlantUML's)."""
+# What a line's end is decorated with, read from the shape where it meets a box.
+TRIANGLE = "triangle"  # hollow: a generalization's (or a realization's) head
+DIAMOND = "diamond"  # hollow: an aggregation's whole
+FILLED_DIAMOND = "filled diamond"  # a composition's whole
+ARROW = "arrow"  # a filled or an open arrowhead: a navigable association's target
+
+
+@dataclass(frozen=True)
+class Head:
+    shape: str  # one of the four above, or "" for a plain end
+    doubt: str = ""  # why the shape is not sure ("" when it is)
+
+
+def _head(ink: np.ndarray, point: tuple[float, float], box: Rect, stroke: int) -> Head:
+    """The decoration where a line meets ``box`` near ``point``, by its shape: the ink
+    beyond the box's side is turned so that the line runs away from the box, and its width
+    is measured row by row. A head is where it is much wider than a stroke; a triangle
+    (its tip on the box) is widest at its far end and stops there, a diamond narrows again
+    as it widened; a closed outline with paper inside is hollow, a solid one filled, and a
+    wide head that is neither (two strokes in a V) an open arrowhead. Sizes are measured
+    against the drawing's stroke, so thick marker strokes and big exports read alike."""
+
+    stroke = max(1, stroke)
+    length = max(48, 10 * stroke)  # how far from the box a head may reach
+    half = max(24, 6 * stroke)  # how wide it may be, each side of the line
+    patch = _beyond(ink, _side(point, box), box, point, length, half)
+    shape = _head_shape(patch, stroke, length, half) if patch.any() else Head("")
+    # A line that leaves near a corner or slants does not run along the rows: then look
+    # for what any head has, whatever its direction — paper enclosed near the end (a
+    # hollow head, taken for a triangle) or a solid blob (an arrowhead).
+    if shape.shape in ("", ARROW):
+        seen = _any_head(ink, point, stroke)
+        # paper enclosed near the end that the rows missed (a marker's head, coloured in
+        # but for a gap) outweighs a solid look
+        if not shape.shape or seen.shape == TRIANGLE:
+            return seen
+    return shape
+
+
+def _head_shape(patch: np.ndarray, stroke: int, length: int, half: int) -> Head:
+    """:func:`_head` on the ink beyond the box, turned (see :func:`_beyond`)."""
     import numpy as np
     from scipy import ndimage
 
+    # the box's own outline: the first rows, inked nearly across the whole patch
+    across = patch.mean(axis=1) >= 0.6
+    found = np.flatnonzero(across[:stroke + 3])
+    cut = int(found[0]) if len(found) else 0
+    while cut < min(len(across), 3 * stroke + 4) and across[cut]:
+        cut += 1
+    filled = ndimage.binary_fill_holes(patch)  # paper the outline (and box) closes in
+    filled[:cut] = False
+    labels, count = ndimage.label(filled)
+    if count == 0:
+        return Head("")
+    # the piece that leaves the box where the line does (the middle of the patch)
+    near = labels[cut:cut + max(4, length // 3), half - half // 2:half + half // 2 + 1]
+    counts = np.bincount(near.ravel(), minlength=count + 1)
+    counts[0] = 0
+    if counts.max() == 0:
+        return Head("")
+    piece = labels == int(counts.argmax())
+    # The outline is measured as drawn: the ink mask's one-pixel thickening taken back
+    # (it would fill a small arrowhead's notch and round a triangle's base into a diamond).
+    outline = ndimage.binary_erosion(piece)
+    drawn = max(1, stroke - 2)
+    spans = np.zeros(len(piece), dtype=int)
+    middles = np.full(len(piece), np.nan)
+    for r in np.flatnonzero(outline.any(axis=1)):
+        cols = np.flatnonzero(outline[r])
+        spans[r] = cols[-1] - cols[0] + 1
+        middles[r] = (cols[-1] + cols[0]) / 2
+    wide = spans >= max(2 * drawn + 1, drawn + 4)
+    if not wide[cut:cut + length // 2].any():
+        return Head("")
+    first = cut + int(np.flatnonzero(wide[cut:])[0])
+    if int(((spans[cut:first] > 0) & (spans[cut:first] <= drawn + 1)).sum()) > 2 * drawn + 3:
+        return Head("")  # a line runs on from the box before anything wide: not its head
+    last = first
+    while last + 1 < len(wide) and (wide[last + 1] or (last + 2 < len(wide) and wide[last + 2])):
+        last += 1
+    head = slice(first, last + 1)
+    widest = spans[head].max()
+    edges = outline[head][:, [0, -1]].any()
+    if edges or last - first + 1 < 0.3 * widest:
+        return Head("")  # a line that bends or crosses another near the box: no head
+    # a head sits across its line, as much on one side as on the other (a letter or a
+    # crossing line touching the line sits on one side)
+    thin = (spans > 0) & (spans <= drawn + 2)
+    line = float(np.nanmedian(middles[thin])) if thin.any() else float(half)
+    inked = [np.flatnonzero(row) for row in outline[head]]
+    left = float(sum(line - c[0] for c in inked if c.size))
+    right = float(sum(c[-1] - line for c in inked if c.size))
+    if min(left, right) < 0.45 * max(left, right, 1.0):
+        return Head("")
+    at = np.flatnonzero(spans[head] >= 0.9 * widest)
+    peak = first + float(at.mean())
+    rise, fall = peak - first, last - peak
+    narrowing = fall / max(1.0, rise + fall)  # ~0 for a triangle's base, ~0.5 for a diamond
+    shape_area = int(piece[head].sum())
+    # Paper inside the head: holes in the ink mask, or in the strokes as drawn (the mask's
+    # one-pixel thickening taken back: thick strokes round a small head leave little
+    # paper, and thin ones might break)
+    paper = 0
+    for strokes in (patch & piece, ndimage.binary_erosion(patch & piece)):
+        paper = max(paper, int((ndimage.binary_fill_holes(strokes) & ~strokes)[head].sum()))
+    hollow = paper >= max(3, 0.03 * shape_area)
+    solid = int(outline[head].sum()) >= 0.7 * int(spans[head].sum())
+    # An arrowhead's barbs reach back beside the line with paper between (its notch, or
+    # the V of an open one): rows past the widest with a gap. A diamond's back half is
+    # one closed piece.
+    barbs = sum(1 for row in piece[int(np.ceil(peak)):last + 1]
+                if np.count_nonzero(np.diff(np.flatnonzero(row)) > 1))
+    # a head narrows to its tip on the box (a block of ink or writing does not); a
+    # diamond narrows at its far end too
+    if spans[first] > 0.7 * widest:
+        return Head("")
+    diamond = narrowing >= 0.28 and barbs == 0 and spans[last] <= 0.7 * widest
+    doubt = "a diamond or a triangle?" if 0.18 <= narrowing <= 0.38 else ""
+    if hollow:
+        return Head(DIAMOND if diamond else TRIANGLE, doubt)
+    if solid and diamond:
+        return Head(FILLED_DIAMOND, doubt and "a filled diamond or an arrowhead?")
+    return Head(ARROW)
+
+
+def _any_head(ink: np.ndarray, point: tuple[float, float], stroke: int) -> Head:
+    """A hollow head (a triangle) or a solid one (an arrowhead) near ``point``, whatever its
+    direction: paper enclosed by strokes in a window round it, or a window mostly ink."""
+    import numpy as np
+    from scipy import ndimage
+
+    scale = min(2.0, max(1.0, stroke / 3))  # heads grow with the strokes, a little
     x, y = int(point[0]), int(point[1])
     h, w = ink.shape
     reach = int(16 * scale)
-    y0, y1, x0, x1 = max(0, y - reach), min(h, y + reach + 1), max(0, x - reach), min(
-        w, x + reach + 1)
-    window = ink[y0:y1, x0:x1]
+    window = ink[max(0, y - reach):min(h, y + reach + 1), max(0, x - reach):min(w, x + reach + 1)]
     if window.size == 0:
-        return ""
+        return Head("")
     holes, count = ndimage.label(~window)
     sizes = np.bincount(holes.ravel())
     border = set(np.unique(np.concatenate([holes[0], holes[-1], holes[:, 0], holes[:, -1]])))
     area = scale * scale
-    enclosed = [i for i in range(1, count + 1)
-                if i not in border and 12 * area <= sizes[i] <= 400 * area]
-    if enclosed:
-        return "triangle"
+    if any(i not in border and 12 * area <= sizes[i] <= 400 * area
+           for i in range(1, count + 1)):
+        return Head(TRIANGLE, "a hollow head seen askew: a triangle or a diamond?")
     near = int(7 * scale)
     core = ink[max(0, y - near):min(h, y + near + 1), max(0, x - near):min(w, x + near + 1)]
     if core.size and core.mean() > 0.6:
-        return "blob"
-    return ""
+        return Head(ARROW, "a filled head seen askew: an arrow or a composition's diamond?")
+    return Head("")
+
+
+def _beyond(ink: np.ndarray, side: str, box: Rect, point: tuple[float, float], length: int,
+            half: int) -> np.ndarray:
+    """The ink just outside ``box``'s ``side``, turned so that row 0 is the side itself and
+    rows run away from the box; columns are centred on ``point`` (2·half+1 wide)."""
+    import numpy as np
+
+    h, w = ink.shape
+    # (``box`` is the paper inside the outline: the outline starts just outside it)
+    if side in ("top", "bottom"):
+        edge = int(box[1]) - 1 if side == "top" else int(box[3])
+        y0, y1 = (edge - length, edge + 1) if side == "top" else (edge, edge + length + 1)
+        x0, x1 = int(point[0]) - half, int(point[0]) + half + 1
+    else:
+        edge = int(box[0]) - 1 if side == "left" else int(box[2])
+        x0, x1 = (edge - length, edge + 1) if side == "left" else (edge, edge + length + 1)
+        y0, y1 = int(point[1]) - half, int(point[1]) + half + 1
+    window = ink[max(0, y0):max(0, min(h, y1)), max(0, x0):max(0, min(w, x1))]
+    window = np.pad(window, ((max(0, -y0), max(0, y1 - h)), (max(0, -x0), max(0, x1 - w))))
+    if side == "top":
+        return window[::-1]
+    if side == "bottom":
+        return window
+    return window[:, ::-1].T if side == "left" else window.T
 
 
 def _texts(lines: list[_Text], at_begin: tuple[float, float], at_end: tuple[float, float],

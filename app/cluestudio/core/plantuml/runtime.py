@@ -17,12 +17,19 @@ from cluestudio.core.errors import ClueStudioError
 
 # Smetana is PlantUML's built-in Java port of Graphviz's layout: no `dot` binary needed.
 LAYOUT_ARGS = ("-Playout=smetana",)
+# Java's quick compiler only: a session draws tens to hundreds of small diagrams, and the
+# optimising compiler's work never paid back for them. Measured beside the default
+# (benchmarks/bench_jvm_flags.py, docs/adr/0002): start + the sample course's 69 syntax checks
+# ~0.9 instead of ~1.7 CPU-s, 207 SVG renders 3.3 instead of 6.9-7.6 CPU-s, and still 12
+# instead of ~20 ms of CPU a render after 550 of them.
+C1_ONLY = ("-XX:TieredStopAtLevel=1",)
 # Untrusted diagrams: no !include of files or URLs, no stdlib fetches (DESIGN §8).
 JVM_ARGS = (
     "-Djava.awt.headless=true",
     "-DPLANTUML_SECURITY_PROFILE=SANDBOX",
     "-Dfile.encoding=UTF-8",
     "-Xss4m",
+    *C1_ONLY,
 )
 
 

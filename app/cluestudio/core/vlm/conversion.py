@@ -163,7 +163,7 @@ def combined_checker(*checkers: SyntaxChecker) -> SyntaxChecker:
 def default_renderer(text: str) -> bytes:
     """PNG from the shared PlantUML renderer service (sandboxed, size- and time-limited)."""
     try:
-        from cluestudio.core.plantuml.renderer import (  # type: ignore[import-not-found]
+        from cluestudio.core.plantuml.renderer import (
             get_renderer,
         )
     except ImportError as error:

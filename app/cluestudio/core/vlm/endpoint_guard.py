@@ -46,7 +46,7 @@ def _httpx() -> Any:
 def _capped_stream(httpx: Any, stream: Any, limit: int, url: str) -> Any:
     """The response body, refused once more than ``limit`` bytes have come."""
 
-    class CappedStream(httpx.SyncByteStream):  # type: ignore[misc, name-defined]
+    class CappedStream(httpx.SyncByteStream):
         def __iter__(self) -> Iterator[bytes]:
             read = 0
             for chunk in stream:

@@ -24,7 +24,7 @@ def text_hash(text: str) -> str:
 def parse_status(puml: str) -> tuple[bool | None, str | None]:
     """(parsed?, error) for a PlantUML text; (None, None) while no parser is installed."""
     try:
-        from cluestudio.core.plantuml import parse_plantuml  # type: ignore[attr-defined]
+        from cluestudio.core.plantuml import parse_plantuml
     except ImportError:
         return None, None
     from cluestudio.core.errors import ClueStudioError

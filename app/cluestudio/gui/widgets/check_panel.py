@@ -100,7 +100,7 @@ class CheckPanel(QWidget):
     def show_report(self, report: Any | None, can_check: bool, puml: str | None = None
                     ) -> None:
         """``report`` of the conversion ``puml`` (given: the findings that would cry wolf
-        are left out, see app/check_display.py)."""
+        are left out, see core/check/doubtful.py)."""
         from cluestudio.app.check_display import shown_findings
 
         self.tree.clear()
@@ -125,7 +125,8 @@ class CheckPanel(QWidget):
         shown = shown_findings(report, puml)
         hidden = (f" · {shown.hidden} doubtful not listed" if shown.hidden else "")
         self.summary.setToolTip(f"{shown.hidden} finding(s) not listed: multiplicities OCR "
-                                "misses, names the PlantUML has under another class"
+                                "misses, words of a legend or an editor's palette, "
+                                "stereotypes OCR misread, words cut by the image's edge"
                                 if shown.hidden else "")
         self.summary.setText(
             f"{flag} · triage {report.triage:.2f} · the PlantUML has "

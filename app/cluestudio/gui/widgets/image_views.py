@@ -14,6 +14,8 @@ shown.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from cluestudio.gui.qt import (
     QColor,
     QGraphicsPixmapItem,
@@ -80,8 +82,8 @@ class DiagramImageView(QGraphicsView):
         self._overlay.setVisible(False)
         # The default FastTransformation drops pixel rows and columns below 100%: 1-px
         # borders vanish and glyphs lose strokes ("Loan" reads "Loar").
-        for item in (self._base, self._overlay):
-            item.setTransformationMode(Qt.TransformationMode.SmoothTransformation)
+        for pixmap in (self._base, self._overlay):
+            pixmap.setTransformationMode(Qt.TransformationMode.SmoothTransformation)
         self._highlight = QGraphicsRectItem()
         self._highlight.setPen(QPen(QColor("#ff9800"), 4))
         self._highlight.setVisible(False)
@@ -357,11 +359,11 @@ class ZoomSync(QObject):
     def readable_all(self) -> None:
         self._each(DiagramImageView.readable)
 
-    def _each(self, fit: object) -> None:
+    def _each(self, fit: Callable[[DiagramImageView], object]) -> None:
         self.enabled = False  # each view fits its own diagram
         try:
             for view in self.views:
-                fit(view)  # type: ignore[operator]
+                fit(view)
         finally:
             self.enabled = True
 

@@ -155,12 +155,12 @@ class RubricPanel(QWidget):
         body_layout.addWidget(self.comment_label)
         body_layout.addWidget(self.comment)
         body_layout.addStretch(1)
-        self.scroll = QScrollArea()
-        self.scroll.setWidget(body)
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # keys belong to the panel
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll_area = QScrollArea()
+        self.scroll_area.setWidget(body)
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.scroll_area.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # keys belong to the panel
+        self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         buttons = QWidget()
         button_row = FlowLayout(buttons, spacing=4)
         button_row.addWidget(self.full_marks)
@@ -168,7 +168,7 @@ class RubricPanel(QWidget):
 
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
-        layout.addWidget(self.scroll, 1)
+        layout.addWidget(self.scroll_area, 1)
         layout.addWidget(self.total_label)
         layout.addWidget(self.draft_label)
         layout.addWidget(buttons)
@@ -201,7 +201,7 @@ class RubricPanel(QWidget):
 
     def focus_comment(self) -> None:
         """Scroll the comment box into view and type there (Tab returns to the items)."""
-        self.scroll.ensureWidgetVisible(self.comment)
+        self.scroll_area.ensureWidgetVisible(self.comment)
         self.comment.setFocus()
 
     def item_labels(self) -> list[str]:
@@ -323,7 +323,7 @@ class RubricPanel(QWidget):
             row.show_value(self._scores.get(row.item.id))
             row.set_selected(index == self._selected)
         if self._rows:
-            self.scroll.ensureWidgetVisible(self._rows[self._selected], 0, 4)
+            self.scroll_area.ensureWidgetVisible(self._rows[self._selected], 0, 4)
         total = self.total()
         scored = sum(1 for i in self.rubric.items if i.id in self._scores)
         if total is None:

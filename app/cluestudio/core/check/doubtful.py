@@ -1,0 +1,148 @@
+"""Findings the check sets aside instead of crying wolf: text the PlantUML does state.
+
+A reviewer shown a correct name as "dropped" learns to ignore the check (issue 24 item 8,
+issue 29). What is set aside here is no finding at all, so the report, its flag, its triage
+and the window all leave it out alike (the window only says how many were left out):
+
+- a multiplicity ("1", "*", "0..1") as "in the PlantUML, not in image A": one or two glyphs
+  beside a line, which OCR misses far more often than a converter invents them;
+- only for a report stored by a check before version 3 (``stated_anywhere``): a member
+  or type it listed in the box of a class the PlantUML has, that the PlantUML states under
+  another class. That check paired names without regard to boxes and so listed names
+  read twice; today's pairs each name with the token in its own class's box first, and
+  such a word is a real finding (an attribute dropped from one class that another class
+  also has: on synthetic renders this rule would lose a third of the dropped attributes);
+- a stereotype the PlantUML states, read with its guillemets as letters
+  (``simplementeds`` for «implemented»);
+- the words of a template's box: a box whose header is written in UML's own vocabulary
+  (``Class``, ``«abstract» Abstract``, ``Class Diagram``, ``Enumeration``) and names no
+  class of the PlantUML is an editor palette's sample shape or a tool's button
+  (:func:`template_boxes`);
+- a word the PlantUML's text writes outside its model: a legend, a title, a caption, a
+  member line the parser could not read (:func:`drawn_outside_model`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterable, Sequence
+
+from cluestudio.core.check.names import ModelName, identifiers, is_multiplicity, name_key
+from cluestudio.core.check.report import InventedName, MissingName
+from cluestudio.core.check.tokens import ImageToken
+from cluestudio.core.model import ClassDiagram
+
+# PlantUML lines that draw no text: comments, directives, layout and style commands.
+_SILENT = re.compile(r"^\s*(?:'|@|!|skinparam\b|hide\b|show\b|remove\b|set\b|scale\b|"
+                     r"left to right\b|top to bottom\b|allow_?mixing\b)", re.IGNORECASE)
+
+
+# UML's own words for its elements, as editors' palettes and templates write them in
+# place of a name ("Class", "attribute: Type", "method()"); words that are also domain
+# names (Type, Entity, Object, Component, Property, Item, Actor) are left out.
+UML_VOCABULARY = frozenset((
+    "class", "classes", "diagram", "attribute", "attributes", "method", "methods",
+    "operation", "operations", "enumeration", "interface", "abstract", "classname",
+    "stereotype", "datatype", "literal",
+))
+
+
+def template_boxes(tokens: Sequence[ImageToken], class_names: Collection[int]) -> set[int]:
+    """Class boxes of image A whose header is UML's vocabulary rather than a name: no
+    token of theirs is paired with a class name (``class_names``: indices of those
+    tokens) and every word read as their name is :data:`UML_VOCABULARY`. An editor's
+    palette (sample "Class" and "Enumeration" shapes) or a tool's button ("Class
+    Diagram"); a class the conversion dropped has a name for header."""
+    named = {tokens[t].class_box for t in class_names}
+    words: dict[int, list[str]] = {}
+    for token in tokens:
+        if token.kind == "class" and token.class_box is not None \
+                and token.class_box not in named:
+            words.setdefault(token.class_box, []).append(token.text.casefold())
+    return {box for box, header in words.items()
+            if all(w in UML_VOCABULARY for w in header)}
+
+
+def drawn_outside_model(text: str, diagram: ClassDiagram) -> frozenset[str]:
+    """Keys of the words ``text`` draws on lines that hold none of ``diagram``'s elements
+    (a legend, a title, a header or caption, a member the parser could not read), less
+    the diagram's class names: computed from the faithful pair, it leaves a class that a
+    conversion drops to be found."""
+    used: set[int] = set()
+    for cls in diagram.classes:
+        used.update(a.line for a in cls.attributes if a.line)
+        used.update(m.line for m in cls.methods if m.line)
+        if cls.line:
+            used.add(cls.line)
+    used.update(r.line for r in diagram.relations if r.line)
+    used.update(n.line for n in diagram.notes if n.line)
+    classes = {name_key(w) for cls in diagram.classes
+               for w in [cls.name, *identifiers(cls.name)]}
+    words: set[str] = set()
+    silent_block = in_comment = False
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if in_comment:
+            in_comment = "'/" not in stripped
+            continue
+        if stripped.startswith("/'"):
+            in_comment = "'/" not in stripped[2:]
+            continue
+        if silent_block:
+            silent_block = stripped != "}"
+            continue
+        if _SILENT.match(stripped):
+            silent_block = stripped.endswith("{")
+            continue
+        if number in used:
+            continue
+        words.update(name_key(w) for w in identifiers(line))
+    return frozenset(words - classes)
+
+
+def _kindred(read_kind: str, stated_kind: str) -> bool:
+    """Whether a word read as ``read_kind`` in a box of a class the PlantUML has is the
+    same name as one stated as ``stated_kind`` (members and types, among themselves)."""
+    members = ("attribute", "method", "parameter", "type", "label", "keyword",
+               "type keyword", "stereotype")
+    return read_kind in members and stated_kind in members[:4]
+
+
+def _read_keys(finding: MissingName) -> list[str]:
+    """A finding's text as a key, and for an old report's ``name : Type`` its name's."""
+    multiplicity = finding.kind == "multiplicity"
+    keys = [name_key(finding.text, multiplicity=multiplicity)]
+    head = re.split(r"[:(]", finding.text, maxsplit=1)[0]
+    if head != finding.text and len(head.strip()) > 2:
+        keys.append(name_key(head))
+    return keys
+
+
+def set_aside(missing: Iterable[MissingName], invented: Iterable[InventedName],
+              names: Sequence[ModelName], also_drawn: Collection[str] = (), *,
+              stated_anywhere: bool = False
+              ) -> tuple[tuple[MissingName, ...], tuple[InventedName, ...], int]:
+    """(missing kept, invented kept, how many were set aside) of ``names``'s check."""
+    stated: dict[str, set[str]] = {}
+    classes = {name_key(n.owner) for n in names if n.kind == "class"}
+    stereotypes = {n.key for n in names if n.kind == "stereotype" and len(n.key) >= 4}
+    for name in names:
+        stated.setdefault(name.key, set()).add(name.kind)
+    missing, invented = tuple(missing), tuple(invented)
+
+    def stated_elsewhere(finding: MissingName) -> bool:
+        for key in _read_keys(finding):
+            if key in also_drawn and finding.kind != "multiplicity":
+                return True
+            if {key[1:], key[:-1], key[1:-1]} & stereotypes:
+                return True  # «implemented» with its guillemets read as letters
+            if stated_anywhere and name_key(finding.owner) in classes and any(
+                    _kindred(finding.kind, kind) for kind in stated.get(key, ())):
+                return True
+        return False
+
+    kept_missing = tuple(m for m in missing if not stated_elsewhere(m))
+    kept_invented = tuple(i for i in invented
+                          if i.kind != "multiplicity" and not is_multiplicity(i.text))
+    left_out = len(missing) - len(kept_missing) + len(invented) - len(kept_invented)
+    return kept_missing, kept_invented, left_out

@@ -1,0 +1,84 @@
+"""CPU seconds of the OCR engine per image, ours beside rapidocr as it comes (issues 28, 29).
+
+    .venv/bin/python benchmarks/bench_ocr_cost.py [--every N] [--folders plantucd ...]
+
+On ``../shared/realimages/`` (``$CLUESTUDIO_REALIMAGES`` elsewhere; exits 0 with a note when
+absent: the images are never copied into the project). Each image is read by both engines
+in one process, in alternating order, and the process's CPU time (all threads) of each
+read is taken: ``plain`` is rapidocr 3.10 as it comes (its ONNX Runtime sessions, whose
+idle threads spin; detection at 3200 px; every script), ``ours`` the engine as
+``get_engine`` makes it (threads that sleep; detection shrunk to the letters' size; each
+line recognised from the image itself; Latin script only). The layout is not included
+(``bench_realimages.py`` times OCR and layout together). Also printed: how many lines each
+read and how many of the plain engine's lines ours reads with the same text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from collections import defaultdict
+
+from bench_realimages import KINDS, items, realimages_folder
+
+from cluestudio.core.ocr.engine import RapidOcrEngine
+from cluestudio.core.ocr.image import load_image_file
+
+
+def _cpu_read(engine: RapidOcrEngine, pixels) -> tuple[float, list[str]]:  # type: ignore[no-untyped-def]
+    started = time.process_time()
+    lines = engine.read(pixels)
+    return time.process_time() - started, [line.text for line in lines]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--every", type=int, default=1, help="every Nth image only")
+    parser.add_argument("--folders", nargs="*", default=None)
+    args = parser.parse_args(argv)
+    root = realimages_folder()
+    if root is None:
+        print("no ../shared/realimages/ next to the repository (set CLUESTUDIO_REALIMAGES): "
+              "nothing to measure")
+        return 0
+    engines = {"plain": RapidOcrEngine(plain=True), "ours": RapidOcrEngine()}
+    cpu: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    same = total = 0
+    load_before = os.getloadavg()
+    for number, item in enumerate(list(items(root, args.folders))[::max(1, args.every)]):
+        pixels = load_image_file(item.image).pixels
+        order = ("plain", "ours") if number % 2 == 0 else ("ours", "plain")
+        texts: dict[str, list[str]] = {}
+        for name in order:
+            seconds, texts[name] = _cpu_read(engines[name], pixels)
+            for group in (item.kind, "all"):
+                cpu[group][name].append(seconds)
+        ours = list(texts["ours"])
+        for text in texts["plain"]:
+            total += 1
+            if text in ours:
+                ours.remove(text)
+                same += 1
+        print(f"{number + 1} images", file=sys.stderr, flush=True)
+    load_after = os.getloadavg()
+    print(f"{os.cpu_count()} cores; load average {load_before[0]:.1f} before, "
+          f"{load_after[0]:.1f} after")
+    print(f"{'CPU s per image':24} {'plain median/max':>18} {'ours median/max':>18} "
+          f"{'ours/plain (sum)':>17}")
+    for group in (*KINDS, "all"):
+        if group not in cpu:
+            continue
+        plain, ours_cpu = cpu[group]["plain"], cpu[group]["ours"]
+        print(f"{group + f' ({len(plain)})':24} "
+              f"{statistics.median(plain):8.2f}/{max(plain):<9.2f} "
+              f"{statistics.median(ours_cpu):8.2f}/{max(ours_cpu):<9.2f} "
+              f"{sum(ours_cpu) / sum(plain):17.2f}")
+    print(f"lines of the plain engine that ours reads with the same text: {same}/{total}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
