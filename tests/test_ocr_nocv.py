@@ -69,13 +69,15 @@ def _words(lines) -> list[str]:
 @needs_ocr
 @pytest.mark.xdist_group("ocr")
 def test_the_opencv_free_pipeline_reads_what_rapidocrs_own_pipeline_reads() -> None:
+    """The port in rapidocr's own flow (``plain``: no letter-size detection, every script)
+    against rapidocr as it comes, step for step."""
     pytest.importorskip("cv2", reason="rapidocr's own pipeline needs OpenCV")
     from cluestudio.core.ocr.engine import MAX_SIDE, RapidOcrEngine, _rapidocr_folder
     from cluestudio.core.ocr.onnx_pipeline import OnnxOcrEngine
 
     folder = _rapidocr_folder()
     assert folder is not None
-    theirs, ours = RapidOcrEngine(), OnnxOcrEngine("test", MAX_SIDE, folder)
+    theirs, ours = RapidOcrEngine(), OnnxOcrEngine("test", MAX_SIDE, folder, plain=True)
     if theirs.lite:
         pytest.skip("rapidocrlite has its own runtime and models")
     for name, pixels in IMAGES.items():
@@ -131,6 +133,7 @@ def test_rapidocrs_pipeline_is_used_only_when_asked_for(monkeypatch) -> None:
 def test_the_ported_geometry_matches_opencv() -> None:
     cv2 = pytest.importorskip("cv2")
     from cluestudio.core.ocr import onnx_pipeline as port
+    from cluestudio.core.ocr.resample import resize_area
 
     rng = np.random.default_rng(7)
     image = rng.integers(0, 256, (123, 457, 3), dtype=np.uint8)
@@ -149,6 +152,24 @@ def test_the_ported_geometry_matches_opencv() -> None:
     expected = cv2.warpPerspective(image, cv2.getPerspectiveTransform(quad, target), (270, 55),
                                    borderMode=cv2.BORDER_REPLICATE, flags=cv2.INTER_CUBIC)
     assert np.abs(port.crop_quad(image, quad).astype(int) - expected).max() <= 1
+    for width, height in ((200, 50), (100, 41), (457, 61), (61, 17)):  # detection's shrink
+        expected = cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA)
+        assert np.abs(resize_area(image, width, height).astype(int) - expected).max() <= 1
+
+
+def test_the_letter_size_is_measured_as_with_opencv() -> None:
+    cv2 = pytest.importorskip("cv2")
+    from cluestudio.core.ocr.tuning import letter_height
+
+    for name, pixels in IMAGES.items():  # main's OpenCV measure (issue 29), step for step
+        gray = cv2.cvtColor(np.ascontiguousarray(pixels), cv2.COLOR_RGB2GRAY)
+        _, ink = cv2.threshold(gray, 0, 1, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
+        _, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+        width, height, area = stats[1:, 2], stats[1:, 3], stats[1:, 4]
+        letters = ((height >= 4) & (height <= 120) & (width <= 1.5 * height)
+                   & (width >= 0.15 * height) & (area >= 0.15 * width * height))
+        expected = float(np.percentile(height[letters], 25)) if letters.sum() >= 30 else None
+        assert letter_height(pixels) == expected, name
 
 
 def test_ctc_decoding_merges_repeats_and_drops_blanks() -> None:

@@ -5,7 +5,9 @@ to numpy, scipy.ndimage and pyclipper.
 Why: rapidocr uses OpenCV (~150 MB of a ~725 MB installer, issue 28) for ~20 array functions.
 The port follows rapidocr 3.10 step by step (its module named in the docstrings) with our
 engine's settings, and reads what it reads (tests/test_ocr_nocv.py). Resizes and the crop
-sample as OpenCV does (not Pillow's antialiased way): the models were tuned on that.
+sample as OpenCV does (``resample``): the models were tuned on that. On top, what issue 29
+changed (``tuning``): sessions whose threads sleep, detection on a copy shrunk to the
+letters' size, each found line recognised from the image itself, Latin script only.
 """
 
 from __future__ import annotations
@@ -13,14 +15,13 @@ from __future__ import annotations
 import math
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
+from cluestudio.core.ocr.resample import crop_quad, resize_area, resize_linear
 from cluestudio.core.ocr.result import Box, TextLine
-
-if TYPE_CHECKING:
-    import onnxruntime
+from cluestudio.core.ocr.tuning import LANGUAGE_LETTERS, detection_scale, non_latin, quiet_session
 
 # rapidocr's config.yaml defaults (Global, Det, Rec sections) that our engine does not change
 MIN_SIDE = 30                            # Global.min_side_len (max_side_len: our engine's)
@@ -31,7 +32,6 @@ DET_THRESH, BOX_THRESH, UNCLIP_RATIO = 0.3, 0.5, 1.6
 MAX_CANDIDATES, MIN_BOX_SIDE = 1000, 3
 REC_HEIGHT, REC_WIDTH, REC_BATCH = 48, 320, 6  # Rec.rec_img_shape, rec_batch_num
 _LINE_STEP = 10                          # sorted_boxes: boxes this much lower start a new line
-_CUBIC_A = -0.75                         # OpenCV's bicubic kernel (Pillow's is -0.5)
 
 
 def model_files(folder: Path) -> tuple[Path, Path]:
@@ -41,86 +41,6 @@ def model_files(folder: Path) -> tuple[Path, Path]:
     if not det or not rec:
         raise FileNotFoundError(f"no PP-OCR det/rec models in {models}")
     return det[-1], rec[-1]
-
-
-def _session(path: Path) -> onnxruntime.InferenceSession:
-    import onnxruntime as ort
-
-    # the options rapidocr's OrtInferSession sets; threads: the runtime's default (all cores)
-    options = ort.SessionOptions()
-    options.log_severity_level = 4
-    options.enable_cpu_mem_arena = False
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    return ort.InferenceSession(str(path), sess_options=options,
-                                providers=["CPUExecutionProvider"])
-
-
-# --- resampling as OpenCV does it -------------------------------------------------------
-
-def _linear_taps(n_out: int, n_in: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    src = np.maximum((np.arange(n_out) + 0.5) * (n_in / n_out) - 0.5, 0.0)
-    low = np.minimum(np.floor(src).astype(np.intp), n_in - 1)
-    frac = (src - low).astype(np.float32)
-    return low, np.minimum(low + 1, n_in - 1), frac
-
-
-def resize_linear(image: np.ndarray, width: int, height: int) -> np.ndarray:
-    """``cv2.resize(image, (width, height))``: bilinear on pixel centres, no antialiasing."""
-    h, w = image.shape[:2]
-    if (h, w) == (height, width):
-        return image.copy()
-    y0, y1, fy = _linear_taps(height, h)
-    x0, x1, fx = _linear_taps(width, w)
-    fy, fx = fy[:, None, None], fx[None, :, None]
-    top, bottom = image[y0].astype(np.float32), image[y1].astype(np.float32)
-    rows = top + (bottom - top) * fy
-    out = rows[:, x0] + (rows[:, x1] - rows[:, x0]) * fx
-    return np.clip(np.rint(out), 0, 255).astype(np.uint8)
-
-
-def _cubic_weights(t: np.ndarray) -> list[np.ndarray]:
-    a = _CUBIC_A
-    w0 = ((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a
-    w1 = ((a + 2) * t - (a + 3)) * t * t + 1
-    w2 = ((a + 2) * (1 - t) - (a + 3)) * (1 - t) * (1 - t) + 1
-    return [w0, w1, w2, 1 - w0 - w1 - w2]
-
-
-def _homography(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
-    """The 3×3 matrix taking the four ``src`` points to ``dst`` (cv2.getPerspectiveTransform)."""
-    rows, rhs = [], []
-    for (x, y), (u, v) in zip(src.astype(np.float64), dst.astype(np.float64), strict=True):
-        rows.append([x, y, 1, 0, 0, 0, -x * u, -y * u])
-        rows.append([0, 0, 0, x, y, 1, -x * v, -y * v])
-        rhs += [u, v]
-    return np.append(np.linalg.solve(np.array(rows), np.array(rhs)), 1.0).reshape(3, 3)
-
-
-def crop_quad(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
-    """The text in ``quad`` straightened (rapidocr utils/process_img.get_rotate_crop_image:
-    a perspective warp, bicubic, border replicated); tall crops are turned on their side."""
-    width = int(max(np.linalg.norm(quad[0] - quad[1]), np.linalg.norm(quad[2] - quad[3])))
-    height = int(max(np.linalg.norm(quad[0] - quad[3]), np.linalg.norm(quad[1] - quad[2])))
-    target = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
-    to_source = _homography(target, quad)
-    ys, xs = np.mgrid[0:height, 0:width].astype(np.float64)
-    den = to_source[2, 0] * xs + to_source[2, 1] * ys + to_source[2, 2]
-    den = np.where(den == 0, 1.0, den)
-    # the exact source position (OpenCV 5 no longer rounds it to 1/32 pixel)
-    sx = (to_source[0, 0] * xs + to_source[0, 1] * ys + to_source[0, 2]) / den
-    sy = (to_source[1, 0] * xs + to_source[1, 1] * ys + to_source[1, 2]) / den
-    x0, y0 = np.floor(sx).astype(np.intp), np.floor(sy).astype(np.intp)
-    wx = _cubic_weights((sx - x0).astype(np.float32))
-    wy = _cubic_weights((sy - y0).astype(np.float32))
-    h, w = image.shape[:2]
-    out = np.zeros((height, width, image.shape[2]), np.float32)
-    for i in range(4):
-        rows = np.clip(y0 + i - 1, 0, h - 1)
-        for j in range(4):
-            cols = np.clip(x0 + j - 1, 0, w - 1)
-            out += (wy[i] * wx[j])[..., None] * image[rows, cols]
-    crop = np.clip(np.rint(out), 0, 255).astype(np.uint8)
-    return np.rot90(crop) if height >= 1.5 * width else crop
 
 
 # --- detection (rapidocr ch_ppocr_det/utils.py: DetPreProcess, DBPostProcess) -----------
@@ -298,9 +218,13 @@ def _rec_input(crop: np.ndarray, max_ratio: float) -> np.ndarray:
     return padded
 
 
-def ctc_decode(probs: np.ndarray, characters: list[str]) -> list[tuple[str, float]]:
+def ctc_decode(probs: np.ndarray, characters: list[str], banned: np.ndarray | None = None
+               ) -> list[tuple[str, float]]:
     """Greedy CTC: the best class per step, repeats merged, blanks (0) dropped; the score is
-    the mean probability of the kept steps (rounded as rapidocr does)."""
+    the mean probability of the kept steps (rounded as rapidocr does). ``banned`` classes
+    are never chosen (their probability taken as 0)."""
+    if banned is not None and banned.any():
+        probs = np.where(banned, np.float32(0), probs)
     results = []
     for best, prob in zip(probs.argmax(axis=2), probs.max(axis=2), strict=True):
         keep = np.ones(len(best), bool)
@@ -320,37 +244,73 @@ def _scaled(image: np.ndarray, scale: float) -> np.ndarray | None:
 
 class OnnxOcrEngine:
     """The default :class:`~cluestudio.core.ocr.engine.OcrEngine`: rapidocr's det → crop → rec
-    with its models and our settings (no angle classifier, our size limit), no OpenCV."""
+    with its models and our settings (no angle classifier, our size limit), no OpenCV;
+    detection at the letters' size, recognition at full resolution, Latin script only.
+    ``plain``: rapidocr's own flow instead (detection and recognition on the image shrunk to
+    ``max_side``, every script), to compare the port with rapidocr as it comes."""
 
-    def __init__(self, engine_id: str, max_side: int, rapidocr_folder: Path) -> None:
+    def __init__(self, engine_id: str, max_side: int, rapidocr_folder: Path, *,
+                 plain: bool = False) -> None:
         import pyclipper  # noqa: F401  (missing: fail here, where the caller says what to install)
         from scipy import ndimage  # noqa: F401
 
         det, rec = model_files(rapidocr_folder)
-        self._id, self.max_side = engine_id, max_side
-        self._det, self._rec = _session(det), _session(rec)
+        self._id, self.max_side, self.plain = engine_id, max_side, plain
+        self._det, self._rec = quiet_session(det), quiet_session(rec)
         meta = self._rec.get_modelmeta().custom_metadata_map
         # the dictionary travels in the model; index 0 is CTC's blank, the last a space
         self.characters = ["blank", *meta["character"].splitlines(), " "]
+        self.banned = np.zeros(len(self.characters), bool) if plain else non_latin(
+            self.characters)
         self._lock = threading.Lock()
 
     @property
     def engine_id(self) -> str:
         return self._id
 
+    @property
+    def alphabet(self) -> frozenset[str]:
+        """The characters the recogniser can write."""
+        return frozenset(c for c, banned in zip(self.characters, self.banned, strict=True)
+                         if not banned and len(c) == 1)
+
+    def languages(self) -> list[str]:
+        """The ``[ocr] language`` setting's languages whose letters the recogniser writes."""
+        alphabet = self.alphabet
+        return [code for code, letters in LANGUAGE_LETTERS.items() if set(letters) <= alphabet]
+
     def read(self, pixels: np.ndarray) -> list[TextLine]:
         # the models were trained on OpenCV's channel order (BGR)
         image = np.ascontiguousarray(pixels[:, :, ::-1])
+        scale = 1.0 if self.plain else detection_scale(pixels, self.max_side)
         with self._lock:  # one session pair; the runtime already uses every core
-            found = self.read_bgr(image)
+            found = self.read_bgr(image) if self.plain else self.read_at_scale(image, scale)
         lines = []
         for quad, text, score in found:
             points: Any = tuple((round(float(x), 1), round(float(y), 1)) for x, y in quad)
             lines.append(TextLine(text, Box(points), round(float(score), 4)))
         return lines
 
-    def read_bgr(self, bgr: np.ndarray) -> list[tuple[np.ndarray, str, float]]:
-        """(quad in image pixels, text, score) in reading order (rapidocr main.RapidOCR)."""
+    def read_at_scale(self, bgr: np.ndarray, scale: float) -> list[tuple[np.ndarray, str, float]]:
+        """Lines found on a copy shrunk by ``scale`` (area-averaged, as OpenCV's INTER_AREA),
+        each read from ``bgr`` itself, in rapidocr's batches."""
+        small = bgr
+        if scale < 0.95:
+            h, w = bgr.shape[:2]
+            small = resize_area(bgr, max(1, round(w * scale)), max(1, round(h * scale)))
+        else:
+            scale = 1.0
+        quads = [quad / np.float32(scale) for quad, _, _ in self.read_bgr(small, recognise=False)]
+        crops = [crop_quad(bgr, quad.copy()) for quad in quads]
+        kept = [i for i, crop in enumerate(crops) if crop.size]
+        read = self.recognise([crops[i] for i in kept])
+        return [(quads[i], text, score) for i, (text, score) in zip(kept, read, strict=True)
+                if text.strip() and score >= TEXT_SCORE]
+
+    def read_bgr(self, bgr: np.ndarray, recognise: bool = True
+                 ) -> list[tuple[np.ndarray, str, float]]:
+        """(quad in image pixels, text, score) in reading order (rapidocr main.RapidOCR);
+        without ``recognise``, every box found, with no text."""
         ori_h, ori_w = bgr.shape[:2]
         image, ratio_h, ratio_w = bgr, 1.0, 1.0
         for shrink, limit in ((True, self.max_side), (False, MIN_SIDE)):
@@ -374,10 +334,11 @@ class OnnxOcrEngine:
         tensor = ((det_image.astype(np.float32) / 255.0 - 0.5) / 0.5).transpose(2, 0, 1)[None]
         prob = self._det.run(None, {self._det.get_inputs()[0].name: tensor})[0][0, 0]
         quads = detect(prob, h, w)
-        read = self.recognise([crop_quad(image, q.copy()) for q in quads])
+        read = (self.recognise([crop_quad(image, q.copy()) for q in quads]) if recognise
+                else [("", 1.0)] * len(quads))
         lines = []
         for quad, (text, score) in zip(quads, read, strict=True):
-            if not text.strip() or score < TEXT_SCORE:
+            if recognise and (not text.strip() or score < TEXT_SCORE):
                 continue
             quad = (quad - [0, top]).astype(np.float32) * np.array([ratio_w, ratio_h], np.float32)
             quad = np.minimum(np.maximum(quad, 0), np.array([ori_w, ori_h], np.float32))
@@ -393,6 +354,7 @@ class OnnxOcrEngine:
             max_ratio = max([REC_WIDTH / REC_HEIGHT] + [ratios[i] for i in batch])
             tensor = np.stack([_rec_input(crops[i], max_ratio) for i in batch])
             probs = self._rec.run(None, {self._rec.get_inputs()[0].name: tensor})[0]
-            for index, result in zip(batch, ctc_decode(probs, self.characters), strict=True):
+            decoded = ctc_decode(probs, self.characters, self.banned)
+            for index, result in zip(batch, decoded, strict=True):
                 results[index] = result
         return results
