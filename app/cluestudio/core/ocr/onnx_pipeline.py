@@ -223,10 +223,14 @@ def ctc_decode(probs: np.ndarray, characters: list[str], banned: np.ndarray | No
     """Greedy CTC: the best class per step, repeats merged, blanks (0) dropped; the score is
     the mean probability of the kept steps (rounded as rapidocr does). ``banned`` classes
     are never chosen (their probability taken as 0)."""
-    if banned is not None and banned.any():
-        probs = np.where(banned, np.float32(0), probs)
+    if banned is not None and banned.any():  # the choice among the allowed classes only
+        allowed = np.flatnonzero(~banned)
+        kept_probs = probs[:, :, allowed]
+        bests, maxima = allowed[kept_probs.argmax(axis=2)], kept_probs.max(axis=2)
+    else:
+        bests, maxima = probs.argmax(axis=2), probs.max(axis=2)
     results = []
-    for best, prob in zip(probs.argmax(axis=2), probs.max(axis=2), strict=True):
+    for best, prob in zip(bests, maxima, strict=True):
         keep = np.ones(len(best), bool)
         keep[1:] = best[1:] != best[:-1]
         keep &= best != 0
