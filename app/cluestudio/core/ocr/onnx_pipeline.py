@@ -21,13 +21,19 @@ import numpy as np
 
 from cluestudio.core.ocr.resample import crop_quad, resize_area, resize_linear
 from cluestudio.core.ocr.result import Box, TextLine
-from cluestudio.core.ocr.tuning import LANGUAGE_LETTERS, detection_scale, non_latin, quiet_session
+from cluestudio.core.ocr.tuning import (
+    DETECT_MIN_SIDE,
+    LANGUAGE_LETTERS,
+    detection_scale,
+    non_latin,
+    quiet_session,
+)
 
 # rapidocr's config.yaml defaults (Global, Det, Rec sections) that our engine does not change
 MIN_SIDE = 30                            # Global.min_side_len (max_side_len: our engine's)
 PAD_MIN_HEIGHT, PAD_WH_RATIO = 30, 8     # Global.min_height / width_height_ratio
 TEXT_SCORE = 0.5                         # Global.text_score: lines read less surely are dropped
-DET_LIMIT_SIDE = 736                     # Det.limit_side_len with limit_type "min"
+DET_LIMIT_SIDE = DETECT_MIN_SIDE         # Det.limit_side_len (736) with limit_type "min"
 DET_THRESH, BOX_THRESH, UNCLIP_RATIO = 0.3, 0.5, 1.6
 MAX_CANDIDATES, MIN_BOX_SIDE = 1000, 3
 REC_HEIGHT, REC_WIDTH, REC_BATCH = 48, 320, 6  # Rec.rec_img_shape, rec_batch_num
