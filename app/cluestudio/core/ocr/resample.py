@@ -74,32 +74,29 @@ def crop_quad(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
     return np.rot90(crop) if height >= 1.5 * width else crop
 
 
-def _area_weights(n_out: int, n_in: int) -> np.ndarray:
-    """The share of each source pixel in each output pixel when ``n_in`` shrinks to
-    ``n_out`` (INTER_AREA: the output pixel's footprint, weighted by overlap)."""
-    from scipy import sparse
-
+def _area_taps(n_out: int, n_in: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """For each of the few source pixels an output pixel covers when ``n_in`` shrinks to
+    ``n_out``: their indices and their shares (INTER_AREA: the output pixel's footprint,
+    weighted by overlap; a share of 0 where the footprint ends sooner)."""
     step = n_in / n_out
     starts = np.arange(n_out) * step
-    rows, cols, weights = [], [], []
+    taps = []
     for offset in range(int(np.ceil(step)) + 1):
         source = np.floor(starts).astype(np.intp) + offset
         overlap = (np.minimum(source + 1, starts + step) - np.maximum(source, starts)) / step
-        keep = (overlap > 1e-9) & (source < n_in)
-        rows.append(np.flatnonzero(keep))
-        cols.append(source[keep])
-        weights.append(overlap[keep])
-    return sparse.csr_matrix((np.concatenate(weights), (np.concatenate(rows),
-                                                        np.concatenate(cols))),
-                             shape=(n_out, n_in))
+        share = np.where((overlap > 1e-9) & (source < n_in), overlap, 0.0).astype(np.float32)
+        taps.append((np.minimum(source, n_in - 1), share))
+    return taps
 
 
 def resize_area(image: np.ndarray, width: int, height: int) -> np.ndarray:
     """``cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA)`` for a shrink:
-    each output pixel the mean of the source pixels it covers."""
-    h, w, channels = image.shape
-    down = _area_weights(height, h) @ image.reshape(h, w * channels).astype(np.float32)
-    across = _area_weights(width, w) @ down.reshape(height, w, channels).transpose(1, 0, 2) \
-        .reshape(w, height * channels)
-    out = np.asarray(across).reshape(width, height, channels).transpose(1, 0, 2)
+    each output pixel the mean of the source pixels it covers (rows first, then columns,
+    each a few gathers of the image: no matrix over all its pixels)."""
+    down = np.zeros((height, image.shape[1], image.shape[2]), np.float32)
+    for rows, share in _area_taps(height, image.shape[0]):
+        down += share[:, None, None] * image[rows]
+    out = np.zeros((height, width, image.shape[2]), np.float32)
+    for cols, share in _area_taps(width, image.shape[1]):
+        out += share[None, :, None] * down[:, cols]
     return np.clip(np.rint(out), 0, 255).astype(np.uint8)

@@ -48,9 +48,9 @@ def letter_height(pixels: np.ndarray) -> float | None:
     blobs look like letters to say."""
     from scipy import ndimage
 
-    rgb = pixels.astype(np.uint32)  # OpenCV's RGB→grey in fixed point
-    gray = ((rgb[..., 0] * 4899 + rgb[..., 1] * 9617 + rgb[..., 2] * 1868 + 8192) >> 14)
-    gray = gray.astype(np.uint8)
+    red, green, blue = (pixels[..., i] for i in range(3))  # OpenCV's RGB→grey, fixed point
+    gray = ((red * np.uint32(4899) + green * np.uint32(9617) + blue * np.uint32(1868)
+             + 8192) // 16384).astype(np.uint8)
     labels, count = ndimage.label(gray <= _otsu(gray), structure=np.ones((3, 3), bool))
     if count < 30:
         return None
