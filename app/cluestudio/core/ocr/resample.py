@@ -1,0 +1,102 @@
+"""Resampling as OpenCV does it, in numpy (for the OpenCV-free OCR pipeline, issue 28): the
+PP-OCR models were tuned on OpenCV's sampling, not Pillow's antialiased one."""
+
+from __future__ import annotations
+
+import numpy as np
+
+_CUBIC_A = -0.75  # OpenCV's bicubic kernel (Pillow's is -0.5)
+
+
+def _linear_taps(n_out: int, n_in: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    src = np.maximum((np.arange(n_out) + 0.5) * (n_in / n_out) - 0.5, 0.0)
+    low = np.minimum(np.floor(src).astype(np.intp), n_in - 1)
+    frac = (src - low).astype(np.float32)
+    return low, np.minimum(low + 1, n_in - 1), frac
+
+
+def resize_linear(image: np.ndarray, width: int, height: int) -> np.ndarray:
+    """``cv2.resize(image, (width, height))``: bilinear on pixel centres, no antialiasing."""
+    h, w = image.shape[:2]
+    if (h, w) == (height, width):
+        return image.copy()
+    y0, y1, fy = _linear_taps(height, h)
+    x0, x1, fx = _linear_taps(width, w)
+    fy, fx = fy[:, None, None], fx[None, :, None]
+    top, bottom = image[y0].astype(np.float32), image[y1].astype(np.float32)
+    rows = top + (bottom - top) * fy
+    out = rows[:, x0] + (rows[:, x1] - rows[:, x0]) * fx
+    return np.clip(np.rint(out), 0, 255).astype(np.uint8)
+
+
+def _cubic_weights(t: np.ndarray) -> list[np.ndarray]:
+    a = _CUBIC_A
+    w0 = ((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a
+    w1 = ((a + 2) * t - (a + 3)) * t * t + 1
+    w2 = ((a + 2) * (1 - t) - (a + 3)) * (1 - t) * (1 - t) + 1
+    return [w0, w1, w2, 1 - w0 - w1 - w2]
+
+
+def _homography(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """The 3×3 matrix taking the four ``src`` points to ``dst`` (cv2.getPerspectiveTransform)."""
+    rows, rhs = [], []
+    for (x, y), (u, v) in zip(src.astype(np.float64), dst.astype(np.float64), strict=True):
+        rows.append([x, y, 1, 0, 0, 0, -x * u, -y * u])
+        rows.append([0, 0, 0, x, y, 1, -x * v, -y * v])
+        rhs += [u, v]
+    return np.append(np.linalg.solve(np.array(rows), np.array(rhs)), 1.0).reshape(3, 3)
+
+
+def crop_quad(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """The text in ``quad`` straightened (rapidocr utils/process_img.get_rotate_crop_image:
+    a perspective warp, bicubic, border replicated); tall crops are turned on their side."""
+    width = int(max(np.linalg.norm(quad[0] - quad[1]), np.linalg.norm(quad[2] - quad[3])))
+    height = int(max(np.linalg.norm(quad[0] - quad[3]), np.linalg.norm(quad[1] - quad[2])))
+    target = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
+    to_source = _homography(target, quad)
+    ys, xs = np.mgrid[0:height, 0:width].astype(np.float64)
+    den = to_source[2, 0] * xs + to_source[2, 1] * ys + to_source[2, 2]
+    den = np.where(den == 0, 1.0, den)
+    # the exact source position (OpenCV 5 no longer rounds it to 1/32 pixel)
+    sx = (to_source[0, 0] * xs + to_source[0, 1] * ys + to_source[0, 2]) / den
+    sy = (to_source[1, 0] * xs + to_source[1, 1] * ys + to_source[1, 2]) / den
+    x0, y0 = np.floor(sx).astype(np.intp), np.floor(sy).astype(np.intp)
+    wx = _cubic_weights((sx - x0).astype(np.float32))
+    wy = _cubic_weights((sy - y0).astype(np.float32))
+    h, w = image.shape[:2]
+    out = np.zeros((height, width, image.shape[2]), np.float32)
+    for i in range(4):
+        rows = np.clip(y0 + i - 1, 0, h - 1)
+        for j in range(4):
+            cols = np.clip(x0 + j - 1, 0, w - 1)
+            out += (wy[i] * wx[j])[..., None] * image[rows, cols]
+    crop = np.clip(np.rint(out), 0, 255).astype(np.uint8)
+    return np.rot90(crop) if height >= 1.5 * width else crop
+
+
+def _area_taps(n_out: int, n_in: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """For each of the few source pixels an output pixel covers when ``n_in`` shrinks to
+    ``n_out``: their indices and their shares (INTER_AREA: the output pixel's footprint,
+    weighted by overlap; a share of 0 where the footprint ends sooner)."""
+    step = n_in / n_out
+    starts = np.arange(n_out) * step
+    taps = []
+    for offset in range(int(np.ceil(step)) + 1):
+        source = np.floor(starts).astype(np.intp) + offset
+        overlap = (np.minimum(source + 1, starts + step) - np.maximum(source, starts)) / step
+        share = np.where((overlap > 1e-9) & (source < n_in), overlap, 0.0).astype(np.float32)
+        taps.append((np.minimum(source, n_in - 1), share))
+    return taps
+
+
+def resize_area(image: np.ndarray, width: int, height: int) -> np.ndarray:
+    """``cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA)`` for a shrink:
+    each output pixel the mean of the source pixels it covers (rows first, then columns,
+    each a few gathers of the image: no matrix over all its pixels)."""
+    down = np.zeros((height, image.shape[1], image.shape[2]), np.float32)
+    for rows, share in _area_taps(height, image.shape[0]):
+        down += share[:, None, None] * image[rows]
+    out = np.zeros((height, width, image.shape[2]), np.float32)
+    for cols, share in _area_taps(width, image.shape[1]):
+        out += share[None, :, None] * down[:, cols]
+    return np.clip(np.rint(out), 0, 255).astype(np.uint8)

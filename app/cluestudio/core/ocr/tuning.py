@@ -1,0 +1,117 @@
+"""What our engine changes about running PP-OCR (issues 28, 29), as pure functions the
+OpenCV-free pipeline (``onnx_pipeline``) uses: how far to shrink an image for detection
+(from the size of its letters), which letters the recogniser may write (Latin script), and
+ONNX Runtime sessions whose idle threads sleep. numpy and scipy only: no OpenCV."""
+
+from __future__ import annotations
+
+import unicodedata
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    import onnxruntime
+
+# Detection looks at most at this side; PlantUML text is ~11 px high, so a big diagram
+# shrunk to rapidocr's default 2000 px loses its smallest labels.
+MAX_SIDE = 3200
+# Detection needs letters about this high (the typical letter's ink, in pixels); a drawing
+# with bigger letters is shrunk to that before detection, which costs in proportion to its
+# pixels. Recognition still reads each found line at the image's own resolution.
+DETECT_LETTER_HEIGHT = 10
+# PP-OCR's detector enlarges an image whose short side is below this (its limit_side_len):
+# shrinking under it would only be undone at a higher cost.
+DETECT_MIN_SIDE = 736
+
+
+def _otsu(gray: np.ndarray) -> int:
+    """Otsu's threshold of an 8-bit image as OpenCV picks it (the first grey level with the
+    largest between-class variance; the ink is at or below it)."""
+    counts = np.bincount(gray.ravel(), minlength=256).astype(np.float64)
+    p = counts / max(1.0, counts.sum())
+    q1 = np.cumsum(p)
+    m1 = np.cumsum(np.arange(256) * p)
+    q2 = 1.0 - q1
+    eps = float(np.finfo(np.float32).eps)
+    valid = (np.minimum(q1, q2) >= eps) & (np.maximum(q1, q2) <= 1 - eps)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sigma = q1 * q2 * (m1 / q1 - (m1[-1] - m1) / q2) ** 2
+    sigma = np.where(valid, sigma, 0.0)
+    return int(np.argmax(sigma)) if sigma.max() > 0 else 0
+
+
+def letter_height(pixels: np.ndarray) -> float | None:
+    """The height in pixels of the image's typical letter (the lower quartile of letter-
+    shaped ink blobs, so that big titles do not hide small labels), or None when too few
+    blobs look like letters to say."""
+    from scipy import ndimage
+
+    red, green, blue = (pixels[..., i] for i in range(3))  # OpenCV's RGB→grey, fixed point
+    gray = ((red * np.uint32(4899) + green * np.uint32(9617) + blue * np.uint32(1868)
+             + 8192) // 16384).astype(np.uint8)
+    labels, count = ndimage.label(gray <= _otsu(gray), structure=np.ones((3, 3), bool))
+    if count < 30:
+        return None
+    windows = ndimage.find_objects(labels)
+    height = np.array([w[0].stop - w[0].start for w in windows])
+    width = np.array([w[1].stop - w[1].start for w in windows])
+    area = np.bincount(labels.ravel(), minlength=count + 1)[1:]
+    letters = ((height >= 4) & (height <= 120) & (width <= 1.5 * height)
+               & (width >= 0.15 * height) & (area >= 0.15 * width * height))
+    if int(letters.sum()) < 30:
+        return None
+    return float(np.percentile(height[letters], 25))
+
+
+def detection_scale(pixels: np.ndarray, max_side: int = MAX_SIDE) -> float:
+    """By how much to shrink ``pixels`` before text detection (≤ 1): to ``max_side``, and
+    further while its letters stay :data:`DETECT_LETTER_HEIGHT` high, but not below the
+    short side at which the detector would enlarge it again."""
+    h, w = pixels.shape[:2]
+    scale = min(1.0, max_side / max(h, w))
+    letters = letter_height(pixels)
+    if letters:
+        floor = min(1.0, DETECT_MIN_SIDE / min(h, w))
+        scale = min(scale, max(DETECT_LETTER_HEIGHT / letters, floor))
+    return scale
+
+
+# What the recogniser may write: its dictionary (PP-OCRv6's) holds Chinese and Japanese as
+# well as Latin letters, and on a diagram a smudge read as "壬" is never right. Letters of
+# other scripts are left out of its choice; digits, punctuation and symbols stay.
+def latin_script(character: str) -> bool:
+    if len(character) != 1:
+        return False
+    if unicodedata.category(character).startswith("L"):
+        return unicodedata.name(character, "").startswith("LATIN")
+    return ord(character) < 0x2E80  # CJK punctuation, full-width forms and beyond: no
+
+
+def non_latin(characters: list[str]) -> np.ndarray:
+    """Which of the CTC classes ``characters`` are letters of other scripts (a position
+    whose best guess was one gets its best Latin one, at that one's lower confidence, so
+    the check sees the doubt). Index 0 is CTC's blank, the last the space: both allowed."""
+    return np.array([0 < i < len(characters) - 1 and not latin_script(c)
+                     for i, c in enumerate(characters)], bool)
+
+
+# The languages the ``[ocr] language`` setting offers and the letters each writes beyond
+# ASCII: the recogniser reads a language when its dictionary has all of them.
+LANGUAGE_LETTERS = {"en": "", "de": "äöüßÄÖÜ", "fr": "àâæçéèêëîïôœùûüÿÀÂÇÉÈÊËÎÏÔŒÙÛÜ",
+                    "es": "áéíóúüñÁÉÍÓÚÜÑ"}
+
+
+def quiet_session(model: Path) -> onnxruntime.InferenceSession:
+    """An ONNX Runtime session whose idle threads sleep: by default they spin, waiting for
+    work, and on 2 busy cores that doubled the CPU time of every image (measured). The
+    other options are those rapidocr's OrtInferSession sets; threads: all cores."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.log_severity_level = 4
+    options.enable_cpu_mem_arena = False
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
