@@ -28,8 +28,9 @@ from cluestudio.core.ocr.tuning import letter_height as letter_height
 if TYPE_CHECKING:
     import numpy as np
 
-# Bump when our use of the engine changes what it reads (settings, preprocessing), so
-# cached results from the old way are not reused.
+# Bump when our use of the engine changes what it reads (settings, preprocessing) or when
+# core/ocr/layout.py changes the class boxes it finds: the cache keeps both under this id
+# (OcrResult.layout), so cached results from the old way are not reused.
 PREPARATION_VERSION = "3"  # 2: the layout also looks with thicker strokes (issue 29)
 # 3: detection at the letters' size, recognition of full-resolution crops, Latin script only
 INSTALL_HINT = ("pip install 'cluestudio[ocr]' && pip install --no-deps rapidocr==3.10.0 "
