@@ -86,6 +86,24 @@ def session(qtbot):
         opened.close()
 
 
+@pytest.fixture
+def window(qtbot):
+    """A workbench window with default settings and no workspace open, closed after."""
+    from cluestudio.core.settings import Settings
+    from cluestudio.gui.main_window import MainWindow
+    from cluestudio.gui.worker import JobRunner
+
+    runner = JobRunner()
+    main = MainWindow(runner, Settings())
+    main.ask_before_discard = False
+    qtbot.addWidget(main)
+    try:
+        yield main
+    finally:
+        main.close()
+        runner.shutdown()
+
+
 @pytest.fixture(scope="module")
 def sample_ws(tmp_path_factory: pytest.TempPathFactory):
     """The sample course imported into a fresh workspace, once per test module (tests copy

@@ -15,22 +15,6 @@ from cluestudio.core.settings import Settings
 pytestmark = pytest.mark.gui
 
 
-@pytest.fixture
-def window(qtbot):
-    from cluestudio.gui.main_window import MainWindow
-    from cluestudio.gui.worker import JobRunner
-
-    runner = JobRunner()
-    main = MainWindow(runner, Settings())
-    main.ask_before_discard = False
-    qtbot.addWidget(main)
-    try:
-        yield main
-    finally:
-        main.close()
-        runner.shutdown()
-
-
 def _errors(window) -> str:
     return "\n".join(window.errors.item(i).text() for i in range(window.errors.count()))
 

@@ -9,25 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cluestudio.core.settings import Settings
-
 pytestmark = pytest.mark.gui
-
-
-@pytest.fixture
-def window(qtbot):
-    from cluestudio.gui.main_window import MainWindow
-    from cluestudio.gui.worker import JobRunner
-
-    runner = JobRunner()
-    main = MainWindow(runner, Settings())
-    main.ask_before_discard = False
-    qtbot.addWidget(main)
-    try:
-        yield main
-    finally:
-        main.close()
-        runner.shutdown()
 
 
 def test_a_ta_opening_a_colleagues_planted_workspace_sees_it_refused_and_keeps_theirs(
