@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cluestudio.gui.qt import QFileDialog, QInputDialog, QObject
+from cluestudio.gui.qt import QInputDialog, QObject
 from cluestudio.gui.worker import JobHandle
 
 if TYPE_CHECKING:
@@ -37,10 +37,7 @@ class HandbackActions(QObject):
             self.window.statusBar().showMessage("Open or create a workspace first", 8000)
             return False
         if path is None:
-            chosen, _ = QFileDialog.getOpenFileName(self.window, "Import roster",
-                                                    self.window.files.start_dir(),
-                                                    "Roster (*.csv)")
-            path = self.window.files.used(chosen)
+            path = self.window.files.ask_open_file("Import roster", "Roster (*.csv)")
         if path is None:
             return False
         report = Report()
@@ -78,10 +75,7 @@ class HandbackActions(QObject):
             if not ok:
                 return None
         if path is None:
-            chosen, _ = QFileDialog.getSaveFileName(self.window, "Export gradebook",
-                                                    self.window.files.start_dir(),
-                                                    "CSV (*.csv)")
-            path = self.window.files.used(chosen)
+            path = self.window.files.ask_save_file("Export gradebook", "CSV (*.csv)")
         if path is None:
             return None
         out, chosen_format = path, fmt

@@ -60,9 +60,7 @@ class WorkspaceActions(QObject):
         self._open(path, create=False)
 
     def ask_workspace_path(self) -> Path | None:
-        chosen, _ = QFileDialog.getOpenFileName(self.window, "Open workspace",
-                                                self.start_dir(), WORKSPACE_FILTER)
-        return self.used(chosen)
+        return self.ask_open_file("Open workspace", WORKSPACE_FILTER)
 
     def _open(self, path: Path, *, create: bool) -> None:
         from cluestudio.core.workspace import WorkspaceInUse, open_workspace
@@ -95,10 +93,7 @@ class WorkspaceActions(QObject):
 
     def import_jsonl(self, path: Path | None = None) -> None:
         if path is None:
-            chosen, _ = QFileDialog.getOpenFileName(self.window, "Import JSONL",
-                                                    self.start_dir(),
-                                                    "JSONL (*.jsonl *.ndjson)")
-            path = self.used(chosen)
+            path = self.ask_open_file("Import JSONL", "JSONL (*.jsonl *.ndjson)")
         if path is not None:
             self._import(path)
 
@@ -158,9 +153,7 @@ class WorkspaceActions(QObject):
         from cluestudio.core.workspace.pack import export_pack
 
         if path is None:
-            chosen, _ = QFileDialog.getSaveFileName(self.window, "Export pack",
-                                                    self.start_dir(), "Pack (*.zip)")
-            path = self.used(chosen)
+            path = self.ask_save_file("Export pack", "Pack (*.zip)")
         if path is not None:
             out = path
             self.submit(lambda ws, cancel: export_pack(ws, out), f"export {out.name}")
@@ -172,6 +165,18 @@ class WorkspaceActions(QObject):
         if chosen:
             _remember_folder(Path(chosen))
         return Path(chosen) if chosen else None
+
+    def ask_open_file(self, title: str, file_filter: str) -> Path | None:
+        """A file to read, from a dialog opened where the last one was (None: cancelled)."""
+        chosen, _ = QFileDialog.getOpenFileName(self.window, title, self.start_dir(),
+                                                file_filter)
+        return self.used(chosen)
+
+    def ask_save_file(self, title: str, file_filter: str) -> Path | None:
+        """A file to write, from a dialog opened where the last one was (None: cancelled)."""
+        chosen, _ = QFileDialog.getSaveFileName(self.window, title, self.start_dir(),
+                                                file_filter)
+        return self.used(chosen)
 
     def start_dir(self) -> str:
         """Where a file dialog opens: the folder used last, else the open workspace's, else
