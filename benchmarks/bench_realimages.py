@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import itertools
 import json
 import os
 import re
@@ -51,6 +50,7 @@ from cluestudio.core.check import check_conversion
 from cluestudio.core.check.doubtful import drawn_outside_model
 from cluestudio.core.check.match import near_spelling
 from cluestudio.core.check.names import name_key
+from cluestudio.core.check.platt import reliability_table
 from cluestudio.core.check.report import FLAG_CONFIDENCE, CheckReport
 from cluestudio.core.model import (
     Attribute,
@@ -412,23 +412,12 @@ def run_item(item: Item, cache: OcrCache | None, relayout: bool) -> ImageResult:
                        score_draft(item.truth, made), error, {"triages": triages})
 
 
-TRIAGE_BINS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.01)
-
-
 def calibration(results: list[ImageResult]) -> list[tuple[str, float, float, float]]:
     """(bin, conversions, mean triage, share really wrong) over the judged images, each
     weighing one faithful, one dropped-class and one invented-class conversion."""
-    pooled = [t for r in results if not r.item.caveat and r.faithful in ("flagged", "clean")
-              for t in r.extra["triages"]]
-    rows = []
-    for low, high in itertools.pairwise(TRIAGE_BINS):
-        inside = [(v, wrong, w) for v, wrong, w in pooled if low <= v < high]
-        weight = sum(w for _v, _wrong, w in inside)
-        if weight:
-            rows.append((f"{low:.1f}–{min(high, 1.0):.1f}", weight,
-                         sum(v * w for v, _x, w in inside) / weight,
-                         sum(w for _v, wrong, w in inside if wrong) / weight))
-    return rows
+    return reliability_table([t for r in results
+                              if not r.item.caveat and r.faithful in ("flagged", "clean")
+                              for t in r.extra["triages"]])
 
 
 def _fmt(value: float | None, digits: int = 2) -> str:

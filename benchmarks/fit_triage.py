@@ -22,13 +22,12 @@ the fitted map against the data, per bin, is printed.
 from __future__ import annotations
 
 import argparse
-import itertools
 import random
 import sys
 from typing import Any
 
 from cluestudio.core.check import check_conversion
-from cluestudio.core.check.platt import fit_platt
+from cluestudio.core.check.platt import fit_platt, reliability_table
 from cluestudio.core.check.report import TRIAGE_PLATT, calibrated_triage
 from cluestudio.core.ocr import OcrCache, get_engine, read_image
 from cluestudio.core.plantuml import parse_plantuml, write_plantuml
@@ -37,7 +36,6 @@ from cluestudio.core.synth_reference import random_reference
 
 WRONG_KINDS = ("drop_class", "invent_class")
 PLANTINGS = 2
-BINS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.01)
 
 
 def collect(seed: str, diagrams: int, cache: OcrCache | None) -> list[tuple[float, bool, float]]:
@@ -68,16 +66,7 @@ def collect(seed: str, diagrams: int, cache: OcrCache | None) -> list[tuple[floa
 
 def table(data: list[tuple[float, bool, float]], platt: tuple[float, float]
           ) -> list[tuple[str, float, float, float]]:
-    scored = [(calibrated_triage(x, platt), y, w) for x, y, w in data]
-    rows = []
-    for low, high in itertools.pairwise(BINS):
-        inside = [(v, y, w) for v, y, w in scored if low <= v < high]
-        weight = sum(w for _v, _y, w in inside)
-        if weight:
-            rows.append((f"{low:.1f}–{min(high, 1.0):.1f}", weight,
-                         sum(v * w for v, _y, w in inside) / weight,
-                         sum(w for _v, y, w in inside if y) / weight))
-    return rows
+    return reliability_table([(calibrated_triage(x, platt), y, w) for x, y, w in data])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -289,6 +289,17 @@ def test_the_triage_fit_recovers_a_known_map_and_stays_finite_on_separable_data(
         9.0, (a, b))
 
 
+def test_the_reliability_table_weighs_each_conversion_in_its_bin() -> None:
+    from cluestudio.core.check.platt import reliability_table
+
+    rows = reliability_table([(0.1, False, 2.0), (0.15, True, 1.0), (0.9, True, 1.0),
+                              (1.0, False, 1.0)])
+    assert [row[0] for row in rows] == ["0.0–0.2", "0.8–1.0"]  # empty bins are left out
+    low, high = rows
+    assert low[1] == 3.0 and abs(low[2] - 0.35 / 3) < 1e-12 and abs(low[3] - 1 / 3) < 1e-12
+    assert high[1] == 2.0 and abs(high[2] - 0.95) < 1e-12 and high[3] == 0.5
+
+
 def test_a_name_ocr_read_only_as_an_unsure_garble_is_not_invented() -> None:
     """OCR read Patient's birthDate as "brthDxx" and was unsure of it: that is the name
     misread, neither invented nor dropped. Read so with confidence, it is a rename."""

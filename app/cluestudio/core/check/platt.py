@@ -7,8 +7,12 @@ only applies the two fitted numbers (:func:`~cluestudio.core.check.report.calibr
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
+
+#: The bins a calibration is reported in (the last one closed at 1.0).
+TRIAGE_BINS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.01)
 
 
 def fit_platt(data: Sequence[tuple[float, bool, float]]) -> tuple[float, float]:
@@ -39,3 +43,18 @@ def fit_platt(data: Sequence[tuple[float, bool, float]]) -> tuple[float, float]:
         if abs(da) + abs(db) < 1e-9:
             break
     return a, b
+
+
+def reliability_table(scored: Sequence[tuple[float, bool, float]]
+                      ) -> list[tuple[str, float, float, float]]:
+    """Per bin of :data:`TRIAGE_BINS` that holds any weight: (bin, weight, mean triage,
+    share really wrong), from (triage, really wrong, weight) triples."""
+    rows = []
+    for low, high in itertools.pairwise(TRIAGE_BINS):
+        inside = [(v, wrong, w) for v, wrong, w in scored if low <= v < high]
+        weight = sum(w for _v, _wrong, w in inside)
+        if weight:
+            rows.append((f"{low:.1f}–{min(high, 1.0):.1f}", weight,
+                         sum(v * w for v, _wrong, w in inside) / weight,
+                         sum(w for _v, wrong, w in inside if wrong) / weight))
+    return rows
