@@ -142,6 +142,17 @@ Book -- Loan
 """
 
 
+def test_what_the_plantuml_draws_outside_its_model_is_read_on_the_parsers_lines() -> None:
+    """A form feed in a comment is no line break to PlantUML: counted as one, every later
+    line was off by one, and a member the parser read passed for a legend's word (a
+    dropped ``fee`` would then have been set aside)."""
+    text = ("@startuml\n' drawn\fby hand\nclass Fine {\n  fee : double\n}\n"
+            "legend\nPaid at the desk\nendlegend\n@enduml\n")
+    drawn = drawn_outside_model(text, parse_plantuml(text).diagram)
+    assert {"paid", "desk"} <= drawn
+    assert not {"fee", "drawn", "hand"} & drawn, drawn
+
+
 def test_a_legend_and_a_member_line_the_parser_skips_are_no_findings() -> None:
     diagram = parse_plantuml(LEGEND).diagram
     drawn = drawn_outside_model(LEGEND, diagram)

@@ -31,8 +31,9 @@ from cluestudio.core.check.names import ModelName, identifiers, is_multiplicity,
 from cluestudio.core.check.report import InventedName, MissingName
 from cluestudio.core.check.tokens import ImageToken
 from cluestudio.core.model import ClassDiagram
+from cluestudio.core.plantuml import diagram_lines
 
-# PlantUML lines that draw no text: comments, directives, layout and style commands.
+# PlantUML lines that draw no text: directives, layout and style commands.
 _SILENT = re.compile(r"^\s*(?:'|@|!|skinparam\b|hide\b|show\b|remove\b|set\b|scale\b|"
                      r"left to right\b|top to bottom\b|allow_?mixing\b)", re.IGNORECASE)
 
@@ -79,24 +80,21 @@ def drawn_outside_model(text: str, diagram: ClassDiagram) -> frozenset[str]:
     classes = {name_key(w) for cls in diagram.classes
                for w in [cls.name, *identifiers(cls.name)]}
     words: set[str] = set()
-    silent_block = in_comment = False
-    for number, line in enumerate(text.splitlines(), start=1):
-        stripped = line.strip()
-        if in_comment:
-            in_comment = "'/" not in stripped
-            continue
-        if stripped.startswith("/'"):
-            in_comment = "'/" not in stripped[2:]
-            continue
+    silent_block = False
+    # The parser's own reading of the lines (comments out, its line numbers), so a line
+    # is matched to the elements the parser says it holds.
+    lines, _warnings = diagram_lines(text)
+    for line in lines:
+        stripped = line.text
         if silent_block:
             silent_block = stripped != "}"
             continue
         if _SILENT.match(stripped):
             silent_block = stripped.endswith("{")
             continue
-        if number in used:
+        if line.number in used:
             continue
-        words.update(name_key(w) for w in identifiers(line))
+        words.update(name_key(w) for w in identifiers(stripped))
     return frozenset(words - classes)
 
 

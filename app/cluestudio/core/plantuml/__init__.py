@@ -1,5 +1,6 @@
 """PlantUML: the class-diagram parser and writer, and the renderer service (the real jar)."""
 
+from cluestudio.core.plantuml._lines import SourceLine, diagram_lines
 from cluestudio.core.plantuml.parser import (
     ParseResult,
     ParseWarning,
@@ -8,4 +9,5 @@ from cluestudio.core.plantuml.parser import (
 )
 from cluestudio.core.plantuml.writer import write_plantuml
 
-__all__ = ["ParseResult", "ParseWarning", "parse_file", "parse_plantuml", "write_plantuml"]
+__all__ = ["ParseResult", "ParseWarning", "SourceLine", "diagram_lines", "parse_file",
+           "parse_plantuml", "write_plantuml"]
