@@ -92,12 +92,13 @@ def _workspace_argument(args: argparse.Namespace) -> Path | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    if list(sys.argv[1:] if argv is None else argv) == ["--version"]:
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words == ["--version"]:
         # Answered before the commands are imported (issue 28: ≤ 100 ms, like `python -c`).
         print(f"cluestudio {__version__}")
         return 0
-    words = list(sys.argv[1:] if argv is None else argv)
-    if chosen_command(words) != "gui":  # the window's worker process sees to its own
+    command = chosen_command(words)
+    if command != "gui":  # the window's worker process sees to its own
         from cluestudio.core.threads import single_threaded_blas
 
         single_threaded_blas()
@@ -106,7 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         # In the frozen app, a worker process (the GUI's batch jobs) re-enters here: run it.
         multiprocessing.freeze_support()
-    parser = build_parser(chosen_command(words))
+    parser = build_parser(command)
     args = parser.parse_args(words)
     if not getattr(args, "_run", None):
         parser.print_help()
