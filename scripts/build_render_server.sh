@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Rebuilds the PlantUML render server jar from its source (needs a JDK's javac; users never
+# Rebuilds the PlantUML render server jar, and the PNG palette jar, from their sources (needs a JDK's javac; users never
 # run this: the jar is committed). The manifest records the source's SHA-256 so a test can
 # tell when someone edited the source and forgot to rebuild.
 set -euo pipefail
@@ -25,3 +25,14 @@ find "$work/classes" -exec touch -d '2000-01-01 00:00:00' {} +
 (cd "$work/classes" && jar --create --file "$work/server.jar" --manifest "$work/manifest" --date 2000-01-01T00:00:02Z .)
 cp "$work/server.jar" "$here/cluestudio-render-server.jar"
 echo "built $here/cluestudio-render-server.jar (source $sha)"
+
+# The faster twin of PlantUML 1.2026.2's Quantify555 (renderer.py puts it before PlantUML's
+# jar only for the exact class it was ported from). Plain Java: needs no PlantUML to build.
+palette=$here/png_palette/net/sourceforge/plantuml/png/quant/Quantify555.java
+javac --release 8 -Xlint:-options -d "$work/palette" "$palette"
+sha=$(sha256sum "$palette" | cut -d' ' -f1)
+printf 'Source-SHA256: %s\n' "$sha" > "$work/palette-manifest"
+find "$work/palette" -exec touch -d '2000-01-01 00:00:00' {} +
+(cd "$work/palette" && jar --create --file "$work/palette.jar" --manifest "$work/palette-manifest" --date 2000-01-01T00:00:02Z .)
+cp "$work/palette.jar" "$here/cluestudio-png-palette.jar"
+echo "built $here/cluestudio-png-palette.jar (source $sha)"

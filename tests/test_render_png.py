@@ -1,0 +1,152 @@
+"""PNG renders: our faster palette step (java/png_palette) gives PlantUML's own bytes, only
+where it was ported from, and the PNG is a whole image without the diagram's source in it."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import re
+import shutil
+import struct
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from cluestudio.core.plantuml import renderer as renderer_module
+from cluestudio.core.plantuml import runtime
+from cluestudio.core.plantuml.renderer import (
+    PNG_PALETTE_JAR,
+    PNG_PALETTE_PORTED_FROM,
+    PlantUMLRenderer,
+    jvm_command,
+    png_palette_port_fits,
+)
+
+_PALETTE_SOURCE = (PNG_PALETTE_JAR.parent / "png_palette" / "net" / "sourceforge" / "plantuml"
+                   / "png" / "quant" / "Quantify555.java")
+_COLOUR_TYPES = {2: "RGB", 3: "palette", 6: "RGBA"}
+
+# Each of PlantUML's ways out of its palette step: packed (up to 256 colour cubes), too many
+# colours (gradients), too few (under 32 cubes; PlantUML tries its second packer), and a
+# transparent background (the palette step is skipped).
+DIAGRAMS = {
+    "class diagram": (
+        "abstract class Shape {\n  -name: String\n  +area(): double\n}\n"
+        "class Circle {\n  -radius: double\n}\ninterface Drawable\n"
+        'Shape <|-- Circle\nDrawable <|.. Shape\nCircle "1" *-- "many" Point : centre\n'
+    ),
+    "notes and packages": (
+        "package shop {\n  class Order\n  class Item\n}\nOrder o-- Item\n"
+        "note right of Order : placed by\\na customer\n"
+    ),
+    "gradients": "class A #red/blue\nclass B #green/yellow\nA --> B : grows\n",
+    "few colours": (
+        "skinparam monochrome true\nskinparam shadowing false\nhide circle\nhide members\n"
+        'class " "\n'
+    ),
+    "transparent": "skinparam backgroundColor transparent\nclass A\nclass B\nA --> B\n",
+}
+
+
+def _header(png: bytes) -> tuple[int, int, int]:
+    """Width, height and colour type from the IHDR chunk."""
+    width, height, _, colour_type = struct.unpack(">IIBB", png[16:26])
+    return width, height, colour_type
+
+
+def _chunk_types(png: bytes) -> list[bytes]:
+    types, at = [], 8
+    while at < len(png):
+        (length,) = struct.unpack(">I", png[at : at + 4])
+        types.append(png[at + 4 : at + 8])
+        at += 12 + length
+    return types
+
+
+@pytest.fixture(scope="module")
+def both() -> Iterator[tuple[PlantUMLRenderer, PlantUMLRenderer]]:
+    ours, plantumls = PlantUMLRenderer(), PlantUMLRenderer(fast_png=False)
+    yield ours, plantumls
+    ours.close()
+    plantumls.close()
+
+
+@pytest.mark.java
+@pytest.mark.xdist_group("java")
+def test_our_palette_step_gives_plantumls_own_png_bytes(
+        both: tuple[PlantUMLRenderer, PlantUMLRenderer]) -> None:
+    ours, plantumls = both
+    jar = runtime.plantuml_jar()
+    if not png_palette_port_fits(jar):
+        pytest.skip(f"{jar.name} is not the PlantUML our palette step was ported from")
+    assert str(PNG_PALETTE_JAR) in " ".join(jvm_command())  # the twin is really in use
+    assert str(PNG_PALETTE_JAR) not in " ".join(jvm_command(fast_png=False))
+    seen = set()
+    for name, text in DIAGRAMS.items():
+        fast, own = ours.render(text, "png"), plantumls.render(text, "png")
+        assert fast == own, f"{name}: our palette step changed the PNG"
+        seen.add(_COLOUR_TYPES[_header(fast)[2]])
+    assert seen == {"RGB", "palette", "RGBA"}  # every way through PlantUML's PNG writer
+
+
+@pytest.mark.java
+@pytest.mark.xdist_group("java")
+def test_a_png_decodes_to_its_declared_size_without_the_diagram_source(
+        both: tuple[PlantUMLRenderer, PlantUMLRenderer]) -> None:
+    png = both[0].render(DIAGRAMS["class diagram"], "png")
+    width, height, _ = _header(png)
+    with Image.open(io.BytesIO(png)) as image:
+        image.load()
+        assert image.size == (width, height)
+        # The drawn diagram, not a blank: dark strokes and text on a light background.
+        low, high = image.convert("L").getextrema()
+        assert low < 80 and high > 200
+    # PlantUML embeds the source (an iTXt/zTXt chunk) only when asked; we never ask.
+    chunks = _chunk_types(png)
+    assert chunks[0] == b"IHDR" and chunks[-1] == b"IEND"
+    assert not {b"iTXt", b"zTXt"} & set(chunks)
+    assert b"Circle" not in png and b"radius" not in png
+
+
+def _copy_with(tmp_path: Path, replaced: dict[str, bytes]) -> Path:
+    """A copy of the PlantUML jar's palette classes, some of them replaced."""
+    copy = tmp_path / "plantuml-copy.jar"
+    with zipfile.ZipFile(runtime.plantuml_jar()) as source, \
+            zipfile.ZipFile(copy, "w") as target:
+        for name in PNG_PALETTE_PORTED_FROM:
+            target.writestr(name, replaced.get(name, source.read(name)))
+    return copy
+
+
+def test_the_palette_twin_stays_out_of_any_other_plantuml(tmp_path: Path) -> None:
+    jar = runtime.plantuml_jar()
+    if not png_palette_port_fits(jar):
+        pytest.skip(f"{jar.name} is not the PlantUML our palette step was ported from")
+    (tmp_path / "same").mkdir()
+    same = _copy_with(tmp_path / "same", {})
+    assert png_palette_port_fits(same)
+    changed = _copy_with(tmp_path, {"net/sourceforge/plantuml/png/quant/Cube555.class": b"x"})
+    assert not png_palette_port_fits(changed)
+    assert str(PNG_PALETTE_JAR) not in " ".join(jvm_command(jar=changed))
+    older = tmp_path / "older.jar"  # a jar without those classes (as PlantUML 1.2022.6)
+    with zipfile.ZipFile(older, "w") as archive:
+        archive.writestr("net/sourceforge/plantuml/Run.class", b"")
+    assert not png_palette_port_fits(older)
+    assert not png_palette_port_fits(tmp_path / "missing.jar")
+    # A jar replaced in place (same path) is looked at again.
+    shutil.copy(changed, same)
+    assert not png_palette_port_fits(same)
+
+
+def test_palette_jar_is_built_from_the_committed_source() -> None:
+    with zipfile.ZipFile(renderer_module.PNG_PALETTE_JAR) as jar:
+        manifest = jar.read("META-INF/MANIFEST.MF").decode().replace("\r\n ", "").replace(
+            "\n ", "")
+        assert "net/sourceforge/plantuml/png/quant/Quantify555.class" in jar.namelist()
+    recorded = re.search(r"Source-SHA256: (\w+)", manifest)
+    assert recorded is not None
+    assert recorded.group(1) == hashlib.sha256(_PALETTE_SOURCE.read_bytes()).hexdigest(), (
+        "Quantify555.java changed: run scripts/build_render_server.sh")
