@@ -26,11 +26,12 @@ find "$work/classes" -exec touch -d '2000-01-01 00:00:00' {} +
 cp "$work/server.jar" "$here/cluestudio-render-server.jar"
 echo "built $here/cluestudio-render-server.jar (source $sha)"
 
-# The faster twin of PlantUML 1.2026.2's Quantify555 (renderer.py puts it before PlantUML's
-# jar only for the exact class it was ported from). Plain Java: needs no PlantUML to build.
-palette=$here/png_palette/net/sourceforge/plantuml/png/quant/Quantify555.java
-javac --release 8 -Xlint:-options -d "$work/palette" "$palette"
-sha=$(sha256sum "$palette" | cut -d' ' -f1)
+# The faster twins of PlantUML 1.2026.2's PNG packers (renderer.py puts them before
+# PlantUML's jar only for the exact classes they were ported from). Plain Java: needs no
+# PlantUML to build. The manifest records the SHA-256 of the sources, concatenated by name.
+palette=$(ls $here/png_palette/net/sourceforge/plantuml/png/quant/*.java | LC_ALL=C sort)
+javac --release 8 -Xlint:-options -d "$work/palette" $palette
+sha=$(cat $palette | sha256sum | cut -d' ' -f1)
 printf 'Source-SHA256: %s\n' "$sha" > "$work/palette-manifest"
 find "$work/palette" -exec touch -d '2000-01-01 00:00:00' {} +
 (cd "$work/palette" && jar --create --file "$work/palette.jar" --manifest "$work/palette-manifest" --date 2000-01-01T00:00:02Z .)

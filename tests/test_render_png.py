@@ -25,8 +25,8 @@ from cluestudio.core.plantuml.renderer import (
     png_palette_port_fits,
 )
 
-_PALETTE_SOURCE = (PNG_PALETTE_JAR.parent / "png_palette" / "net" / "sourceforge" / "plantuml"
-                   / "png" / "quant" / "Quantify555.java")
+_PALETTE_SOURCES = (PNG_PALETTE_JAR.parent / "png_palette" / "net" / "sourceforge" / "plantuml"
+                    / "png" / "quant")
 _COLOUR_TYPES = {2: "RGB", 3: "palette", 6: "RGBA"}
 
 # Each of PlantUML's ways out of its palette step: packed (up to 256 colour cubes), too many
@@ -145,8 +145,12 @@ def test_palette_jar_is_built_from_the_committed_source() -> None:
     with zipfile.ZipFile(renderer_module.PNG_PALETTE_JAR) as jar:
         manifest = jar.read("META-INF/MANIFEST.MF").decode().replace("\r\n ", "").replace(
             "\n ", "")
-        assert "net/sourceforge/plantuml/png/quant/Quantify555.class" in jar.namelist()
+        classes = {name for name in jar.namelist() if name.endswith(".class")}
     recorded = re.search(r"Source-SHA256: (\w+)", manifest)
     assert recorded is not None
-    assert recorded.group(1) == hashlib.sha256(_PALETTE_SOURCE.read_bytes()).hexdigest(), (
-        "Quantify555.java changed: run scripts/build_render_server.sh")
+    sources = sorted(_PALETTE_SOURCES.glob("*.java"))
+    assert classes == {f"net/sourceforge/plantuml/png/quant/{s.stem}.class" for s in sources}
+    assert set(PNG_PALETTE_PORTED_FROM) >= classes  # each twin only where its class matches
+    digest = hashlib.sha256(b"".join(source.read_bytes() for source in sources)).hexdigest()
+    assert recorded.group(1) == digest, (
+        "png_palette/*.java changed: run scripts/build_render_server.sh")

@@ -14,7 +14,8 @@
  * It shadows PlantUML's class only because renderer.py puts this jar before PlantUML's on the
  * class path, and only when PlantUML's Quantify555.class and Cube555.class are the exact
  * bytes this was ported from (their SHA-256 in renderer.py): any other jar keeps its own.
- * Built by scripts/build_render_server.sh.
+ * QuantifyPacked28.java does the same for the fall-back packer. Built by
+ * scripts/build_render_server.sh.
  */
 package net.sourceforge.plantuml.png.quant;
 
