@@ -1,5 +1,6 @@
-"""PNG renders: our faster palette step (java/png_palette) gives PlantUML's own bytes, only
-where it was ported from, and the PNG is a whole image without the diagram's source in it."""
+"""PNG renders: our faster PNG steps (java/png_palette: twins of PlantUML's two packers and a
+writer for palette images) give PlantUML's own image, only with the PlantUML they were ported
+from, and the PNG is a whole image without the diagram's source in it."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ import re
 import shutil
 import struct
 import zipfile
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PIL import Image
 
@@ -25,13 +28,12 @@ from cluestudio.core.plantuml.renderer import (
     png_palette_port_fits,
 )
 
-_PALETTE_SOURCES = (PNG_PALETTE_JAR.parent / "png_palette" / "net" / "sourceforge" / "plantuml"
-                    / "png" / "quant")
+_PALETTE_SOURCES = PNG_PALETTE_JAR.parent / "png_palette"
 _COLOUR_TYPES = {2: "RGB", 3: "palette", 6: "RGBA"}
 
-# Each of PlantUML's ways out of its palette step: packed (up to 256 colour cubes), too many
-# colours (gradients), too few (under 32 cubes; PlantUML tries its second packer), and a
-# transparent background (the palette step is skipped).
+# Each of PlantUML's ways through its PNG writer: packed into a palette (up to 256 colour
+# cubes; written by our writer), too many colours (gradients) or too few (under 32 cubes), so
+# the second packer and the JDK's writer; a transparent background (no palette step).
 DIAGRAMS = {
     "class diagram": (
         "abstract class Shape {\n  -name: String\n  +area(): double\n}\n"
@@ -57,13 +59,20 @@ def _header(png: bytes) -> tuple[int, int, int]:
     return width, height, colour_type
 
 
-def _chunk_types(png: bytes) -> list[bytes]:
-    types, at = [], 8
+def _chunks(png: bytes) -> list[tuple[bytes, bytes]]:
+    chunks, at = [], 8
     while at < len(png):
         (length,) = struct.unpack(">I", png[at : at + 4])
-        types.append(png[at + 4 : at + 8])
+        chunks.append((png[at + 4 : at + 8], png[at + 8 : at + 8 + length]))
         at += 12 + length
-    return types
+    return chunks
+
+
+def _row_filters(png: bytes) -> set[int]:
+    """The filter byte of every row of an 8-bit palette PNG."""
+    width, height, _ = _header(png)
+    pixels = zlib.decompress(b"".join(data for kind, data in _chunks(png) if kind == b"IDAT"))
+    return {pixels[row * (width + 1)] for row in range(height)}
 
 
 @pytest.fixture(scope="module")
@@ -76,19 +85,31 @@ def both() -> Iterator[tuple[PlantUMLRenderer, PlantUMLRenderer]]:
 
 @pytest.mark.java
 @pytest.mark.xdist_group("java")
-def test_our_palette_step_gives_plantumls_own_png_bytes(
+def test_our_png_steps_give_plantumls_own_image(
         both: tuple[PlantUMLRenderer, PlantUMLRenderer]) -> None:
     ours, plantumls = both
     jar = runtime.plantuml_jar()
     if not png_palette_port_fits(jar):
-        pytest.skip(f"{jar.name} is not the PlantUML our palette step was ported from")
-    assert str(PNG_PALETTE_JAR) in " ".join(jvm_command())  # the twin is really in use
+        pytest.skip(f"{jar.name} is not the PlantUML our PNG steps were ported from")
+    assert str(PNG_PALETTE_JAR) in " ".join(jvm_command())  # the twins are really in use
     assert str(PNG_PALETTE_JAR) not in " ".join(jvm_command(fast_png=False))
     seen = set()
     for name, text in DIAGRAMS.items():
         fast, own = ours.render(text, "png"), plantumls.render(text, "png")
-        assert fast == own, f"{name}: our palette step changed the PNG"
-        seen.add(_COLOUR_TYPES[_header(fast)[2]])
+        kind = _COLOUR_TYPES[_header(fast)[2]]
+        seen.add(kind)
+        if kind != "palette":
+            # Our packer twins, then the JDK's writer: PlantUML's bytes exactly.
+            assert fast == own, f"{name}: our PNG steps changed the PNG"
+            continue
+        # Our writer: the same image (palette, indices, text chunks), rows unfiltered.
+        assert _row_filters(fast) == {0} and _row_filters(own) != {0}, name
+        with Image.open(io.BytesIO(fast)) as mine, Image.open(io.BytesIO(own)) as theirs:
+            assert (mine.mode, mine.size, mine.info) == (theirs.mode, theirs.size, theirs.info)
+            assert mine.getpalette() == theirs.getpalette(), name
+            assert np.array_equal(np.asarray(mine), np.asarray(theirs)), name
+        assert [k for k, _ in _chunks(fast)] == [k for k, _ in _chunks(own)], name
+        assert len(fast) < len(own), name  # no filter suits palette images better
     assert seen == {"RGB", "palette", "RGBA"}  # every way through PlantUML's PNG writer
 
 
@@ -105,7 +126,7 @@ def test_a_png_decodes_to_its_declared_size_without_the_diagram_source(
         low, high = image.convert("L").getextrema()
         assert low < 80 and high > 200
     # PlantUML embeds the source (an iTXt/zTXt chunk) only when asked; we never ask.
-    chunks = _chunk_types(png)
+    chunks = [kind for kind, _ in _chunks(png)]
     assert chunks[0] == b"IHDR" and chunks[-1] == b"IEND"
     assert not {b"iTXt", b"zTXt"} & set(chunks)
     assert b"Circle" not in png and b"radius" not in png
@@ -148,9 +169,14 @@ def test_palette_jar_is_built_from_the_committed_source() -> None:
         classes = {name for name in jar.namelist() if name.endswith(".class")}
     recorded = re.search(r"Source-SHA256: (\w+)", manifest)
     assert recorded is not None
-    sources = sorted(_PALETTE_SOURCES.glob("*.java"))
-    assert classes == {f"net/sourceforge/plantuml/png/quant/{s.stem}.class" for s in sources}
-    assert set(PNG_PALETTE_PORTED_FROM) >= classes  # each twin only where its class matches
-    digest = hashlib.sha256(b"".join(source.read_bytes() for source in sources)).hexdigest()
+    sources = sorted(_PALETTE_SOURCES.rglob("*.java"),
+                     key=lambda p: p.relative_to(_PALETTE_SOURCES).as_posix())
+    assert {name for name in classes if "$" not in name} == {
+        source.relative_to(_PALETTE_SOURCES).with_suffix(".class").as_posix()
+        for source in sources}
+    twins = {name for name in classes if name.startswith("net/sourceforge/plantuml/")}
+    assert twins and set(PNG_PALETTE_PORTED_FROM) >= twins  # each twin where its class matches
+    service = _PALETTE_SOURCES / "META-INF" / "services" / "javax.imageio.spi.ImageWriterSpi"
+    digest = hashlib.sha256(b"".join(p.read_bytes() for p in [*sources, service])).hexdigest()
     assert recorded.group(1) == digest, (
-        "png_palette/*.java changed: run scripts/build_render_server.sh")
+        "png_palette/ changed: run scripts/build_render_server.sh")
