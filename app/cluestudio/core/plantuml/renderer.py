@@ -59,11 +59,13 @@ STARTUP_TIMEOUT = 60.0
 
 SERVER_JAR = Path(__file__).with_name("java") / "cluestudio-render-server.jar"
 _SERVER_CLASS = "cluestudio.RenderServer"
-# Faster twins of PlantUML's two PNG packers (java/png_palette/…/Quantify555.java and
-# QuantifyPacked28.java, pixel by pixel through the colour model in PlantUML's own): the same
-# PNG bytes, and a PNG render's CPU down by ~40 % (docs/adr/0002). The jar goes before
-# PlantUML's on the class path, so its classes win, but only for the exact classes they were
-# ported from; any other jar (a user's own, a later release) keeps its own code.
+# PNG in under half the CPU (docs/adr/0002): java/png_palette holds bit-identical twins of
+# PlantUML's two PNG packers (Quantify555, QuantifyPacked28: pixel by pixel through the colour
+# model in PlantUML's own) and an ImageIO writer for palette images without the JDK's per-row
+# filter search (the same image in fewer bytes; other images go to the JDK's writer). The jar
+# goes before PlantUML's on the class path, so its classes win, but only for the exact
+# classes the twins were ported from; any other jar (a user's own, a later release) keeps
+# its own code and the JDK's writer.
 PNG_PALETTE_JAR = SERVER_JAR.with_name("cluestudio-png-palette.jar")
 PNG_PALETTE_PORTED_FROM = {  # PlantUML 1.2026.2, MIT build
     "net/sourceforge/plantuml/png/quant/Quantify555.class":
@@ -109,7 +111,7 @@ _SAFE_LINK = re.compile(rb"(?i)(?:https?:|mailto:|#)")
 
 
 def png_palette_port_fits(jar: Path) -> bool:
-    """Whether ``jar``'s PNG palette classes are the ones our faster twin was ported from."""
+    """Whether ``jar``'s PNG packer classes are the ones our faster twins were ported from."""
     try:
         stat = jar.stat()
     except OSError:
@@ -131,8 +133,8 @@ def _palette_classes_match(jar: str, size: int, mtime_ns: int) -> bool:
 def jvm_command(max_memory_mb: int = DEFAULT_MAX_MEMORY_MB, jar: Path | None = None,
                 *, fast_png: bool = True) -> list[str]:
     """The full command line of a sandboxed render server JVM (``jar``: a PlantUML jar
-    other than the configured one; ``fast_png=False``: PlantUML's own PNG palette step even
-    where our twin fits, for comparing the two)."""
+    other than the configured one; ``fast_png=False``: PlantUML's own PNG steps even where
+    ours fit, for comparing the two)."""
     plantuml = jar or runtime.plantuml_jar()
     palette = [str(PNG_PALETTE_JAR)] if fast_png and png_palette_port_fits(plantuml) else []
     classpath = os.pathsep.join([str(SERVER_JAR), *palette, str(plantuml)])
@@ -294,7 +296,7 @@ class PlantUMLRenderer:
                  jar: Path | None = None, fast_png: bool = True) -> None:
         self.timeout = timeout
         self.jar = jar  # None: the configured jar (runtime.plantuml_jar)
-        self.fast_png = fast_png  # False: PlantUML's own PNG palette step (jvm_command)
+        self.fast_png = fast_png  # False: PlantUML's own PNG steps (jvm_command)
         self.max_input_bytes = max_input_bytes
         self.startup_timeout = startup_timeout
         self.max_memory_mb = max_memory_mb
