@@ -8,8 +8,9 @@
  * index with WritableRaster.setSample: that took more than half of a PNG render's CPU (JFR
  * samples, docs/adr/0002). This port does the same arithmetic on the raster's int array and
  * writes the indices in one call. Same palette, same order, same indices, same fall-backs
- * (null when over 256 or under 32 colour cubes, or on any error), so PlantUML writes the same
- * PNG bytes; tests/test_render_png.py compares them with PlantUML's own class.
+ * (null when over 256 or under 32 colour cubes, or on any error): the same packed image,
+ * which tests/test_render_png.py compares with PlantUML's own class's (decoded, as our
+ * writer, cluestudio/png/IndexedPngWriter, compresses it differently).
  *
  * It shadows PlantUML's class only because renderer.py puts this jar before PlantUML's on the
  * class path, and only when PlantUML's Quantify555.class and Cube555.class are the exact
