@@ -4,8 +4,8 @@
 
 Goals (issue "Spine", item 6; issue 28): warm ≥ 10× faster than render_once, ≥ 20 diagrams/s
 warm on 2 free cores, first render after start ≤ 2 s. Three warm JVMs side by side: SVG, PNG,
-and PNG with PlantUML's own PNG packers (``fast_png=False``: what PNG cost before our twins of
-them, docs/adr/0002); their passes over the diagrams interleave, so load on a shared machine
+and PNG with PlantUML's own PNG steps (``fast_png=False``: what PNG cost before our packers
+and writer, docs/adr/0002); their passes over the diagrams interleave, so load on a shared machine
 hits all three alike. Each pass is timed in wall seconds and in the JVM's own CPU seconds
 (``/proc/<pid>/stat``, Linux; nan elsewhere): CPU per render is what a free core would do,
 whatever else the machine runs. render_once is timed on the first ``--once`` diagrams only
@@ -29,7 +29,7 @@ from cluestudio.core.plantuml.renderer import Format, PlantUMLRenderer, render_o
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 # name: (format, our PNG packers)
 VARIANTS: dict[str, tuple[Format, bool]] = {
-    "svg": ("svg", True), "png": ("png", True), "png, PlantUML's packers": ("png", False)}
+    "svg": ("svg", True), "png": ("png", True), "png, PlantUML's own steps": ("png", False)}
 
 
 def jvm_cpu_seconds(pid: int | None) -> float:
