@@ -2,8 +2,8 @@
  * A PNG writer for what PlantUML's PNG export hands ImageIO most of the time: an 8-bit
  * palette image (after its Quantify555 packing) with a few text chunks. The JDK's writer
  * tries all five row filters on every row and keeps the best guess, which for palette images
- * costs three times the deflating and makes the file bigger (the PNG specification
- * recommends no filter for palette images). This one writes the same chunks (IHDR, PLTE,
+ * makes encoding cost about three times as much as unfiltered rows do, and the file bigger
+ * (the PNG specification recommends no filter for palette images). This one writes the same chunks (IHDR, PLTE,
  * tEXt, IDAT, IEND) with filter "none" at the deflate level the caller's write
  * parameter asks: the same image, pixel for pixel, in fewer bytes and about a third of the
  * encoding CPU (docs/adr/0002; tests/test_render_png.py decodes both and compares). Anything
