@@ -126,6 +126,16 @@ def test_our_png_steps_give_plantumls_own_image(
 
 @pytest.mark.java
 @pytest.mark.xdist_group("java")
+def test_svg_is_the_same_with_or_without_our_png_steps(
+        both: tuple[PlantUMLRenderer, PlantUMLRenderer]) -> None:
+    ours, plantumls = both
+    _require_the_ported_plantuml()
+    for name, text in DIAGRAMS.items():
+        assert ours.render(text, "svg") == plantumls.render(text, "svg"), name
+
+
+@pytest.mark.java
+@pytest.mark.xdist_group("java")
 def test_a_png_decodes_to_its_declared_size_without_the_diagram_source(
         both: tuple[PlantUMLRenderer, PlantUMLRenderer]) -> None:
     png = both[0].render(DIAGRAMS["class diagram"], "png")
