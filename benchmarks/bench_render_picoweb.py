@@ -1,12 +1,14 @@
 """Our render server vs PlantUML's own PicoWeb, same JRE, same jar, same diagrams.
 
-    .venv/bin/python benchmarks/bench_render_picoweb.py [--n 50] [--rounds 3] [--json]
+    .venv/bin/python benchmarks/bench_render_picoweb.py [--n 50] [--rounds 3]
+        [--format svg|png] [--json]
 
 Both JVMs start with the same options (``runtime.JVM_ARGS``, the renderer's ``-Xmx``) and
-render the same generated class diagrams (``bench_render.diagram``) as SVG with the smetana
-layout (PicoWeb gets ``!pragma layout smetana``, which our server adds itself). After one
-warm-up pass each, the rounds interleave: our pass, then PicoWeb's. A pass is timed in wall
-seconds and in the JVM's own CPU seconds (``/proc/<pid>/stat``, Linux); the ratio is
+render the same generated class diagrams (``bench_render.diagram``) as SVG (or PNG, where our
+server adds its own PNG packers and writer, docs/adr/0002, and PicoWeb runs PlantUML's) with
+the smetana layout (PicoWeb gets ``!pragma layout smetana``, which our server adds itself).
+After one warm-up pass each, the rounds interleave: our pass, then PicoWeb's. A pass is timed
+in wall seconds and in the JVM's own CPU seconds (``/proc/<pid>/stat``, Linux); the ratio is
 PicoWeb's time over ours from the same round (> 1: ours is faster). Goal (issue 28): ≥ 1.
 """
 
@@ -30,6 +32,7 @@ from bench_render import diagram
 from cluestudio.core.plantuml import runtime
 from cluestudio.core.plantuml.renderer import (
     DEFAULT_MAX_MEMORY_MB,
+    Format,
     PlantUMLRenderer,
     jvm_environment,
 )
@@ -49,7 +52,8 @@ def free_port() -> int:
 
 
 class PicoWeb:
-    def __init__(self) -> None:
+    def __init__(self, fmt: str = "svg") -> None:
+        self.fmt = fmt
         self.port = free_port()
         command = [str(runtime.java_executable()), *runtime.JVM_ARGS,
                    f"-Xmx{DEFAULT_MAX_MEMORY_MB}m", "-jar", str(runtime.plantuml_jar()),
@@ -77,11 +81,11 @@ class PicoWeb:
         source = text.replace("@startuml\n", "@startuml\n!pragma layout smetana\n", 1)
         request = urllib.request.Request(
             f"http://127.0.0.1:{self.port}/render", method="POST",
-            data=json.dumps({"source": source, "options": ["-tsvg"]}).encode(),
+            data=json.dumps({"source": source, "options": [f"-t{self.fmt}"]}).encode(),
             headers={"Content-Type": "application/json"})
         with urllib.request.urlopen(request, timeout=60) as answer:
             body: bytes = answer.read()
-        if b"<svg" not in body[:400]:
+        if (b"<svg" if self.fmt == "svg" else b"\x89PNG") not in body[:400]:
             raise RuntimeError(f"PicoWeb answered {body[:80]!r}")
         return body
 
@@ -101,14 +105,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=50)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--format", choices=("svg", "png"), default="svg")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    fmt: Format = "png" if args.format == "png" else "svg"
     diagrams = [diagram(seed) for seed in range(args.n)]
     ours = PlantUMLRenderer()
-    pico = PicoWeb()
+    pico = PicoWeb(fmt)
     try:
-        ours_render = lambda text: ours.render(text, "svg")  # noqa: E731
-        ours.render(diagrams[0], "svg")
+        ours_render = lambda text: ours.render(text, fmt)  # noqa: E731
+        ours.render(diagrams[0], fmt)
         assert ours.pid is not None
         for render, pid in ((ours_render, ours.pid), (pico.render, pico.process.pid)):
             timed_pass(render, pid, diagrams)  # warm-up: JIT
@@ -123,7 +129,7 @@ def main() -> int:
         ours.close()
         pico.close()
     load = os.getloadavg()[0]
-    summary = {"plantuml": runtime.plantuml_jar().name, "diagrams": args.n,
+    summary = {"plantuml": runtime.plantuml_jar().name, "diagrams": args.n, "format": fmt,
                "load_average": load, "rounds": rounds,
                "ours_per_s": args.n / statistics.median(r["ours_s"] for r in rounds),
                "picoweb_per_s": args.n / statistics.median(r["picoweb_s"] for r in rounds),
@@ -135,7 +141,7 @@ def main() -> int:
     if args.json:
         print(json.dumps(summary, indent=2))
         return 0
-    print(f"{args.n} diagrams, SVG, {summary['plantuml']}; load average {load:.1f} on "
+    print(f"{args.n} diagrams, {fmt.upper()}, {summary['plantuml']}; load average {load:.1f} on "
           f"{os.cpu_count()} CPUs")
     for number, r in enumerate(rounds, 1):
         print(f"round {number}: ours {r['ours_s']:.2f} s ({r['ours_cpu_s']:.2f} JVM CPU-s), "

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Rebuilds the PlantUML render server jar from its source (needs a JDK's javac; users never
-# run this: the jar is committed). The manifest records the source's SHA-256 so a test can
-# tell when someone edited the source and forgot to rebuild.
+# Rebuilds the PlantUML render server jar and the PNG palette jar from their sources (needs a
+# JDK's javac; users never run this: the jars are committed). Each manifest records its
+# sources' SHA-256 so a test can tell when someone edited a source and forgot to rebuild.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 here=app/cluestudio/core/plantuml/java
@@ -25,3 +25,18 @@ find "$work/classes" -exec touch -d '2000-01-01 00:00:00' {} +
 (cd "$work/classes" && jar --create --file "$work/server.jar" --manifest "$work/manifest" --date 2000-01-01T00:00:02Z .)
 cp "$work/server.jar" "$here/cluestudio-render-server.jar"
 echo "built $here/cluestudio-render-server.jar (source $sha)"
+
+# The faster twins of PlantUML 1.2026.2's PNG packers and our PNG writer for palette images
+# (renderer.py puts this jar before PlantUML's only for the exact classes the twins were
+# ported from). Plain Java: needs no PlantUML to build. The manifest records the SHA-256 of
+# the sources (Java files and the ImageIO service file), concatenated in path order.
+palette=$(cd $here/png_palette && find . -name '*.java' | LC_ALL=C sort | sed "s|^\./|$here/png_palette/|")
+javac --release 8 -Xlint:-options -d "$work/palette" $palette
+cp -r $here/png_palette/META-INF "$work/palette/"
+palette="$palette $here/png_palette/META-INF/services/javax.imageio.spi.ImageWriterSpi"
+sha=$(cat $palette | sha256sum | cut -d' ' -f1)
+printf 'Source-SHA256: %s\n' "$sha" > "$work/palette-manifest"
+find "$work/palette" -exec touch -d '2000-01-01 00:00:00' {} +
+(cd "$work/palette" && jar --create --file "$work/palette.jar" --manifest "$work/palette-manifest" --date 2000-01-01T00:00:02Z .)
+cp "$work/palette.jar" "$here/cluestudio-png-palette.jar"
+echo "built $here/cluestudio-png-palette.jar (source $sha)"

@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import hashlib
 import os
 import re
 import threading
+import zipfile
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from types import TracebackType
 from typing import Literal
@@ -56,6 +59,24 @@ STARTUP_TIMEOUT = 60.0
 
 SERVER_JAR = Path(__file__).with_name("java") / "cluestudio-render-server.jar"
 _SERVER_CLASS = "cluestudio.RenderServer"
+# PNG in under half the CPU (docs/adr/0002): java/png_palette holds bit-identical twins of
+# PlantUML's two PNG packers (Quantify555, QuantifyPacked28: pixel by pixel through the colour
+# model in PlantUML's own) and an ImageIO writer for palette images without the JDK's per-row
+# filter search (the same image in fewer bytes; other images go to the JDK's writer). The jar
+# goes before PlantUML's on the class path, so its classes win, but only for the exact
+# classes the twins were ported from; any other jar (a user's own, a later release) keeps
+# its own code and the JDK's writer.
+PNG_PALETTE_JAR = SERVER_JAR.with_name("cluestudio-png-palette.jar")
+PNG_PALETTE_PORTED_FROM = {  # PlantUML 1.2026.2, MIT build
+    "net/sourceforge/plantuml/png/quant/Quantify555.class":
+        "bee648ea8105a6389286670da98c35cf793683988a1b7323ad0727ecb50d95fe",
+    "net/sourceforge/plantuml/png/quant/Cube555.class":
+        "293eb3f07ae7e25b450f81e115bb8d76e6f64c2f46ea4b2a373273a07bc04431",
+    "net/sourceforge/plantuml/png/quant/QuantifyPacked28.class":
+        "db191a0ea4dff13d1a9d4f3d05a9aafc874efcaf6e6630d18ed535c094a73c73",
+    "net/sourceforge/plantuml/png/quant/QuantUtils.class":
+        "739c0ae615801b4375f6c2f7492bdd360d31a996c665bcc08b20a03693a08442",
+}
 # Config lines the server applies to every diagram: what -Playout=smetana adds on PlantUML's
 # command line (its Java port of Graphviz, so no `dot` binary is needed).
 _CONFIG = ("!pragma layout smetana",)
@@ -89,11 +110,34 @@ _SVG_LINK = re.compile(rb'((?:xlink:)?href=")([^"]*)(")')
 _SAFE_LINK = re.compile(rb"(?i)(?:https?:|mailto:|#)")
 
 
-def jvm_command(max_memory_mb: int = DEFAULT_MAX_MEMORY_MB, jar: Path | None = None
-                ) -> list[str]:
+def png_palette_port_fits(jar: Path) -> bool:
+    """Whether ``jar``'s PNG packer classes are the ones our faster twins were ported from."""
+    try:
+        stat = jar.stat()
+    except OSError:
+        return False
+    return _palette_classes_match(str(jar), stat.st_size, stat.st_mtime_ns)
+
+
+@lru_cache(maxsize=8)
+def _palette_classes_match(jar: str, size: int, mtime_ns: int) -> bool:
+    # size and mtime: a jar replaced in place is looked at again.
+    try:
+        with zipfile.ZipFile(jar) as archive:
+            return all(hashlib.sha256(archive.read(name)).hexdigest() == digest
+                       for name, digest in PNG_PALETTE_PORTED_FROM.items())
+    except (OSError, KeyError, zipfile.BadZipFile):
+        return False
+
+
+def jvm_command(max_memory_mb: int = DEFAULT_MAX_MEMORY_MB, jar: Path | None = None,
+                *, fast_png: bool = True) -> list[str]:
     """The full command line of a sandboxed render server JVM (``jar``: a PlantUML jar
-    other than the configured one)."""
-    classpath = os.pathsep.join([str(SERVER_JAR), str(jar or runtime.plantuml_jar())])
+    other than the configured one; ``fast_png=False``: PlantUML's own PNG steps even where
+    ours fit, for comparing the two)."""
+    plantuml = jar or runtime.plantuml_jar()
+    palette = [str(PNG_PALETTE_JAR)] if fast_png and png_palette_port_fits(plantuml) else []
+    classpath = os.pathsep.join([str(SERVER_JAR), *palette, str(plantuml)])
     return [
         str(runtime.java_executable()),
         *runtime.JVM_ARGS,
@@ -249,9 +293,10 @@ class PlantUMLRenderer:
                  max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES,
                  startup_timeout: float = STARTUP_TIMEOUT,
                  max_memory_mb: int = DEFAULT_MAX_MEMORY_MB,
-                 jar: Path | None = None) -> None:
+                 jar: Path | None = None, fast_png: bool = True) -> None:
         self.timeout = timeout
         self.jar = jar  # None: the configured jar (runtime.plantuml_jar)
+        self.fast_png = fast_png  # False: PlantUML's own PNG steps (jvm_command)
         self.max_input_bytes = max_input_bytes
         self.startup_timeout = startup_timeout
         self.max_memory_mb = max_memory_mb
@@ -356,7 +401,7 @@ class PlantUMLRenderer:
             return self._server
         self._discard()
         self._server = start_server(self.max_memory_mb, self.startup_timeout, source,
-                                    jar=self.jar)
+                                    jar=self.jar, fast_png=self.fast_png)
         return self._server
 
     def _discard(self) -> None:
@@ -380,12 +425,13 @@ class PlantUMLRenderer:
 
 
 def start_server(max_memory_mb: int, startup_timeout: float,
-                 source: str | None = None, *, jar: Path | None = None
-                 ) -> RenderServerProcess:
+                 source: str | None = None, *, jar: Path | None = None,
+                 fast_png: bool = True) -> RenderServerProcess:
     """A started JVM that has drawn one small diagram (JVM start and class loading paid for
     under ``startup_timeout``, so a caller's diagram gets the whole per-diagram timeout)."""
     try:
-        server = RenderServerProcess(jvm_command(max_memory_mb, jar), jvm_environment())
+        server = RenderServerProcess(jvm_command(max_memory_mb, jar, fast_png=fast_png),
+                                     jvm_environment())
     except RuntimeMissing as error:
         raise RendererUnavailable(str(error), source=source) from None
     except ServerDied as error:
