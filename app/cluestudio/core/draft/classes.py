@@ -80,9 +80,10 @@ def _lines_in(ocr: OcrResult, rect: tuple[float, float, float, float]) -> list[T
     return sorted(inside, key=lambda ln: (ln.box.rect[1], ln.box.rect[0]))
 
 
-def _header_read(lines: list[TextLine]) -> tuple[str, str, str, float, str]:
+def _header_read(lines: list[TextLine], *, glued_letter_is_kind: bool = True
+                 ) -> tuple[str, str, str, float, str]:
     """:func:`_header` with how sure the name is and why not."""
-    name, keyword, stereotype = _header(lines)
+    name, keyword, stereotype = _header(lines, glued_letter_is_kind=glued_letter_is_kind)
     if not name:
         return name, keyword, stereotype, 0.0, ""
     used = [ln for ln in lines if any(w in ln.text for w in _IDENT.findall(name))] or lines
@@ -93,16 +94,22 @@ def _header_read(lines: list[TextLine]) -> tuple[str, str, str, float, str]:
     if sum(1 for ln in lines if _IDENT.search(ln.text) and ln.text.strip() in name) >= 2:
         confidence *= 0.8
         doubts.append("name joined from two lines")
+    elif not any(name in ln.text for ln in lines):
+        confidence *= 0.9
+        doubts.append("a space read inside the name left out")
     if not name[0].isupper():
         confidence *= 0.8
         doubts.append("a class name in lower case")
     return name, keyword, stereotype, confidence, "; ".join(doubts)
 
 
-def _header(lines: list[TextLine]) -> tuple[str, str, str]:
+def _header(lines: list[TextLine], *, glued_letter_is_kind: bool = True
+            ) -> tuple[str, str, str]:
     """(name, keyword, stereotype) from the header's lines: a stereotype («…», <<…>>) or a
     property ({abstract}) is taken out wherever it stands; a name the box was too narrow
-    for runs over several lines (``Administrative`` / ``Employee``) and is joined."""
+    for runs over several lines (``Administrative`` / ``Employee``) and is joined.
+    ``glued_letter_is_kind``: a kind letter glued to the name (``IGraphService``) is
+    PlantUML's circled letter (else it is the name's own first letter)."""
     keyword, stereotype = "class", ""
     name_lines: list[list[str]] = []
     for line in lines:
@@ -114,6 +121,8 @@ def _header(lines: list[TextLine]) -> tuple[str, str, str]:
         circle = _CIRCLE.match(text)
         if circle and _acronym(text, circle.end()):
             circle = None  # ``ATM``: an all-capital name, not a circled A before ``TM``
+        if circle and not glued_letter_is_kind and _glued(text, circle.end()):
+            circle = None
         if circle:
             keyword = _KIND_LETTERS[circle.group(1)]
             text = text[circle.end():]
@@ -143,8 +152,29 @@ def _header(lines: list[TextLine]) -> tuple[str, str, str]:
         return "".join(w for ws in name_lines for w in ws), keyword, stereotype
     if capitalised:  # the name comes first; more lines are members of a box without rules
         return "".join(capitalised[0]), keyword, stereotype
+    if len(name_lines) == 1 and _split_word(name_lines[0]):
+        # ``Benchm arkRunner``: OCR put a space inside one name (a class name has none;
+        # a display name with a space keeps its letters, which is what names compare on)
+        return "".join(name_lines[0]), keyword, stereotype
+    if len(name_lines) >= 2 and all(len(ws) >= 2 for ws in name_lines):
+        # every line a ``Type name`` pair and none a name: members of a box whose header
+        # the layout did not find, not a class of their own
+        return "", keyword, stereotype
     words = max(name_lines, key=lambda ws: sum(map(len, ws)))
     return max(words, key=len), keyword, stereotype
+
+
+def _split_word(words: list[str]) -> bool:
+    """Whether a header line's words are one name OCR split: a capitalised first part and
+    the rest going on in lower case (``Benchm`` ``arkRunner``)."""
+    return len(words) >= 2 and words[0][0].isupper() and all(
+        w[0].islower() for w in words[1:])
+
+
+def _glued(text: str, after: int) -> bool:
+    """Whether the letter a circle match took (``text[:after]``) is glued to the name
+    after it, with no space or bracket between (``IGraphService``)."""
+    return text[:after].strip()[-1:].isalpha() and text[after:after + 1].isalpha()
 
 
 def _acronym(text: str, after: int) -> bool:
@@ -260,27 +290,33 @@ def _corner_params(lines: list[TextLine], header: Rect) -> tuple[list[TextLine],
 
 
 def classes_from(ocr: OcrResult) -> list[DraftClass]:
-    out: list[DraftClass] = []
-    taken: set[str] = set()
     generic_boxes = _generic_boxes(ocr)
     params_of = {owner: params for owner, params in generic_boxes.values()}
+    headers = []  # (box, header lines, generics, (name, keyword, stereotype, confidence, doubt))
     for index, box in enumerate(ocr.layout.boxes):
         if index in generic_boxes:
             continue  # a generic class's type parameters, drawn over its corner
         header, *parts = box.compartments
         lines, generics = _corner_params(_lines_in(ocr, header), header)
         generics = params_of.get(index, generics)
-        name, keyword, stereotype, confidence, doubt = _header_read(lines)
+        read = _header_read(lines)
+        name = read[0]
         if not name or (not parts and not name[0].isupper()):
             continue  # a closed loop of lines with a label in it, not a class
         if name.casefold() in _PLACEHOLDERS:
             continue  # a palette's sample shape (an editor's screenshot), not the model's
+        headers.append((box, lines, generics, read))
+    out: list[DraftClass] = []
+    taken: set[str] = set()
+    for box, _lines, generics, read in _apart(headers):
+        name, keyword, stereotype, confidence, doubt = read
         if name in taken:
             confidence *= 0.5
             doubt = "; ".join(filter(None, [doubt, "another box has this name"]))
         while name in taken:
             name += "_"
         taken.add(name)
+        header, *parts = box.compartments
         members, doubtful = [], []
         for part in parts:
             for line in _lines_in(ocr, part):
@@ -293,6 +329,28 @@ def classes_from(ocr: OcrResult) -> list[DraftClass]:
         out.append(DraftClass(name, keyword, stereotype, tuple(members), box,
                               round(confidence, 2), doubt, tuple(doubtful), generics))
     return in_diagram_case(out)
+
+
+_Header = tuple[ClassBox, list[TextLine], str, tuple[str, str, str, float, str]]
+
+
+def _apart(headers: list[_Header]) -> list[_Header]:
+    """Two boxes that read the same name: one diagram names a class once, so a header
+    whose first letter was taken for PlantUML's circled kind letter (``IGraphService``
+    read as an interface ``GraphService``) keeps that letter when that tells the two apart."""
+    count: dict[str, int] = {}
+    for *_rest, read in headers:
+        count[read[0]] = count.get(read[0], 0) + 1
+    out = []
+    for box, lines, generics, read in headers:
+        if count[read[0]] > 1:
+            alone = _header_read(lines, glued_letter_is_kind=False)
+            if alone[0] != read[0] and alone[0] not in count:
+                count[read[0]] -= 1
+                count[alone[0]] = 1
+                read = alone
+        out.append((box, lines, generics, read))
+    return out
 
 
 def in_diagram_case(classes: list[DraftClass]) -> list[DraftClass]:

@@ -1,0 +1,102 @@
+"""Class names the offline draft gets from what OCR read in a header (issue 29): OCR slips
+on real renders that the draft can tell from the drawing itself. Boxes are drawn here in
+PlantUML's thin strokes, and the text OCR would read is given by hand, so no OCR engine
+runs: a space OCR reads inside one name, a box whose lines are all members (its header not
+found), two boxes that read the same name once a glued letter is taken for PlantUML's
+circled kind letter, and a package tab over a frame narrower than twice the tab.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from PIL import Image, ImageDraw
+
+from cluestudio.core.draft import draft_from_ocr
+from cluestudio.core.ocr import Box, OcrResult, TextLine
+from cluestudio.core.ocr.layout import find_layout
+
+WIDTH, HEIGHT = 800, 500
+INK = (40, 40, 40)
+Text = tuple[str, tuple[int, int, int, int], float]
+
+
+def _class_box(draw: ImageDraw.ImageDraw, x0: int, y0: int, x1: int, y1: int,
+               rules: tuple[int, ...] = ()) -> None:
+    draw.rectangle((x0, y0, x1, y1), outline=INK, width=1)
+    for y in rules:
+        draw.line((x0, y, x1, y), fill=INK, width=1)
+
+
+def _write(draw: ImageDraw.ImageDraw, texts: list[Text]) -> None:
+    for _text, (x0, y0, x1, y1), _conf in texts:
+        # a stand-in for letters: short strokes across the middle of the line's box (only
+        # where OCR says text is matters to the draft)
+        for x in range(x0 + 2, x1 - 2, 4):
+            draw.line((x, y0 + 4, x, y1 - 4), fill=INK, width=1)
+
+
+def _draft(texts: list[Text], drawing: Callable[[ImageDraw.ImageDraw], None]) -> list[str]:
+    image = Image.new("RGB", (WIDTH, HEIGHT), (255, 255, 255))
+    draw = ImageDraw.Draw(image)
+    drawing(draw)
+    _write(draw, texts)
+    pixels = np.asarray(image)
+    lines = tuple(TextLine(text, Box.from_rect(*rect), conf) for text, rect, conf in texts)
+    layout = find_layout(pixels, text=[line.box for line in lines])
+    ocr = OcrResult("0" * 64, "hand", WIDTH, HEIGHT, lines, layout=layout)
+    return sorted(draft_from_ocr(pixels, ocr).diagram.class_names)
+
+
+def test_a_space_ocr_read_inside_a_name_is_left_out() -> None:
+    texts: list[Text] = [("Benchm arkRunner", (70, 64, 200, 82), 0.97),
+                         ("- runs : int", (62, 100, 160, 116), 0.98)]
+
+    def drawing(draw: ImageDraw.ImageDraw) -> None:
+        _class_box(draw, 50, 50, 260, 150, rules=(90, 125))
+
+    assert _draft(texts, drawing) == ["BenchmarkRunner"]
+
+
+def test_a_box_whose_lines_are_all_members_is_no_class() -> None:
+    # the header of the left box was not found (its text bridged its rules); what is left
+    # is a compartment of ``Type name`` lines, not a class named after its longest word
+    texts: list[Text] = [("Timer timer", (62, 62, 150, 78), 0.81),
+                         ("Algometer algometer", (62, 82, 210, 98), 0.87),
+                         ("Reading", (380, 64, 460, 82), 0.99),
+                         ("- value : float", (362, 100, 480, 116), 0.98)]
+
+    def drawing(draw: ImageDraw.ImageDraw) -> None:
+        _class_box(draw, 50, 50, 260, 110)
+        _class_box(draw, 350, 50, 560, 150, rules=(90, 125))
+
+    assert _draft(texts, drawing) == ["Reading"]
+
+
+def test_two_boxes_are_told_apart_by_a_letter_glued_to_the_name() -> None:
+    # ``IGraphService``: OCR did not read the circle; its I is the name's own letter, since
+    # taking it for the circled kind letter gives the other box's name
+    texts: list[Text] = [("IGraphService", (80, 64, 210, 82), 0.99),
+                         ("GraphService", (390, 64, 510, 82), 0.99)]
+
+    def drawing(draw: ImageDraw.ImageDraw) -> None:
+        _class_box(draw, 50, 50, 260, 150, rules=(90, 125))
+        _class_box(draw, 350, 50, 560, 150, rules=(90, 125))
+
+    assert _draft(texts, drawing) == ["GraphService", "IGraphService"]
+
+
+def test_a_package_tab_over_a_narrow_frame_is_no_class() -> None:
+    # PlantUML's package: a name tab whose bottom is the top of the frame below it; the
+    # frame here is less than twice as wide as its tab, so its top runs on past the tab
+    # for less than the tab's width before it turns down at the frame's corner
+    texts: list[Text] = [("Registrator", (104, 103, 186, 118), 1.0),
+                         ("Registrator", (130, 194, 220, 212), 1.0)]
+
+    def drawing(draw: ImageDraw.ImageDraw) -> None:
+        draw.rectangle((100, 100, 190, 120), outline=INK, width=2)  # the tab
+        draw.rectangle((100, 120, 250, 330), outline=INK, width=2)  # the frame
+        _class_box(draw, 115, 180, 235, 290, rules=(220, 255))
+
+    assert _draft(texts, drawing) == ["Registrator"]
