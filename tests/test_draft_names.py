@@ -14,6 +14,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from cluestudio.core.draft import draft_from_ocr
+from cluestudio.core.draft.convert import DraftResult
 from cluestudio.core.ocr import Box, OcrResult, TextLine
 from cluestudio.core.ocr.layout import find_layout
 
@@ -37,7 +38,8 @@ def _write(draw: ImageDraw.ImageDraw, texts: list[Text]) -> None:
             draw.line((x, y0 + 4, x, y1 - 4), fill=INK, width=1)
 
 
-def _draft(texts: list[Text], drawing: Callable[[ImageDraw.ImageDraw], None]) -> list[str]:
+def _drafted(texts: list[Text], drawing: Callable[[ImageDraw.ImageDraw], None]
+             ) -> DraftResult:
     image = Image.new("RGB", (WIDTH, HEIGHT), (255, 255, 255))
     draw = ImageDraw.Draw(image)
     drawing(draw)
@@ -46,7 +48,11 @@ def _draft(texts: list[Text], drawing: Callable[[ImageDraw.ImageDraw], None]) ->
     lines = tuple(TextLine(text, Box.from_rect(*rect), conf) for text, rect, conf in texts)
     layout = find_layout(pixels, text=[line.box for line in lines])
     ocr = OcrResult("0" * 64, "hand", WIDTH, HEIGHT, lines, layout=layout)
-    return sorted(draft_from_ocr(pixels, ocr).diagram.class_names)
+    return draft_from_ocr(pixels, ocr)
+
+
+def _draft(texts: list[Text], drawing: Callable[[ImageDraw.ImageDraw], None]) -> list[str]:
+    return sorted(_drafted(texts, drawing).diagram.class_names)
 
 
 def test_a_space_ocr_read_inside_a_name_is_left_out() -> None:
@@ -100,3 +106,35 @@ def test_a_package_tab_over_a_narrow_frame_is_no_class() -> None:
         _class_box(draw, 115, 180, 235, 290, rules=(220, 255))
 
     assert _draft(texts, drawing) == ["Registrator"]
+
+
+def _dashed_box(draw: ImageDraw.ImageDraw, x0: int, y0: int, x1: int, y1: int) -> None:
+    """PlantUML's type-parameter box: paper inside, a dashed outline (3 px on, 1 off)."""
+    draw.rectangle((x0, y0, x1, y1), fill=(255, 255, 255))
+    for x in range(x0, x1 + 1):
+        if (x - x0) % 4 != 3:
+            draw.point([(x, y0), (x, y1)], fill=INK)
+    for y in range(y0, y1 + 1):
+        if (y - y0) % 4 != 3:
+            draw.point([(x0, y), (x1, y)], fill=INK)
+
+
+def test_a_type_parameter_box_too_small_to_read_gives_the_members_type_variables() -> None:
+    # a nested generic class: OCR reads nothing in the 9-px box over its corner, but the
+    # box is drawn, and the members use T: the class is ``Queue.Node<T>``, as its PlantUML
+    # names it. The same members in a box without that corner box make no generic class.
+    texts: list[Text] = [("Queue.Node", (90, 64, 190, 82), 0.99),
+                         ("~T data", (62, 96, 140, 112), 0.99),
+                         ("~Node<T> next", (62, 114, 190, 130), 0.99),
+                         ("Shelf", (420, 64, 480, 82), 0.99),
+                         ("~T data", (362, 96, 440, 112), 0.99)]
+
+    def drawing(draw: ImageDraw.ImageDraw) -> None:
+        _class_box(draw, 50, 50, 250, 160, rules=(88, 140))
+        _dashed_box(draw, 243, 46, 252, 64)
+        _class_box(draw, 350, 50, 560, 160, rules=(88, 140))
+
+    draft = _drafted(texts, drawing)
+    assert sorted(draft.diagram.class_names) == ["Queue.Node<T>", "Shelf"]
+    assert 'class "Queue.Node<T>" as Queue_Node {' in draft.puml
+    assert "class Shelf {" in draft.puml

@@ -12,8 +12,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from cluestudio.core.ocr.result import ClassBox, OcrResult, Rect, TextLine
+
+if TYPE_CHECKING:
+    import numpy as np
 
 _PUBLIC_MARKS = "•●○◦oe0"
 _PRIVATE_MARKS = "□口αa¤回▫▪◻"
@@ -289,7 +293,49 @@ def _corner_params(lines: list[TextLine], header: Rect) -> tuple[list[TextLine],
     return lines, ""
 
 
-def classes_from(ocr: OcrResult) -> list[DraftClass]:
+# a type variable where a member uses one: ``T data``, ``data : T``, ``Node<K, V>``
+_TYPE_VARIABLE = re.compile(
+    r"^([A-Z])\s+[^\W\d]\w*|:\s*([A-Z])\s*(?:\[\])?\s*(?=$|[,)])|[<,]\s*([A-Z])\s*(?=[,>])")
+
+
+def _type_variables(members: list[str]) -> list[str]:
+    """The single-letter types the members use (``T`` of ``T data`` and ``Node<T> next``),
+    in order of first use."""
+    out: list[str] = []
+    for member in members:
+        for found in _TYPE_VARIABLE.finditer(member.lstrip("+-#~ ")):
+            letter = next(g for g in found.groups() if g)
+            if letter not in out:
+                out.append(letter)
+    return out
+
+
+def _corner_box_drawn(ink: np.ndarray, box: ClassBox, text: list[Rect]) -> bool:
+    """Whether a small box is drawn over the top-right corner of ``box`` (PlantUML's type
+    parameter box), even one too small for OCR to read: a side of its own inside the
+    header near the right end (not where OCR read the name), and its top over the class
+    box's top edge there. A relation line that meets the top edge stops at it."""
+    x0, y0, x1, _y1 = (int(v) for v in box.rect)
+    header = box.compartments[0]
+    depth = min(14, int(header[3] - header[1]) - 2)
+    left = max(x0 + 1, x1 - 30)
+    if depth < 6 or y0 < 8:
+        return False
+    below = ink[y0 + 2:y0 + 2 + depth, left:x1 - 2]
+    sides = [left + i for i in range(below.shape[1]) if below[:, i].mean() >= 0.5
+             and not any(r[0] <= left + i <= r[2] and r[1] <= y0 + depth and r[3] >= y0
+                         for r in text)]
+    if not sides:
+        return False
+    # the small box's top: a row above the class box's top edge (``y0`` is the first row
+    # inside it) inked from that side on past the class box's right side
+    above = ink[max(0, y0 - 14):y0 - 3, min(sides):x1 + 4]
+    return bool(above.size) and float(above.mean(axis=1).max()) >= 0.5
+
+
+def classes_from(ocr: OcrResult, pixels: np.ndarray | None = None) -> list[DraftClass]:
+    """The classes of an image read by OCR; with ``pixels`` (the image as read), a type
+    parameter box too small for OCR to read is seen by its outline."""
     generic_boxes = _generic_boxes(ocr)
     params_of = {owner: params for owner, params in generic_boxes.values()}
     headers = []  # (box, header lines, generics, (name, keyword, stereotype, confidence, doubt))
@@ -306,6 +352,9 @@ def classes_from(ocr: OcrResult) -> list[DraftClass]:
         if name.casefold() in _PLACEHOLDERS:
             continue  # a palette's sample shape (an editor's screenshot), not the model's
         headers.append((box, lines, generics, read))
+    ink = None
+    if pixels is not None and not ocr.layout.angle:
+        ink = pixels.astype("float32").mean(axis=2) < 160
     out: list[DraftClass] = []
     taken: set[str] = set()
     for box, _lines, generics, read in _apart(headers):
@@ -326,6 +375,13 @@ def classes_from(ocr: OcrResult) -> list[DraftClass]:
                     sure, why = member_confidence(line, member, ocr.layout.upright, part)
                     if why:
                         doubtful.append((member, sure, why))
+        if not generics and keyword != "enum" and ink is not None:
+            variables = _type_variables(members)
+            if variables and _corner_box_drawn(ink, box, [
+                    ln.box.rect for ln in _lines_in(ocr, header)]):
+                # OCR read nothing in the parameter box: its parameters are the
+                # single-letter types the members use
+                generics = ", ".join(variables)
         out.append(DraftClass(name, keyword, stereotype, tuple(members), box,
                               round(confidence, 2), doubt, tuple(doubtful), generics))
     return in_diagram_case(out)

@@ -95,7 +95,7 @@ def draft_from_ocr(pixels: np.ndarray, ocr: OcrResult, source: str = "<image>"
     from cluestudio.core.errors import ClueStudioError
     from cluestudio.core.plantuml import parse_plantuml
 
-    classes = classes_from(ocr)
+    classes = classes_from(ocr, pixels)
     warnings: list[str] = []
     body: list[str] = []
     doubts: list[DraftDoubt] = []
