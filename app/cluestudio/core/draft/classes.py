@@ -310,7 +310,7 @@ def _type_variables(members: list[str]) -> list[str]:
     return out
 
 
-def _corner_box_drawn(ink: np.ndarray, box: ClassBox, text: list[Rect]) -> bool:
+def _corner_box_drawn(pixels: np.ndarray, box: ClassBox, text: list[Rect]) -> bool:
     """Whether a small box is drawn over the top-right corner of ``box`` (PlantUML's type
     parameter box), even one too small for OCR to read: a side of its own inside the
     header near the right end (not where OCR read the name), and its top over the class
@@ -319,17 +319,19 @@ def _corner_box_drawn(ink: np.ndarray, box: ClassBox, text: list[Rect]) -> bool:
     header = box.compartments[0]
     depth = min(14, int(header[3] - header[1]) - 2)
     left = max(x0 + 1, x1 - 30)
-    if depth < 6 or y0 < 8:
+    if depth < 6 or y0 < 14:
         return False
-    below = ink[y0 + 2:y0 + 2 + depth, left:x1 - 2]
+    # dark strokes round the corner only (``y0`` is the first row inside the box)
+    ink = pixels[y0 - 14:y0 + 2 + depth, left:x1 + 4].astype("float32").mean(axis=2) < 160
+    below = ink[16:, :x1 - 2 - left]
     sides = [left + i for i in range(below.shape[1]) if below[:, i].mean() >= 0.5
              and not any(r[0] <= left + i <= r[2] and r[1] <= y0 + depth and r[3] >= y0
                          for r in text)]
     if not sides:
         return False
-    # the small box's top: a row above the class box's top edge (``y0`` is the first row
-    # inside it) inked from that side on past the class box's right side
-    above = ink[max(0, y0 - 14):y0 - 3, min(sides):x1 + 4]
+    # the small box's top: a row above the class box's top edge, inked from that side on
+    # past the class box's right side
+    above = ink[:11, min(sides) - left:]
     return bool(above.size) and float(above.mean(axis=1).max()) >= 0.5
 
 
@@ -352,9 +354,7 @@ def classes_from(ocr: OcrResult, pixels: np.ndarray | None = None) -> list[Draft
         if name.casefold() in _PLACEHOLDERS:
             continue  # a palette's sample shape (an editor's screenshot), not the model's
         headers.append((box, lines, generics, read))
-    ink = None
-    if pixels is not None and not ocr.layout.angle:
-        ink = pixels.astype("float32").mean(axis=2) < 160
+    image = pixels if pixels is not None and not ocr.layout.angle else None
     out: list[DraftClass] = []
     taken: set[str] = set()
     for box, _lines, generics, read in _apart(headers):
@@ -375,9 +375,9 @@ def classes_from(ocr: OcrResult, pixels: np.ndarray | None = None) -> list[Draft
                     sure, why = member_confidence(line, member, ocr.layout.upright, part)
                     if why:
                         doubtful.append((member, sure, why))
-        if not generics and keyword != "enum" and ink is not None:
+        if not generics and keyword != "enum" and image is not None:
             variables = _type_variables(members)
-            if variables and _corner_box_drawn(ink, box, [
+            if variables and _corner_box_drawn(image, box, [
                     ln.box.rect for ln in _lines_in(ocr, header)]):
                 # OCR read nothing in the parameter box: its parameters are the
                 # single-letter types the members use
