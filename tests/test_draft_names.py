@@ -1,9 +1,12 @@
-"""Class names the offline draft gets from what OCR read in a header (issue 29): OCR slips
+"""Classes the offline draft gets from what OCR read in their boxes (issue 29): OCR slips
 on real renders that the draft can tell from the drawing itself. Boxes are drawn here in
 PlantUML's thin strokes, and the text OCR would read is given by hand, so no OCR engine
 runs: a space OCR reads inside one name, a box whose lines are all members (its header not
 found), two boxes that read the same name once a glued letter is taken for PlantUML's
-circled kind letter, and a package tab over a frame narrower than twice the tab.
+circled kind letter, a package tab over a frame narrower than twice the tab, a type
+parameter box too small to read; and a class whose compartments the layout found apart (a
+photo's rules that do not meet its sides, a header whose outline never closed, a box with
+no rules at all).
 """
 
 from __future__ import annotations
@@ -138,3 +141,54 @@ def test_a_type_parameter_box_too_small_to_read_gives_the_members_type_variables
     assert sorted(draft.diagram.class_names) == ["Queue.Node<T>", "Shelf"]
     assert 'class "Queue.Node<T>" as Queue_Node {' in draft.puml
     assert "class Shelf {" in draft.puml
+
+
+def _marker(draw: ImageDraw.ImageDraw, x0: int, y0: int, x1: int, y1: int) -> None:
+    """A box in 4-px marker strokes."""
+    draw.line((x0, y0, x1, y0), fill=INK, width=4)
+    draw.line((x1, y0, x1, y1), fill=INK, width=4)
+    draw.line((x0, y1, x1, y1), fill=INK, width=4)
+    draw.line((x0, y0, x0, y1), fill=INK, width=4)
+
+
+def _members(draft: DraftResult) -> dict[str, list[str]]:
+    return {c.name: [m.name for m in (*c.attributes, *c.methods)]
+            for c in draft.diagram.classes}
+
+
+def test_a_box_of_members_right_under_a_header_box_is_that_class_s_rest() -> None:
+    # a photo: the rule under the header does not meet the right side, so the header and
+    # the members are two boxes of their own, one under the other
+    texts: list[Text] = [("Duck", (100, 62, 180, 92), 0.99),
+                         ("+fly()", (70, 120, 150, 150), 0.95)]
+
+    def drawing(draw: ImageDraw.ImageDraw) -> None:
+        _marker(draw, 50, 50, 260, 102)
+        _marker(draw, 52, 106, 244, 190)
+
+    assert _members(_drafted(texts, drawing)) == {"Duck": ["fly"]}
+
+
+def test_a_name_on_the_open_top_of_a_box_of_members_is_its_header() -> None:
+    # the header's outline is not there (a board wiped at the top): the name sits on the
+    # top edge of the box of members below it
+    texts: list[Text] = [("Human", (90, 48, 200, 84), 1.0),
+                         ("-salary: Int", (70, 100, 220, 130), 0.95),
+                         ("+ride()", (70, 150, 170, 180), 0.95)]
+
+    def drawing(draw: ImageDraw.ImageDraw) -> None:
+        _marker(draw, 50, 76, 260, 140)
+        _marker(draw, 50, 140, 260, 200)
+
+    draft = _drafted(texts, drawing)
+    assert _members(draft) == {"Human": ["salary", "ride"]}
+
+
+def test_a_box_without_rules_keeps_the_members_under_its_name() -> None:
+    texts: list[Text] = [("<<abstract» Animal", (80, 62, 240, 92), 0.9),
+                         ("-weight : float", (70, 110, 220, 140), 0.96)]
+
+    def drawing(draw: ImageDraw.ImageDraw) -> None:
+        _marker(draw, 50, 50, 270, 170)
+
+    assert _members(_drafted(texts, drawing)) == {"Animal": ["weight"]}

@@ -367,8 +367,10 @@ def classes_from(ocr: OcrResult, pixels: np.ndarray | None = None) -> list[Draft
         taken.add(name)
         header, *parts = box.compartments
         members, doubtful = [], []
-        for part in parts:
+        for part in parts or [header]:
             for line in _lines_in(ocr, part):
+                if not parts and not _MEMBER_LINE.search(_BRACKETED.sub(" ", line.text)):
+                    continue  # a box without rules: its name, stereotype, no member
                 member = _member(line.text)
                 if member:
                     members.append(member)
