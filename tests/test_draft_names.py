@@ -4,9 +4,9 @@ PlantUML's thin strokes, and the text OCR would read is given by hand, so no OCR
 runs: a space OCR reads inside one name, a box whose lines are all members (its header not
 found), two boxes that read the same name once a glued letter is taken for PlantUML's
 circled kind letter, a package tab over a frame narrower than twice the tab, a type
-parameter box too small to read; and a class whose compartments the layout found apart (a
-photo's rules that do not meet its sides, a header whose outline never closed, a box with
-no rules at all).
+parameter box too small to read, a closed region round a label and a multiplicity; and a
+class whose compartments the layout found apart (a photo's rules that do not meet its
+sides, a header whose outline never closed, a box with no rules at all).
 """
 
 from __future__ import annotations
@@ -192,3 +192,17 @@ def test_a_box_without_rules_keeps_the_members_under_its_name() -> None:
         _marker(draw, 50, 50, 270, 170)
 
     assert _members(_drafted(texts, drawing)) == {"Animal": ["weight"]}
+
+
+def test_a_closed_region_round_a_label_and_a_multiplicity_is_no_class() -> None:
+    # two relation lines between the same boxes close a region round their label and an
+    # end's multiplicity; a multiplicity is drawn at a line's end, never in a class box
+    texts: list[Text] = [("Account", (90, 64, 200, 84), 0.99),
+                         ("BelongsTo", (390, 64, 500, 84), 1.0),
+                         ("1", (520, 110, 530, 126), 1.0)]
+
+    def drawing(draw: ImageDraw.ImageDraw) -> None:
+        _class_box(draw, 50, 50, 260, 100)
+        _class_box(draw, 350, 50, 560, 140)
+
+    assert _draft(texts, drawing) == ["Account"]

@@ -34,6 +34,8 @@ _TYPE_PARAMS = re.compile(rf"\s*{_TYPE_PARAM}(?:\s*,?\s*{_TYPE_PARAM})*\s*")
 _BRACKETED = re.compile(r"«[^»]*»?|\{[^}]*\}?")
 # how OCR reads guillemets: doubled angle brackets, full-width or mathematical ones
 _GUILLEMETS = (("<<", "«"), (">>", "»"), ("《", "«"), ("》", "»"), ("≪", "«"), ("≫", "»"))
+# a multiplicity read as a line of its own (``1``, ``*``, ``0..*``, ``1..``)
+_MULTIPLICITY_LINE = re.compile(r"\s*(?:[0-9]+|\*)(?:\s*\.+\s*(?:[0-9]+|[*nN])?)?\s*")
 # a member line: a visibility mark first, or a type after a colon, or parentheses
 _MEMBER_LINE = re.compile(r"^\s*[-+#~—–]|:|\(")
 # stereotypes and properties that say what kind of classifier a box is
@@ -351,6 +353,8 @@ def classes_from(ocr: OcrResult, pixels: np.ndarray | None = None) -> list[Draft
         name = read[0]
         if not name or (not parts and not name[0].isupper()):
             continue  # a closed loop of lines with a label in it, not a class
+        if not parts and any(_MULTIPLICITY_LINE.fullmatch(ln.text) for ln in lines):
+            continue  # the same with a multiplicity in it: drawn at a line's end, no class's
         if name.casefold() in _PLACEHOLDERS:
             continue  # a palette's sample shape (an editor's screenshot), not the model's
         headers.append((box, lines, generics, read))
