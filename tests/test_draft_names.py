@@ -59,20 +59,20 @@ def _draft(texts: list[Text], drawing: Callable[[ImageDraw.ImageDraw], None]) ->
 
 
 def test_a_space_ocr_read_inside_a_name_is_left_out() -> None:
-    texts: list[Text] = [("Benchm arkRunner", (70, 64, 200, 82), 0.97),
+    texts: list[Text] = [("Shipm entPlanner", (70, 64, 200, 82), 0.97),
                          ("- runs : int", (62, 100, 160, 116), 0.98)]
 
     def drawing(draw: ImageDraw.ImageDraw) -> None:
         _class_box(draw, 50, 50, 260, 150, rules=(90, 125))
 
-    assert _draft(texts, drawing) == ["BenchmarkRunner"]
+    assert _draft(texts, drawing) == ["ShipmentPlanner"]
 
 
 def test_a_box_whose_lines_are_all_members_is_no_class() -> None:
     # the header of the left box was not found (its text bridged its rules); what is left
     # is a compartment of ``Type name`` lines, not a class named after its longest word
-    texts: list[Text] = [("Timer timer", (62, 62, 150, 78), 0.81),
-                         ("Algometer algometer", (62, 82, 210, 98), 0.87),
+    texts: list[Text] = [("Clock clock", (62, 62, 150, 78), 0.81),
+                         ("Barometer barometer", (62, 82, 210, 98), 0.87),
                          ("Reading", (380, 64, 460, 82), 0.99),
                          ("- value : float", (362, 100, 480, 116), 0.98)]
 
@@ -84,31 +84,31 @@ def test_a_box_whose_lines_are_all_members_is_no_class() -> None:
 
 
 def test_two_boxes_are_told_apart_by_a_letter_glued_to_the_name() -> None:
-    # ``IGraphService``: OCR did not read the circle; its I is the name's own letter, since
+    # ``IPriceService``: OCR did not read the circle; its I is the name's own letter, since
     # taking it for the circled kind letter gives the other box's name
-    texts: list[Text] = [("IGraphService", (80, 64, 210, 82), 0.99),
-                         ("GraphService", (390, 64, 510, 82), 0.99)]
+    texts: list[Text] = [("IPriceService", (80, 64, 210, 82), 0.99),
+                         ("PriceService", (390, 64, 510, 82), 0.99)]
 
     def drawing(draw: ImageDraw.ImageDraw) -> None:
         _class_box(draw, 50, 50, 260, 150, rules=(90, 125))
         _class_box(draw, 350, 50, 560, 150, rules=(90, 125))
 
-    assert _draft(texts, drawing) == ["GraphService", "IGraphService"]
+    assert _draft(texts, drawing) == ["IPriceService", "PriceService"]
 
 
 def test_a_package_tab_over_a_narrow_frame_is_no_class() -> None:
     # PlantUML's package: a name tab whose bottom is the top of the frame below it; the
     # frame here is less than twice as wide as its tab, so its top runs on past the tab
     # for less than the tab's width before it turns down at the frame's corner
-    texts: list[Text] = [("Registrator", (104, 103, 186, 118), 1.0),
-                         ("Registrator", (130, 194, 220, 212), 1.0)]
+    texts: list[Text] = [("Dispatcher", (104, 103, 186, 118), 1.0),
+                         ("Dispatcher", (130, 194, 220, 212), 1.0)]
 
     def drawing(draw: ImageDraw.ImageDraw) -> None:
         draw.rectangle((100, 100, 190, 120), outline=INK, width=2)  # the tab
         draw.rectangle((100, 120, 250, 330), outline=INK, width=2)  # the frame
         _class_box(draw, 115, 180, 235, 290, rules=(220, 255))
 
-    assert _draft(texts, drawing) == ["Registrator"]
+    assert _draft(texts, drawing) == ["Dispatcher"]
 
 
 def _dashed_box(draw: ImageDraw.ImageDraw, x0: int, y0: int, x1: int, y1: int) -> None:
@@ -124,13 +124,13 @@ def _dashed_box(draw: ImageDraw.ImageDraw, x0: int, y0: int, x1: int, y1: int) -
 
 def test_a_type_parameter_box_too_small_to_read_gives_the_members_type_variables() -> None:
     # a nested generic class: OCR reads nothing in the 9-px box over its corner, but the
-    # box is drawn, and the members use T: the class is ``Queue.Node<T>``, as its PlantUML
+    # box is drawn, and the members use T: the class is ``Stack.Cell<T>``, as its PlantUML
     # names it. The same members in a box without that corner box make no generic class.
-    texts: list[Text] = [("Queue.Node", (90, 64, 190, 82), 0.99),
-                         ("~T data", (62, 96, 140, 112), 0.99),
-                         ("~Node<T> next", (62, 114, 190, 130), 0.99),
+    texts: list[Text] = [("Stack.Cell", (90, 64, 190, 82), 0.99),
+                         ("~T item", (62, 96, 140, 112), 0.99),
+                         ("~Cell<T> below", (62, 114, 190, 130), 0.99),
                          ("Shelf", (420, 64, 480, 82), 0.99),
-                         ("~T data", (362, 96, 440, 112), 0.99)]
+                         ("~T item", (362, 96, 440, 112), 0.99)]
 
     def drawing(draw: ImageDraw.ImageDraw) -> None:
         _class_box(draw, 50, 50, 250, 160, rules=(88, 140))
@@ -138,8 +138,8 @@ def test_a_type_parameter_box_too_small_to_read_gives_the_members_type_variables
         _class_box(draw, 350, 50, 560, 160, rules=(88, 140))
 
     draft = _drafted(texts, drawing)
-    assert sorted(draft.diagram.class_names) == ["Queue.Node<T>", "Shelf"]
-    assert 'class "Queue.Node<T>" as Queue_Node {' in draft.puml
+    assert sorted(draft.diagram.class_names) == ["Shelf", "Stack.Cell<T>"]
+    assert 'class "Stack.Cell<T>" as Stack_Cell {' in draft.puml
     assert "class Shelf {" in draft.puml
 
 
@@ -159,50 +159,50 @@ def _members(draft: DraftResult) -> dict[str, list[str]]:
 def test_a_box_of_members_right_under_a_header_box_is_that_class_s_rest() -> None:
     # a photo: the rule under the header does not meet the right side, so the header and
     # the members are two boxes of their own, one under the other
-    texts: list[Text] = [("Duck", (100, 62, 180, 92), 0.99),
-                         ("+fly()", (70, 120, 150, 150), 0.95)]
+    texts: list[Text] = [("Kettle", (100, 62, 180, 92), 0.99),
+                         ("+boil()", (70, 120, 150, 150), 0.95)]
 
     def drawing(draw: ImageDraw.ImageDraw) -> None:
         _marker(draw, 50, 50, 260, 102)
         _marker(draw, 52, 106, 244, 190)
 
-    assert _members(_drafted(texts, drawing)) == {"Duck": ["fly"]}
+    assert _members(_drafted(texts, drawing)) == {"Kettle": ["boil"]}
 
 
 def test_a_name_on_the_open_top_of_a_box_of_members_is_its_header() -> None:
     # the header's outline is not there (a board wiped at the top): the name sits on the
     # top edge of the box of members below it
-    texts: list[Text] = [("Human", (90, 48, 200, 84), 1.0),
-                         ("-salary: Int", (70, 100, 220, 130), 0.95),
-                         ("+ride()", (70, 150, 170, 180), 0.95)]
+    texts: list[Text] = [("Courier", (90, 48, 200, 84), 1.0),
+                         ("-wage: Int", (70, 100, 220, 130), 0.95),
+                         ("+deliver()", (70, 150, 170, 180), 0.95)]
 
     def drawing(draw: ImageDraw.ImageDraw) -> None:
         _marker(draw, 50, 76, 260, 140)
         _marker(draw, 50, 140, 260, 200)
 
     draft = _drafted(texts, drawing)
-    assert _members(draft) == {"Human": ["salary", "ride"]}
+    assert _members(draft) == {"Courier": ["wage", "deliver"]}
 
 
 def test_a_box_without_rules_keeps_the_members_under_its_name() -> None:
-    texts: list[Text] = [("<<abstract» Animal", (80, 62, 240, 92), 0.9),
-                         ("-weight : float", (70, 110, 220, 140), 0.96)]
+    texts: list[Text] = [("<<abstract» Appliance", (80, 62, 240, 92), 0.9),
+                         ("-mass : float", (70, 110, 220, 140), 0.96)]
 
     def drawing(draw: ImageDraw.ImageDraw) -> None:
         _marker(draw, 50, 50, 270, 170)
 
-    assert _members(_drafted(texts, drawing)) == {"Animal": ["weight"]}
+    assert _members(_drafted(texts, drawing)) == {"Appliance": ["mass"]}
 
 
 def test_a_closed_region_round_a_label_and_a_multiplicity_is_no_class() -> None:
     # two relation lines between the same boxes close a region round their label and an
     # end's multiplicity; a multiplicity is drawn at a line's end, never in a class box
-    texts: list[Text] = [("Account", (90, 64, 200, 84), 0.99),
-                         ("BelongsTo", (390, 64, 500, 84), 1.0),
+    texts: list[Text] = [("Parcel", (90, 64, 200, 84), 0.99),
+                         ("CoveredBy", (390, 64, 500, 84), 1.0),
                          ("1", (520, 110, 530, 126), 1.0)]
 
     def drawing(draw: ImageDraw.ImageDraw) -> None:
         _class_box(draw, 50, 50, 260, 100)
         _class_box(draw, 350, 50, 560, 140)
 
-    assert _draft(texts, drawing) == ["Account"]
+    assert _draft(texts, drawing) == ["Parcel"]

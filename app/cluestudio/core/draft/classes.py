@@ -114,7 +114,7 @@ def _header(lines: list[TextLine], *, glued_letter_is_kind: bool = True
     """(name, keyword, stereotype) from the header's lines: a stereotype («…», <<…>>) or a
     property ({abstract}) is taken out wherever it stands; a name the box was too narrow
     for runs over several lines (``Administrative`` / ``Employee``) and is joined.
-    ``glued_letter_is_kind``: a kind letter glued to the name (``IGraphService``) is
+    ``glued_letter_is_kind``: a kind letter glued to the name (``IPriceService``) is
     PlantUML's circled letter (else it is the name's own first letter)."""
     keyword, stereotype = "class", ""
     name_lines: list[list[str]] = []
@@ -159,7 +159,7 @@ def _header(lines: list[TextLine], *, glued_letter_is_kind: bool = True
     if capitalised:  # the name comes first; more lines are members of a box without rules
         return "".join(capitalised[0]), keyword, stereotype
     if len(name_lines) == 1 and _split_word(name_lines[0]):
-        # ``Benchm arkRunner``: OCR put a space inside one name (a class name has none;
+        # ``Shipm entPlanner``: OCR put a space inside one name (a class name has none;
         # a display name with a space keeps its letters, which is what names compare on)
         return "".join(name_lines[0]), keyword, stereotype
     if len(name_lines) >= 2 and all(len(ws) >= 2 for ws in name_lines):
@@ -172,14 +172,14 @@ def _header(lines: list[TextLine], *, glued_letter_is_kind: bool = True
 
 def _split_word(words: list[str]) -> bool:
     """Whether a header line's words are one name OCR split: a capitalised first part and
-    the rest going on in lower case (``Benchm`` ``arkRunner``)."""
+    the rest going on in lower case (``Shipm`` ``entPlanner``)."""
     return len(words) >= 2 and words[0][0].isupper() and all(
         w[0].islower() for w in words[1:])
 
 
 def _glued(text: str, after: int) -> bool:
     """Whether the letter a circle match took (``text[:after]``) is glued to the name
-    after it, with no space or bracket between (``IGraphService``)."""
+    after it, with no space or bracket between (``IPriceService``)."""
     return text[:after].strip()[-1:].isalpha() and text[after:after + 1].isalpha()
 
 
@@ -295,13 +295,13 @@ def _corner_params(lines: list[TextLine], header: Rect) -> tuple[list[TextLine],
     return lines, ""
 
 
-# a type variable where a member uses one: ``T data``, ``data : T``, ``Node<K, V>``
+# a type variable where a member uses one: ``T item``, ``data : T``, ``Node<K, V>``
 _TYPE_VARIABLE = re.compile(
     r"^([A-Z])\s+[^\W\d]\w*|:\s*([A-Z])\s*(?:\[\])?\s*(?=$|[,)])|[<,]\s*([A-Z])\s*(?=[,>])")
 
 
 def _type_variables(members: list[str]) -> list[str]:
-    """The single-letter types the members use (``T`` of ``T data`` and ``Node<T> next``),
+    """The single-letter types the members use (``T`` of ``T item`` and ``Cell<T> below``),
     in order of first use."""
     out: list[str] = []
     for member in members:
@@ -398,8 +398,8 @@ _Header = tuple[ClassBox, list[TextLine], str, tuple[str, str, str, float, str]]
 
 def _apart(headers: list[_Header]) -> list[_Header]:
     """Two boxes that read the same name: one diagram names a class once, so a header
-    whose first letter was taken for PlantUML's circled kind letter (``IGraphService``
-    read as an interface ``GraphService``) keeps that letter when that tells the two apart."""
+    whose first letter was taken for PlantUML's circled kind letter (``IPriceService``
+    read as an interface ``PriceService``) keeps that letter when that tells the two apart."""
     count: dict[str, int] = {}
     for *_rest, read in headers:
         count[read[0]] = count.get(read[0], 0) + 1
