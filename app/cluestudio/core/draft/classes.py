@@ -12,8 +12,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from cluestudio.core.ocr.result import ClassBox, OcrResult, Rect, TextLine
+
+if TYPE_CHECKING:
+    import numpy as np
 
 _PUBLIC_MARKS = "•●○◦oe0"
 _PRIVATE_MARKS = "□口αa¤回▫▪◻"
@@ -30,6 +34,8 @@ _TYPE_PARAMS = re.compile(rf"\s*{_TYPE_PARAM}(?:\s*,?\s*{_TYPE_PARAM})*\s*")
 _BRACKETED = re.compile(r"«[^»]*»?|\{[^}]*\}?")
 # how OCR reads guillemets: doubled angle brackets, full-width or mathematical ones
 _GUILLEMETS = (("<<", "«"), (">>", "»"), ("《", "«"), ("》", "»"), ("≪", "«"), ("≫", "»"))
+# a multiplicity read as a line of its own (``1``, ``*``, ``0..*``, ``1..``)
+_MULTIPLICITY_LINE = re.compile(r"\s*(?:[0-9]+|\*)(?:\s*\.+\s*(?:[0-9]+|[*nN])?)?\s*")
 # a member line: a visibility mark first, or a type after a colon, or parentheses
 _MEMBER_LINE = re.compile(r"^\s*[-+#~—–]|:|\(")
 # stereotypes and properties that say what kind of classifier a box is
@@ -80,9 +86,10 @@ def _lines_in(ocr: OcrResult, rect: tuple[float, float, float, float]) -> list[T
     return sorted(inside, key=lambda ln: (ln.box.rect[1], ln.box.rect[0]))
 
 
-def _header_read(lines: list[TextLine]) -> tuple[str, str, str, float, str]:
+def _header_read(lines: list[TextLine], *, glued_letter_is_kind: bool = True
+                 ) -> tuple[str, str, str, float, str]:
     """:func:`_header` with how sure the name is and why not."""
-    name, keyword, stereotype = _header(lines)
+    name, keyword, stereotype = _header(lines, glued_letter_is_kind=glued_letter_is_kind)
     if not name:
         return name, keyword, stereotype, 0.0, ""
     used = [ln for ln in lines if any(w in ln.text for w in _IDENT.findall(name))] or lines
@@ -93,16 +100,22 @@ def _header_read(lines: list[TextLine]) -> tuple[str, str, str, float, str]:
     if sum(1 for ln in lines if _IDENT.search(ln.text) and ln.text.strip() in name) >= 2:
         confidence *= 0.8
         doubts.append("name joined from two lines")
+    elif not any(name in ln.text for ln in lines):
+        confidence *= 0.9
+        doubts.append("a space read inside the name left out")
     if not name[0].isupper():
         confidence *= 0.8
         doubts.append("a class name in lower case")
     return name, keyword, stereotype, confidence, "; ".join(doubts)
 
 
-def _header(lines: list[TextLine]) -> tuple[str, str, str]:
+def _header(lines: list[TextLine], *, glued_letter_is_kind: bool = True
+            ) -> tuple[str, str, str]:
     """(name, keyword, stereotype) from the header's lines: a stereotype («…», <<…>>) or a
     property ({abstract}) is taken out wherever it stands; a name the box was too narrow
-    for runs over several lines (``Administrative`` / ``Employee``) and is joined."""
+    for runs over several lines (``Administrative`` / ``Employee``) and is joined.
+    ``glued_letter_is_kind``: a kind letter glued to the name (``IPriceService``) is
+    PlantUML's circled letter (else it is the name's own first letter)."""
     keyword, stereotype = "class", ""
     name_lines: list[list[str]] = []
     for line in lines:
@@ -114,6 +127,8 @@ def _header(lines: list[TextLine]) -> tuple[str, str, str]:
         circle = _CIRCLE.match(text)
         if circle and _acronym(text, circle.end()):
             circle = None  # ``ATM``: an all-capital name, not a circled A before ``TM``
+        if circle and not glued_letter_is_kind and _glued(text, circle.end()):
+            circle = None
         if circle:
             keyword = _KIND_LETTERS[circle.group(1)]
             text = text[circle.end():]
@@ -143,8 +158,29 @@ def _header(lines: list[TextLine]) -> tuple[str, str, str]:
         return "".join(w for ws in name_lines for w in ws), keyword, stereotype
     if capitalised:  # the name comes first; more lines are members of a box without rules
         return "".join(capitalised[0]), keyword, stereotype
+    if len(name_lines) == 1 and _split_word(name_lines[0]):
+        # ``Shipm entPlanner``: OCR put a space inside one name (a class name has none;
+        # a display name with a space keeps its letters, which is what names compare on)
+        return "".join(name_lines[0]), keyword, stereotype
+    if len(name_lines) >= 2 and all(len(ws) >= 2 for ws in name_lines):
+        # every line a ``Type name`` pair and none a name: members of a box whose header
+        # the layout did not find, not a class of their own
+        return "", keyword, stereotype
     words = max(name_lines, key=lambda ws: sum(map(len, ws)))
     return max(words, key=len), keyword, stereotype
+
+
+def _split_word(words: list[str]) -> bool:
+    """Whether a header line's words are one name OCR split: a capitalised first part and
+    the rest going on in lower case (``Shipm`` ``entPlanner``)."""
+    return len(words) >= 2 and words[0][0].isupper() and all(
+        w[0].islower() for w in words[1:])
+
+
+def _glued(text: str, after: int) -> bool:
+    """Whether the letter a circle match took (``text[:after]``) is glued to the name
+    after it, with no space or bracket between (``IPriceService``)."""
+    return text[:after].strip()[-1:].isalpha() and text[after:after + 1].isalpha()
 
 
 def _acronym(text: str, after: int) -> bool:
@@ -259,40 +295,124 @@ def _corner_params(lines: list[TextLine], header: Rect) -> tuple[list[TextLine],
     return lines, ""
 
 
-def classes_from(ocr: OcrResult) -> list[DraftClass]:
-    out: list[DraftClass] = []
-    taken: set[str] = set()
+# a type variable where a member uses one: ``T item``, ``data : T``, ``Node<K, V>``
+_TYPE_VARIABLE = re.compile(
+    r"^([A-Z])\s+[^\W\d]\w*|:\s*([A-Z])\s*(?:\[\])?\s*(?=$|[,)])|[<,]\s*([A-Z])\s*(?=[,>])")
+
+
+def _type_variables(members: list[str]) -> list[str]:
+    """The single-letter types the members use (``T`` of ``T item`` and ``Cell<T> below``),
+    in order of first use."""
+    out: list[str] = []
+    for member in members:
+        for found in _TYPE_VARIABLE.finditer(member.lstrip("+-#~ ")):
+            letter = next(g for g in found.groups() if g)
+            if letter not in out:
+                out.append(letter)
+    return out
+
+
+def _corner_box_drawn(pixels: np.ndarray, box: ClassBox, text: list[Rect]) -> bool:
+    """Whether a small box is drawn over the top-right corner of ``box`` (PlantUML's type
+    parameter box), even one too small for OCR to read: a side of its own inside the
+    header near the right end (not where OCR read the name), and its top over the class
+    box's top edge there. A relation line that meets the top edge stops at it."""
+    x0, y0, x1, _y1 = (int(v) for v in box.rect)
+    header = box.compartments[0]
+    depth = min(14, int(header[3] - header[1]) - 2)
+    left = max(x0 + 1, x1 - 30)
+    if depth < 6 or y0 < 14:
+        return False
+    # dark strokes round the corner only (``y0`` is the first row inside the box)
+    ink = pixels[y0 - 14:y0 + 2 + depth, left:x1 + 4].astype("float32").mean(axis=2) < 160
+    below = ink[16:, :x1 - 2 - left]
+    sides = [left + i for i in range(below.shape[1]) if below[:, i].mean() >= 0.5
+             and not any(r[0] <= left + i <= r[2] and r[1] <= y0 + depth and r[3] >= y0
+                         for r in text)]
+    if not sides:
+        return False
+    # the small box's top: a row above the class box's top edge, inked from that side on
+    # past the class box's right side
+    above = ink[:11, min(sides) - left:]
+    return bool(above.size) and float(above.mean(axis=1).max()) >= 0.5
+
+
+def classes_from(ocr: OcrResult, pixels: np.ndarray | None = None) -> list[DraftClass]:
+    """The classes of an image read by OCR; with ``pixels`` (the image as read), a type
+    parameter box too small for OCR to read is seen by its outline."""
     generic_boxes = _generic_boxes(ocr)
     params_of = {owner: params for owner, params in generic_boxes.values()}
+    headers = []  # (box, header lines, generics, (name, keyword, stereotype, confidence, doubt))
     for index, box in enumerate(ocr.layout.boxes):
         if index in generic_boxes:
             continue  # a generic class's type parameters, drawn over its corner
         header, *parts = box.compartments
         lines, generics = _corner_params(_lines_in(ocr, header), header)
         generics = params_of.get(index, generics)
-        name, keyword, stereotype, confidence, doubt = _header_read(lines)
+        read = _header_read(lines)
+        name = read[0]
         if not name or (not parts and not name[0].isupper()):
             continue  # a closed loop of lines with a label in it, not a class
+        if not parts and any(_MULTIPLICITY_LINE.fullmatch(ln.text) for ln in lines):
+            continue  # the same with a multiplicity in it: drawn at a line's end, no class's
         if name.casefold() in _PLACEHOLDERS:
             continue  # a palette's sample shape (an editor's screenshot), not the model's
+        headers.append((box, lines, generics, read))
+    image = pixels if pixels is not None and not ocr.layout.angle else None
+    out: list[DraftClass] = []
+    taken: set[str] = set()
+    for box, _lines, generics, read in _apart(headers):
+        name, keyword, stereotype, confidence, doubt = read
         if name in taken:
             confidence *= 0.5
             doubt = "; ".join(filter(None, [doubt, "another box has this name"]))
         while name in taken:
             name += "_"
         taken.add(name)
+        header, *parts = box.compartments
         members, doubtful = [], []
-        for part in parts:
+        for part in parts or [header]:
             for line in _lines_in(ocr, part):
+                if not parts and not _MEMBER_LINE.search(_BRACKETED.sub(" ", line.text)):
+                    continue  # a box without rules: its name, stereotype, no member
                 member = _member(line.text)
                 if member:
                     members.append(member)
                     sure, why = member_confidence(line, member, ocr.layout.upright, part)
                     if why:
                         doubtful.append((member, sure, why))
+        if not generics and keyword != "enum" and image is not None:
+            variables = _type_variables(members)
+            if variables and _corner_box_drawn(image, box, [
+                    ln.box.rect for ln in _lines_in(ocr, header)]):
+                # OCR read nothing in the parameter box: its parameters are the
+                # single-letter types the members use
+                generics = ", ".join(variables)
         out.append(DraftClass(name, keyword, stereotype, tuple(members), box,
                               round(confidence, 2), doubt, tuple(doubtful), generics))
     return in_diagram_case(out)
+
+
+_Header = tuple[ClassBox, list[TextLine], str, tuple[str, str, str, float, str]]
+
+
+def _apart(headers: list[_Header]) -> list[_Header]:
+    """Two boxes that read the same name: one diagram names a class once, so a header
+    whose first letter was taken for PlantUML's circled kind letter (``IPriceService``
+    read as an interface ``PriceService``) keeps that letter when that tells the two apart."""
+    count: dict[str, int] = {}
+    for *_rest, read in headers:
+        count[read[0]] = count.get(read[0], 0) + 1
+    out = []
+    for box, lines, generics, read in headers:
+        if count[read[0]] > 1:
+            alone = _header_read(lines, glued_letter_is_kind=False)
+            if alone[0] != read[0] and alone[0] not in count:
+                count[read[0]] -= 1
+                count[alone[0]] = 1
+                read = alone
+        out.append((box, lines, generics, read))
+    return out
 
 
 def in_diagram_case(classes: list[DraftClass]) -> list[DraftClass]:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from cluestudio.core.draft.classes import DraftClass, classes_from
+from cluestudio.core.draft.rejoin import rejoined_boxes
 from cluestudio.core.model import ClassDiagram
 from cluestudio.core.ocr.cache import OcrCache
 from cluestudio.core.ocr.engine import OcrEngine
@@ -95,7 +96,9 @@ def draft_from_ocr(pixels: np.ndarray, ocr: OcrResult, source: str = "<image>"
     from cluestudio.core.errors import ClueStudioError
     from cluestudio.core.plantuml import parse_plantuml
 
-    classes = classes_from(ocr)
+    # compartments the layout found apart (a photo's open rules) make one class box
+    ocr = replace(ocr, layout=replace(ocr.layout, boxes=rejoined_boxes(ocr)))
+    classes = classes_from(ocr, pixels)
     warnings: list[str] = []
     body: list[str] = []
     doubts: list[DraftDoubt] = []

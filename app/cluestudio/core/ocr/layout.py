@@ -136,18 +136,28 @@ def find_layout(pixels: np.ndarray, *, min_side: int = 12,
 
 def _package_tab(ink: np.ndarray, box: ClassBox) -> bool:
     """Whether ``box`` is a package's (or a frame's) name tab: one compartment whose bottom
-    side runs on to the right as the top of the frame below it. A class box's sides end at
-    its corners."""
+    side runs on to the right as the top of the frame below it, as far as the tab is wide
+    or to the frame's own corner, where it turns down. A class box's sides end at its
+    corners."""
     import numpy as np
 
     if len(box.compartments) != 1:
         return False
-    x0, _y0, x1, y1 = (int(v) for v in box.rect)
+    x0, y0, x1, y1 = (int(v) for v in box.rect)
     reach = max(40, x1 - x0)
-    band = ink[max(0, y1 - 2):y1 + 6, x1 + 6:x1 + 6 + reach]
-    if band.shape[1] < reach:
+    band = np.asarray(ink[max(0, y1 - 2):y1 + 6, x1 + 6:x1 + 6 + reach]).any(axis=0)
+    if band.shape[0] < reach:
         return False
-    return float(np.asarray(band).any(axis=0).mean()) >= 0.95
+    if float(band.mean()) >= 0.95:
+        return True
+    # a frame narrower than twice its tab: its top runs on unbroken, then turns down
+    run = int(np.argmin(band))
+    if run < 20:
+        return False
+    end = x1 + 6 + run
+    side = np.asarray(ink[y1 + 4:y1 + 4 + 2 * (y1 - y0), end - 6:end])
+    above = np.asarray(ink[max(0, y1 - (y1 - y0)):max(0, y1 - 3), end - 6:end])
+    return bool(side.size and side.all(axis=0).any() and not above.any())
 
 
 def _grown(rect: Rect, by: float) -> Rect:
