@@ -171,3 +171,42 @@ def _pad_lines(q: np.ndarray, a: np.ndarray, b: np.ndarray, count: int
     alpha[slot, q] = a
     beta[slot, q] = b
     return np.ascontiguousarray(alpha), np.ascontiguousarray(beta)
+
+
+class LineValues:
+    """OptMatch values (normalised, empty rules applied) of a :class:`LinePlan`'s problems.
+
+    Most problems have one line (one parameter or none on a side: ~74% of the 1.3 M
+    parameter problems of 1,000 realistic pairs), so the first line is evaluated for all and
+    each further line only for the problems that have it, instead of a max over the padded
+    width (18 ms → a few). ``order`` lays the problems out as the consumer reads them
+    (e.g. :class:`~.subsets.SubsetPlan`'s layout), once, at plan time.
+    """
+
+    def __init__(self, lines: LinePlan, normalization: str,
+                 order: np.ndarray | None = None) -> None:
+        from cluestudio.core.clue.optmatch import denominator
+
+        pick = np.arange(lines.count) if order is None else np.asarray(order, np.int64)
+        n, m = lines.n[pick], lines.m[pick]
+        scale = 1.0 / np.maximum(denominator(n, m, normalization), 1)
+        alpha, beta = lines.alpha[:, pick] * scale, lines.beta[:, pick] * scale
+        # Empty rules of OptMatch: n = 0 → 1, m = 0 → 0, whatever the weights (w₁ + w₂ = 1).
+        empty_ref, empty_cand = n == 0, (m == 0) & (n > 0)
+        alpha[:, empty_ref] = beta[:, empty_ref] = 1.0
+        alpha[:, empty_cand] = beta[:, empty_cand] = 0.0
+        self.first = (np.ascontiguousarray(alpha[0]), np.ascontiguousarray(beta[0]))
+        self.more: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        for k in range(1, alpha.shape[0]):
+            has = np.flatnonzero((alpha[k] != alpha[0]) | (beta[k] != beta[0]))
+            if has.size:
+                self.more.append((has, alpha[k, has], beta[k, has]))
+
+    def values(self, w_first: float, w_second: float) -> np.ndarray:
+        out = self.first[0] * w_first
+        out += self.first[1] * w_second
+        for has, a, b in self.more:
+            line = a * w_first
+            line += b * w_second
+            out[has] = np.maximum(out[has], line)
+        return out

@@ -17,7 +17,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from cluestudio.core.calibrate.assign import AssignmentPlan
-from cluestudio.core.calibrate.envelope import LinePlan
+from cluestudio.core.calibrate.envelope import LinePlan, LineValues
+from cluestudio.core.calibrate.matrices import MatrixPlan
+from cluestudio.core.calibrate.subsets import SubsetPlan
 from cluestudio.core.clue import METRIC_NAMES, ClueWeights, LeafBatch, PairLeaves
 from cluestudio.core.clue.optmatch import NORMALIZATIONS, optmatch_values
 from cluestudio.core.embed import Embedder, EmbeddingCache
@@ -97,10 +99,6 @@ class LeafCache:
         attr_base = _offsets([p.attr_name.size for p in pairs])
         method_base = _offsets([p.method_name.size for p in pairs])
 
-        def plan(spec: dict[str, np.ndarray], keep: bool = False) -> AssignmentPlan:
-            return AssignmentPlan(spec["base"], spec["stride"], spec["row0"], spec["n"],
-                                  spec["col0"], spec["m"], keep_matching=keep)
-
         def lines(first: str, second: str, spec: dict[str, np.ndarray]) -> LinePlan:
             return LinePlan(leaf[first], leaf[second], spec["base"], spec["stride"],
                             spec["row0"], spec["n"], spec["col0"], spec["m"], cancel)
@@ -109,10 +107,23 @@ class LeafCache:
             [r.param_offsets for r in refs], [c.param_offsets for c in cands], param_base))
         self._attrs = lines("attr_name", "attr_type", _group_problems(
             [r.attr_offsets for r in refs], [c.attr_offsets for c in cands], attr_base))
-        self._methods = plan(_group_problems([r.method_offsets for r in refs],
-                                             [c.method_offsets for c in cands], method_base))
-        self._classes = plan(_whole_problems(class_shapes, class_base), keep=True)
-        self._relations = plan(_whole_problems(rel_shapes, rel_base))
+        self._method_spec = _group_problems([r.method_offsets for r in refs],
+                                            [c.method_offsets for c in cands], method_base)
+        self._class_spec = _whole_problems(class_shapes, class_base)
+        self._relation_spec = _whole_problems(rel_shapes, rel_base)
+        # Method cells in the subset DP's layout: the leaves are permuted once, here.
+        self._methods = SubsetPlan(*(self._method_spec[k] for k in (
+            "base", "stride", "row0", "n", "col0", "m")))
+        order = self._methods.order
+        self._method_name = leaf["method_name"][order]
+        self._method_return = leaf["method_return"][order]
+        self._param_values = LineValues(self._params, normalization, order)
+        self._attr_values = LineValues(self._attrs, normalization)
+        self._classes = MatrixPlan(class_base[:-1], self._class_spec["n"],
+                                   self._class_spec["m"], keep_matching=True)
+        self._relations = MatrixPlan(rel_base[:-1], self._relation_spec["n"],
+                                     self._relation_spec["m"])
+        self._previous: dict[str, AssignmentPlan] | None = None
         self._pair_of_class_cell = np.repeat(np.arange(len(pairs)), np.diff(class_base))
         self._begin_src, self._begin_known = self._ends(pairs, class_base, "begin")
         self._end_src, self._end_known = self._ends(pairs, class_base, "end")
@@ -149,20 +160,55 @@ class LeafCache:
 
     def scores(self, weights: ClueWeights) -> np.ndarray:
         """The five CLUE metrics of every pair under ``weights``, shape (pairs, 5)."""
+        w, norm = weights, self.normalization
+        attr_match = self._attr_values.values(w.w_an, w.w_at)
+        param_match = self._param_values.values(w.w_pn, w.w_pt)
+        # The engine's expression, in its order, on the method cells in the DP's layout.
+        es_method = self._method_name * w.w_mn
+        es_method += self._method_return * w.w_mt
+        param_match *= w.w_mp
+        es_method += param_match
+        method_match = optmatch_values(self._methods.solve(es_method), self._methods.n,
+                                       self._methods.m, norm)
+        return self._class_level(w, attr_match, method_match, self._classes,
+                                 self._relations)
+
+    def scores_previous(self, weights: ClueWeights) -> np.ndarray:
+        """:meth:`scores` as it was computed before issue 28 (padded envelopes, brute force
+        and sparse matchings of the method level, one scipy call per class and relation
+        matrix): kept as the tests' and the benchmark's reference; planned on first use."""
         w, leaf, norm = weights, self._leaf, self.normalization
+        if self._previous is None:
+            def plan(spec: dict[str, np.ndarray], keep: bool = False) -> AssignmentPlan:
+                return AssignmentPlan(spec["base"], spec["stride"], spec["row0"],
+                                      spec["n"], spec["col0"], spec["m"], keep_matching=keep)
+
+            self._previous = {"methods": plan(self._method_spec),
+                              "classes": plan(self._class_spec, keep=True),
+                              "relations": plan(self._relation_spec)}
+        plans = self._previous
         param_match = optmatch_values(self._params.solve(w.w_pn, w.w_pt), self._params.n,
                                       self._params.m, norm)
         attr_match = optmatch_values(self._attrs.solve(w.w_an, w.w_at), self._attrs.n,
                                      self._attrs.m, norm)
-        # Expressions in the engine's order, so equal inputs give equal matrices.
         es_method = (w.w_mn * leaf["method_name"] + w.w_mt * leaf["method_return"]
                      + w.w_mp * param_match)
-        method_match = self._optmatch(self._methods, es_method, norm)
-        es_class = w.w_n * leaf["class_name"] + w.w_a * attr_match + w.w_m * method_match
+        method_sums, _ = plans["methods"].solve(es_method)
+        method_match = optmatch_values(method_sums, plans["methods"].n, plans["methods"].m,
+                                       norm)
+        return self._class_level(w, attr_match, method_match, plans["classes"],
+                                 plans["relations"])
 
-        class_sums, cells = self._classes.solve(es_class)
+    def _class_level(self, w: ClueWeights, attr_match: np.ndarray, method_match: np.ndarray,
+                     classes: AssignmentPlan | MatrixPlan,
+                     relations: AssignmentPlan | MatrixPlan) -> np.ndarray:
+        """The five metrics from the OptMatch of every class cell's attributes and methods."""
+        leaf, norm = self._leaf, self.normalization
+        # Expressions in the engine's order, so equal inputs give equal matrices.
+        es_class = w.w_n * leaf["class_name"] + w.w_a * attr_match + w.w_m * method_match
+        class_sums, cells = classes.solve(es_class)
         assert cells is not None
-        n_c, m_c = self._classes.n, self._classes.m
+        n_c, m_c = classes.n, classes.m
         clue_class = optmatch_values(class_sums, n_c, m_c, norm)
         owner = self._pair_of_class_cell[cells]
         size = len(self.pairs)
@@ -182,15 +228,11 @@ class LeafCache:
                        leaf["end_name"])
         es_rel = (w.w_rt * leaf["relation_type"] + 0.5 * w.w_rn * (begin + end)
                   + w.w_rm * leaf["relation_multiplicity"])
-        clue_rel = self._optmatch(self._relations, es_rel, norm)
+        relation_sums, _ = relations.solve(es_rel)
+        clue_rel = optmatch_values(relation_sums, relations.n, relations.m, norm)
         clue = w.w_e * clue_class + w.w_r * clue_rel
         out = np.column_stack([clue, clue_class, clue_attr, clue_method, clue_rel])
         return out.reshape(size, len(METRIC_NAMES))
-
-    @staticmethod
-    def _optmatch(plan: AssignmentPlan, flat: np.ndarray, norm: str) -> np.ndarray:
-        sums, _ = plan.solve(flat)
-        return optmatch_values(sums, plan.n, plan.m, norm)
 
 
 def build_leaf_cache(pairs: Sequence[tuple[ClassDiagram, ClassDiagram]], *,
