@@ -19,7 +19,7 @@ import numpy as np
 from cluestudio.core.calibrate.assign import AssignmentPlan
 from cluestudio.core.calibrate.envelope import LinePlan, LineValues
 from cluestudio.core.calibrate.matrices import MatrixPlan
-from cluestudio.core.calibrate.subsets import SubsetPlan
+from cluestudio.core.calibrate.subsets import SubsetPlan, distinct_rows
 from cluestudio.core.clue import METRIC_NAMES, ClueWeights, LeafBatch, PairLeaves
 from cluestudio.core.clue.optmatch import NORMALIZATIONS, optmatch_values
 from cluestudio.core.embed import Embedder, EmbeddingCache
@@ -111,13 +111,18 @@ class LeafCache:
                                             [c.method_offsets for c in cands], method_base)
         self._class_spec = _whole_problems(class_shapes, class_base)
         self._relation_spec = _whole_problems(rel_shapes, rel_base)
-        # Method cells in the subset DP's layout: the leaves are permuted once, here.
+        # Method cells with equal leaves (names, return types, parameter envelope) have
+        # equal values under any weights: ES is computed once per distinct cell (1.34 M
+        # cells, 184 k distinct for 1,000 realistic pairs), and the DP reads it from there.
+        params = self._params
+        distinct, cell_value = distinct_rows(np.column_stack(
+            [leaf["method_name"], leaf["method_return"], params.alpha.T, params.beta.T,
+             params.n, params.m]))
         self._methods = SubsetPlan(*(self._method_spec[k] for k in (
-            "base", "stride", "row0", "n", "col0", "m")))
-        order = self._methods.order
-        self._method_name = leaf["method_name"][order]
-        self._method_return = leaf["method_return"][order]
-        self._param_values = LineValues(self._params, normalization, order)
+            "base", "stride", "row0", "n", "col0", "m")), cell_value=cell_value)
+        self._method_name = leaf["method_name"][distinct]
+        self._method_return = leaf["method_return"][distinct]
+        self._param_values = LineValues(params, normalization, distinct)
         self._attr_values = LineValues(self._attrs, normalization)
         self._classes = MatrixPlan(class_base[:-1], self._class_spec["n"],
                                    self._class_spec["m"], keep_matching=True)
@@ -163,7 +168,7 @@ class LeafCache:
         w, norm = weights, self.normalization
         attr_match = self._attr_values.values(w.w_an, w.w_at)
         param_match = self._param_values.values(w.w_pn, w.w_pt)
-        # The engine's expression, in its order, on the method cells in the DP's layout.
+        # The engine's expression, in its order, once per distinct method cell.
         es_method = self._method_name * w.w_mn
         es_method += self._method_return * w.w_mt
         param_match *= w.w_mp

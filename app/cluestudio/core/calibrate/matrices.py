@@ -48,27 +48,22 @@ class MatrixPlan:
     def solve(self, flat: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """Best matching sum per problem, and (``keep_matching``) the matched cells."""
         values = np.append(flat, -np.inf)[np.where(self.outside, len(flat), self.index)]
-        best = values.argmax(axis=2) if values.size else np.zeros(self.real_row.shape, _I)
-        best = np.where(self.real_row, best, self.spare)
-        ordered = np.sort(best, axis=1)
-        clash = (ordered[:, 1:] == ordered[:, :-1]).any(axis=1)
-        top = np.take_along_axis(values, best[:, :, None].clip(max=max(values.shape[2] - 1,
-                                                                           0)), 2)[:, :, 0]
-        sums = np.where(self.real_row, top, 0.0).sum(axis=1) if top.size else np.zeros(
-            self.count)
-        hard = np.flatnonzero(clash)
+        col = (values.argmax(axis=2) if values.size
+               else np.zeros(self.real_row.shape, dtype=_I))
+        # Rows on distinct best columns: optimal (it attains Σ of the row maxima).
+        ordered = np.sort(np.where(self.real_row, col, self.spare), axis=1)
+        hard = np.flatnonzero((ordered[:, 1:] == ordered[:, :-1]).any(axis=1))
         self.solver_calls = len(hard)
-        matched: list[np.ndarray] = []
-        if self.keep_matching and top.size:
-            q, r = np.nonzero(self.real_row & ~clash[:, None])
-            matched.append(self.index[q, r, best[q, r]])
-        for q in hard:
-            s, ell = int(self.short[q]), int(self.long[q])
-            block = values[q, :s, :ell]
-            rows, cols = assign(block)
-            sums[q] = block[rows, cols].sum()
-            if self.keep_matching:
-                matched.append(self.index[q, rows, cols])
+        for q, s, ell in zip(hard.tolist(), self.short[hard].tolist(),
+                             self.long[hard].tolist(), strict=True):
+            col[q, :s] = assign(values[q, :s, :ell])[1]
+        col = np.where(self.real_row, col, 0)
+        picked = np.take_along_axis(values, col[:, :, None], 2)[:, :, 0]
+        # Row by row from 0.0, as the engine sums a matching (padded rows add nothing).
+        sums = np.zeros(self.count)
+        for r in range(picked.shape[1]):
+            sums += np.where(self.real_row[:, r], picked[:, r], 0.0)
         if not self.keep_matching:
             return sums, None
-        return sums, (np.concatenate(matched) if matched else np.zeros(0, dtype=_I))
+        q, r = np.nonzero(self.real_row)
+        return sums, self.index[q, r, col[q, r]]

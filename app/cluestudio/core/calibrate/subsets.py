@@ -39,28 +39,41 @@ def _layers(short: int, long: int) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
     return tuple(layers)
 
 
+def distinct_rows(columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(first index of each distinct row, row → its distinct row) of a 2-D array.
+
+    Rows are compared by their bytes (a void view sorts ~4× faster than ``axis=0``).
+    """
+    rows = np.ascontiguousarray(columns)
+    if rows.shape[0] == 0:
+        return np.zeros(0, dtype=_I), np.zeros(0, dtype=_I)
+    keys = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    return first.astype(_I), inverse.ravel().astype(_I)
+
+
 class SubsetPlan:
-    """A fixed set of OptMatch problems, solved from values given in the plan's layout.
+    """A fixed set of OptMatch problems over the cells of a flat array of values.
 
     Problem q is the n[q]×m[q] block at ``base[q] + (row0[q] + r)·stride[q] + col0[q] + c``
-    of a flat source array (the layout of :class:`~.assign.AssignmentPlan`). ``order`` maps
-    the layout back to it: the values of the cells are passed to :meth:`solve` as
-    ``source[order]`` (permute the weight-independent leaves once, then compute in the
-    layout). Problems of one (short, long) shape are one contiguous (short, long, count)
-    block, transposed where n > m, so the DP runs along the short side.
+    of the cells (the layout of :class:`~.assign.AssignmentPlan`). ``cell_value`` says where
+    each cell's value is in the array given to :meth:`solve` (default: at the cell itself);
+    cells with equal leaves can share one value, and problems whose cells all share values
+    with an earlier problem's are solved once. Problems of one (short, long) shape are one
+    (short, long, count) block, transposed where n > m, so the DP runs along the short side.
     """
 
     def __init__(self, base: np.ndarray, stride: np.ndarray, row0: np.ndarray,
-                 n: np.ndarray, col0: np.ndarray, m: np.ndarray) -> None:
+                 n: np.ndarray, col0: np.ndarray, m: np.ndarray,
+                 cell_value: np.ndarray | None = None) -> None:
         self.n = np.asarray(n, dtype=_I)
         self.m = np.asarray(m, dtype=_I)
         self.count = len(self.n)
         base, stride = np.asarray(base, _I), np.asarray(stride, _I)
         row0, col0 = np.asarray(row0, _I), np.asarray(col0, _I)
         short, long = np.minimum(self.n, self.m), np.maximum(self.n, self.m)
-        self._groups: list[tuple[np.ndarray, int, int, int]] = []  # ids, start, short, long
-        order: list[np.ndarray] = []
-        start = 0
+        # ids, value positions (short, long, distinct problems), distinct problem of each id
+        self._groups: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         keys = short * (int(long.max(initial=0)) + 1) + long
         for key in np.unique(keys[short > 0]):
             ids = np.flatnonzero(keys == key)
@@ -70,20 +83,25 @@ class SubsetPlan:
             b = np.arange(ell, dtype=_I)[None, :, None]
             rows, cols = np.where(tr, b, a), np.where(tr, a, b)
             cells = base[ids] + (row0[ids] + rows) * stride[ids] + col0[ids] + cols
-            order.append(cells.ravel())
-            self._groups.append((ids, start, s, ell))
-            start += cells.size
-        self.order = np.concatenate(order) if order else np.zeros(0, dtype=_I)
+            if cell_value is not None:
+                cells = np.asarray(cell_value, _I)[cells]
+            first, inverse = distinct_rows(cells.reshape(s * ell, len(ids)).T)
+            self._groups.append((ids, np.ascontiguousarray(cells[:, :, first]), inverse))
+
+    @property
+    def distinct(self) -> int:
+        """How many problems are solved per call (the rest repeat one of them)."""
+        return sum(int(cells.shape[2]) for _, cells, _ in self._groups)
 
     def solve(self, values: np.ndarray) -> np.ndarray:
-        """Best matching sum of every problem (0 for an empty one); ``values`` in layout."""
+        """Best matching sum of every problem (0 for an empty one)."""
         sums = np.zeros(self.count)
-        for ids, start, s, ell in self._groups:
-            k = len(ids)
-            block = values[start:start + s * ell * k].reshape(s, ell, k)
+        for ids, cells, inverse in self._groups:
+            s, ell, k = cells.shape
+            block = values[cells]
             best = np.zeros((1, k))
             for r, (before, columns) in enumerate(_layers(s, ell)):
                 # Row by row from 0.0: the order the engine sums a matching in.
                 best = (best[before] + block[r][columns]).max(axis=1)
-            sums[ids] = best.max(axis=0)
+            sums[ids] = best.max(axis=0)[inverse]
         return sums
