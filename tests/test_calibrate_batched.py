@@ -102,9 +102,12 @@ def test_line_values_equal_the_envelope_with_optmatchs_empty_rules(normalization
     lines = LinePlan(first, second, base, m, np.zeros_like(n), n, np.zeros_like(n), m)
     order = rng.permutation(len(mats))
     values = LineValues(lines, normalization, order)
+    assert sorted(values.order) == sorted(order)
     for t in [0.0, 0.3, 1.0, *rng.random(5)]:
-        expected = optmatch_values(lines.solve(1 - t, t), n, m, normalization)[order]
-        np.testing.assert_allclose(values.values(1 - t, t), expected, rtol=0, atol=1e-12)
+        expected = optmatch_values(lines.solve(1 - t, t), n, m, normalization)
+        got = values.values(1 - t, t)
+        np.testing.assert_allclose(got, expected[values.order], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(got[values.back], expected[order], rtol=0, atol=1e-12)
 
 
 def _realistic_pairs(seed: int) -> list[tuple[ClassDiagram, ClassDiagram]]:

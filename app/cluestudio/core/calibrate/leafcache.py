@@ -118,11 +118,14 @@ class LeafCache:
         distinct, cell_value = distinct_rows(np.column_stack(
             [leaf["method_name"], leaf["method_return"], params.alpha.T, params.beta.T,
              params.n, params.m]))
-        self._methods = SubsetPlan(*(self._method_spec[k] for k in (
-            "base", "stride", "row0", "n", "col0", "m")), cell_value=cell_value)
-        self._method_name = leaf["method_name"][distinct]
-        self._method_return = leaf["method_return"][distinct]
         self._param_values = LineValues(params, normalization, distinct)
+        # (LineValues sorts the distinct cells; the DP reads them where they end up.)
+        sorted_cells = self._param_values.order
+        self._methods = SubsetPlan(*(self._method_spec[k] for k in (
+            "base", "stride", "row0", "n", "col0", "m")),
+            cell_value=self._param_values.back[cell_value])
+        self._method_name = leaf["method_name"][sorted_cells]
+        self._method_return = leaf["method_return"][sorted_cells]
         self._attr_values = LineValues(self._attrs, normalization)
         self._classes = MatrixPlan(class_base[:-1], self._class_spec["n"],
                                    self._class_spec["m"], keep_matching=True)
@@ -166,7 +169,7 @@ class LeafCache:
     def scores(self, weights: ClueWeights) -> np.ndarray:
         """The five CLUE metrics of every pair under ``weights``, shape (pairs, 5)."""
         w, norm = weights, self.normalization
-        attr_match = self._attr_values.values(w.w_an, w.w_at)
+        attr_match = self._attr_values.values(w.w_an, w.w_at)[self._attr_values.back]
         param_match = self._param_values.values(w.w_pn, w.w_pt)
         # The engine's expression, in its order, once per distinct method cell.
         es_method = self._method_name * w.w_mn

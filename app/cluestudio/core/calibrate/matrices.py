@@ -44,10 +44,13 @@ class MatrixPlan:
         # A padded row's "best column" is its own, past every real one: never a clash.
         self.spare = np.broadcast_to(cols + np.arange(rows), (count, rows))
         self.solver_calls = 0  # problems the last solve left to scipy (for the benchmark)
+        self._take: tuple[int, np.ndarray] | None = None
 
     def solve(self, flat: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """Best matching sum per problem, and (``keep_matching``) the matched cells."""
-        values = np.append(flat, -np.inf)[np.where(self.outside, len(flat), self.index)]
+        if self._take is None or self._take[0] != len(flat):
+            self._take = (len(flat), np.where(self.outside, len(flat), self.index))
+        values = np.append(flat, -np.inf)[self._take[1]]
         col = (values.argmax(axis=2) if values.size
                else np.zeros(self.real_row.shape, dtype=_I))
         # Rows on distinct best columns: optimal (it attains Σ of the row maxima).
