@@ -21,7 +21,7 @@ from cluestudio.core.calibrate.envelope import LinePlan, LineValues
 from cluestudio.core.calibrate.matrices import MatrixPlan
 from cluestudio.core.calibrate.subsets import SubsetPlan, distinct_rows
 from cluestudio.core.clue import METRIC_NAMES, ClueWeights, LeafBatch, PairLeaves
-from cluestudio.core.clue.optmatch import NORMALIZATIONS, optmatch_values
+from cluestudio.core.clue.optmatch import NORMALIZATIONS, denominator, optmatch_values
 from cluestudio.core.embed import Embedder, EmbeddingCache
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.jobs import CancelToken, Job, Progress
@@ -121,9 +121,13 @@ class LeafCache:
         self._param_values = LineValues(params, normalization, distinct)
         # (LineValues sorts the distinct cells; the DP reads them where they end up.)
         sorted_cells = self._param_values.order
-        self._methods = SubsetPlan(*(self._method_spec[k] for k in (
-            "base", "stride", "row0", "n", "col0", "m")),
-            cell_value=self._param_values.back[cell_value])
+        spec = self._method_spec
+        self._methods = SubsetPlan(spec["base"], spec["stride"], spec["row0"], spec["n"],
+                                   spec["col0"], spec["m"],
+                                   cell_value=self._param_values.back[cell_value])
+        n, m = self._methods.n, self._methods.m
+        self._method_denominator = np.maximum(denominator(n, m, normalization), 1.0)
+        self._method_empty_reference = np.flatnonzero(n == 0)
         self._method_name = leaf["method_name"][sorted_cells]
         self._method_return = leaf["method_return"][sorted_cells]
         self._attr_values = LineValues(self._attrs, normalization)
@@ -168,7 +172,7 @@ class LeafCache:
 
     def scores(self, weights: ClueWeights) -> np.ndarray:
         """The five CLUE metrics of every pair under ``weights``, shape (pairs, 5)."""
-        w, norm = weights, self.normalization
+        w = weights
         attr_match = self._attr_values.values(w.w_an, w.w_at)[self._attr_values.back]
         param_match = self._param_values.values(w.w_pn, w.w_pt)
         # The engine's expression, in its order, once per distinct method cell.
@@ -176,8 +180,10 @@ class LeafCache:
         es_method += self._method_return * w.w_mt
         param_match *= w.w_mp
         es_method += param_match
-        method_match = optmatch_values(self._methods.solve(es_method), self._methods.n,
-                                       self._methods.m, norm)
+        # optmatch_values' arithmetic with its rules planned: m = 0 gives 0 / n already.
+        method_match = self._methods.solve(es_method)
+        method_match /= self._method_denominator
+        method_match[self._method_empty_reference] = 1.0
         return self._class_level(w, attr_match, method_match, self._classes,
                                  self._relations)
 

@@ -61,15 +61,16 @@ class MatrixPlan:
             # scipy's solver minimises; negated once here, not per call (maximize=True
             # copies each matrix again: ~20% of the calls' time).
             cost, solve = -values[hard], _linear_sum_assignment()
-            for p, (q, s, ell) in enumerate(zip(hard.tolist(), self.short[hard].tolist(),
-                                                self.long[hard].tolist(), strict=True)):
-                col[q, :s] = solve(cost[p, :s, :ell])[1]
+            for k, (problem, s, ell) in enumerate(zip(
+                    hard.tolist(), self.short[hard].tolist(), self.long[hard].tolist(),
+                    strict=True)):
+                col[problem, :s] = solve(cost[k, :s, :ell])[1]
         col = np.where(self.real_row, col, 0)
         picked = np.take_along_axis(values, col[:, :, None], 2)[:, :, 0]
         # Row by row from 0.0, as the engine sums a matching (padded rows add nothing).
         sums = np.zeros(self.count)
-        for r in range(picked.shape[1]):
-            sums += np.where(self.real_row[:, r], picked[:, r], 0.0)
+        for row in range(picked.shape[1]):
+            sums += np.where(self.real_row[:, row], picked[:, row], 0.0)
         if not self.keep_matching:
             return sums, None
         q, r = np.nonzero(self.real_row)
