@@ -4,10 +4,17 @@ The σ blocks (names and types of classes, attributes, methods, parameters), the
 LUT and multiplicity matches do not depend on the weights; the CLUE engine computes them
 once per pair (:meth:`ClueScorer.build_leaves`). Only the OptMatches do: the matchings
 move when the weights move. :class:`LeafCache` lays every level of every pair out in flat
-arrays and plans all its assignments once (:mod:`.assign`), so one evaluation of the five
-metrics over all pairs is a handful of vectorised steps per level, not a Python loop.
+arrays and plans it once, so one evaluation of the five metrics over all pairs is a
+handful of vectorised steps per level, not a Python loop (ADR 0008, issue 28):
+
+- attributes and parameters: upper envelopes of a few lines (:mod:`.envelope`);
+- methods: ES once per distinct method cell, the OptMatch once per distinct problem, by
+  dynamic programming over column subsets (:mod:`.subsets`);
+- classes and relations: each row's best column where those are distinct (optimal by the
+  row-maxima bound), scipy for the other matrices (:mod:`.matrices`).
+
 It must give the engine's scores (``LeafBatch.score_array``) for any weights; the tests
-check that to 1e-9.
+check that to 1e-9 (1e-12 against :meth:`LeafCache.scores_previous`, the path before).
 """
 
 from __future__ import annotations
