@@ -144,17 +144,20 @@ class LeafCache:
                                      self._relation_spec["m"])
         self._previous: dict[str, AssignmentPlan] | None = None
         self._pair_of_class_cell = np.repeat(np.arange(len(pairs)), np.diff(class_base))
-        self._begin_src, self._begin_known = self._ends(pairs, class_base, "begin")
-        self._end_src, self._end_known = self._ends(pairs, class_base, "end")
+        self._begin_src, self._begin_unknown = self._ends(pairs, class_base, "begin",
+                                                          leaf["begin_name"])
+        self._end_src, self._end_unknown = self._ends(pairs, class_base, "end",
+                                                      leaf["end_name"])
         # A class-less reference: clue-attribute/-method are the profile's constant.
         self._empty_reference = np.array([len(p.reference.classes) == 0 for p in pairs])
         self._empty_reference_value = np.array([p.empty_reference_members for p in pairs],
                                                dtype=float)
 
     @staticmethod
-    def _ends(pairs: Sequence[PairLeaves], class_base: np.ndarray, end: str
-              ) -> tuple[np.ndarray, np.ndarray]:
-        """For each relation cell: where its end classes' ES_ce is, and whether both exist.
+    def _ends(pairs: Sequence[PairLeaves], class_base: np.ndarray, end: str,
+              name_leaf: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+        """For each relation cell: where its end classes' ES_ce is; and the cells where an
+        end is unknown, with their name leaves.
 
         An end that resolves to no class falls back to the ``begin_name``/``end_name``
         leaf, as the engine does (which ends resolve is the similarity profile's rule).
@@ -167,7 +170,19 @@ class LeafCache:
             ok = (i1 >= 0) & (i2 >= 0)
             src.append(np.where(ok, class_base[p] + i1 * width + i2, 0))
             known.append(ok)
-        return _concat(src, _I), _concat(known, bool)
+        unknown = np.flatnonzero(~_concat(known, bool))
+        return _concat(src, _I), (unknown, name_leaf[unknown])
+
+    @staticmethod
+    def _end_values(es_class: np.ndarray, src: np.ndarray,
+                    unknown: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        """ES_ce of each relation cell's end classes, or the name leaf where one is unknown
+        (``unknown``: those cells and their leaves, planned once; a gather, a small
+        scatter)."""
+        values = es_class[src] if es_class.size else np.zeros(len(src))
+        cells, names = unknown
+        values[cells] = names
+        return values
 
     def __len__(self) -> int:
         return len(self.pairs)
@@ -243,10 +258,8 @@ class LeafCache:
             clue_method = np.where(self._empty_reference, self._empty_reference_value,
                                    clue_method)
 
-        begin = np.where(self._begin_known, es_class[self._begin_src] if es_class.size
-                         else 0.0, leaf["begin_name"])
-        end = np.where(self._end_known, es_class[self._end_src] if es_class.size else 0.0,
-                       leaf["end_name"])
+        begin = self._end_values(es_class, self._begin_src, self._begin_unknown)
+        end = self._end_values(es_class, self._end_src, self._end_unknown)
         es_rel = (w.w_rt * leaf["relation_type"] + 0.5 * w.w_rn * (begin + end)
                   + w.w_rm * leaf["relation_multiplicity"])
         relation_sums, _ = relations.solve(es_rel)
