@@ -5,15 +5,18 @@ enumerate, and scipy's ``linear_sum_assignment`` costs ~2 µs a call plus the Py
 it: 2,000 calls per evaluation of 1,000 pairs. But every row of the short side must be
 matched, so Σ over those rows of their best cell bounds the optimum from above; where the
 rows' best cells lie in different columns, that matching attains the bound and is optimal.
-Student diagrams are mostly close to their reference, so this holds for most pairs; the
-test is one padded (pairs, short, long) array and a few vectorised steps, and only the
-other pairs go to scipy (the engine's solver).
+The test is one padded (pairs, short, long) array and a few vectorised steps; it settles
+35–60% of the class matrices and ~10% of the relation ones of bench_clue's realistic pairs,
+and the others go to scipy (the engine's solver), one call each. A numpy-batched Hungarian
+and a stronger certificate were measured and cost more than the calls they saved (ADR 0008).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+# The engine's loader of scipy's compiled solver (no scipy.optimize import), called
+# directly: the public ``assign`` maximises, which copies every matrix once more.
 from cluestudio.core.clue.optmatch import _linear_sum_assignment
 
 _I = np.int64
@@ -35,8 +38,8 @@ class MatrixPlan:
         r = np.arange(rows)[None, :, None]
         c = np.arange(cols)[None, None, :]
         tr = (self.n > self.m)[:, None, None]
-        # Cell (r, c) of the short-side-first view; outside the matrix: the -inf sentinel,
-        # whose position is only known per call (the flat array's length).
+        # Cell (r, c) of the short-side-first view; outside the matrix: a -inf sentinel
+        # appended to the flat array (its position is planned on the first call).
         self.index = base[:, None, None] + np.where(tr, c * self.m[:, None, None] + r,
                                                     r * self.m[:, None, None] + c)
         self.outside = (r >= short[:, None, None]) | (c >= long[:, None, None])
