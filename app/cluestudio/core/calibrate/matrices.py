@@ -17,7 +17,7 @@ import numpy as np
 
 # The engine's loader of scipy's compiled solver (no scipy.optimize import), called
 # directly: the public ``assign`` maximises, which copies every matrix once more.
-from cluestudio.core.clue.optmatch import _linear_sum_assignment
+from cluestudio.core.clue.optmatch import hungarian_solver
 
 _I = np.int64
 
@@ -63,7 +63,7 @@ class MatrixPlan:
         if hard.size:
             # scipy's solver minimises; negated once here, not per call (maximize=True
             # copies each matrix again: ~20% of the calls' time).
-            cost, solve = -values[hard], _linear_sum_assignment()
+            cost, solve = -values[hard], hungarian_solver()
             for k, (problem, s, ell) in enumerate(zip(
                     hard.tolist(), self.short[hard].tolist(), self.long[hard].tolist(),
                     strict=True)):
