@@ -75,7 +75,7 @@ def test_clue_matching_needs_no_scipy_optimize_and_shares_its_solver() -> None:
             "rows, cols = assign(np.array([[0.1, 0.9, 0.2], [0.8, 0.7, 0.1]]))\n"
             "print(rows.tolist(), cols.tolist(), 'scipy.optimize' in sys.modules)\n"
             "import scipy.optimize\n"
-            "solver = sys.modules['cluestudio.core.clue.optmatch']._linear_sum_assignment()\n"
+            "solver = sys.modules['cluestudio.core.clue.optmatch'].hungarian_solver()\n"
             "print(scipy.optimize.linear_sum_assignment is solver)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120, check=True).stdout.splitlines()

@@ -9,6 +9,10 @@ A scipy ``linear_sum_assignment`` call per problem costs ~3-5 µs of Python over
 a few hundred thousand parameter/attribute/method problems per thousand pairs that alone
 would be a second per evaluation. The few large problems (a class or relation matrix per
 pair) go through scipy one call each, as the engine does.
+
+Since issue 28 an evaluation uses :mod:`.subsets` and :mod:`.matrices` instead; this plan
+still finds the envelope lines (:class:`~.envelope.LinePlan`) and serves
+``LeafCache.scores_previous``, the tests' and the benchmark's reference.
 """
 
 from __future__ import annotations

@@ -171,3 +171,46 @@ def _pad_lines(q: np.ndarray, a: np.ndarray, b: np.ndarray, count: int
     alpha[slot, q] = a
     beta[slot, q] = b
     return np.ascontiguousarray(alpha), np.ascontiguousarray(beta)
+
+
+class LineValues:
+    """OptMatch values (normalised, empty rules applied) of a :class:`LinePlan`'s problems.
+
+    Most problems have one line (one parameter or none on a side: ~74% of the 1.3 M
+    parameter problems of 1,000 realistic pairs), so the problems ``order`` names are kept
+    sorted by their number of lines, most first: line k is then evaluated on a prefix of
+    them, not over the padded width for all (18 ms → well under 1). :meth:`values` gives
+    the problems in that sorted order, :attr:`order`; ``values(...)[back]`` in ``order``'s.
+    """
+
+    def __init__(self, lines: LinePlan, normalization: str,
+                 order: np.ndarray | None = None) -> None:
+        from cluestudio.core.clue.optmatch import denominator
+
+        pick = np.arange(lines.count) if order is None else np.asarray(order, np.int64)
+        differs = (lines.alpha[1:, pick] != lines.alpha[0, pick]) | (
+            lines.beta[1:, pick] != lines.beta[0, pick])  # spare slots repeat line 0
+        sort = np.argsort(-differs.sum(axis=0), kind="stable")
+        self.order = pick = pick[sort]
+        self.back = np.argsort(sort)
+        n, m = lines.n[pick], lines.m[pick]
+        scale = 1.0 / np.maximum(denominator(n, m, normalization), 1)
+        alpha, beta = lines.alpha[:, pick] * scale, lines.beta[:, pick] * scale
+        # Empty rules of OptMatch: n = 0 → 1, m = 0 → 0, whatever the weights (w₁ + w₂ = 1).
+        empty_ref, empty_cand = n == 0, (m == 0) & (n > 0)
+        alpha[:, empty_ref] = beta[:, empty_ref] = 1.0
+        alpha[:, empty_cand] = beta[:, empty_cand] = 0.0
+        self.first = (np.ascontiguousarray(alpha[0]), np.ascontiguousarray(beta[0]))
+        self.more: list[tuple[int, np.ndarray, np.ndarray]] = []
+        for k, has in enumerate(differs[:, sort].sum(axis=1).tolist(), start=1):
+            if has:
+                self.more.append((has, alpha[k, :has].copy(), beta[k, :has].copy()))
+
+    def values(self, w_first: float, w_second: float) -> np.ndarray:
+        out = self.first[0] * w_first
+        out += self.first[1] * w_second
+        for has, a, b in self.more:
+            line = a * w_first
+            line += b * w_second
+            np.maximum(out[:has], line, out=out[:has])
+        return out

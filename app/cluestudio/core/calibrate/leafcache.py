@@ -4,10 +4,17 @@ The σ blocks (names and types of classes, attributes, methods, parameters), the
 LUT and multiplicity matches do not depend on the weights; the CLUE engine computes them
 once per pair (:meth:`ClueScorer.build_leaves`). Only the OptMatches do: the matchings
 move when the weights move. :class:`LeafCache` lays every level of every pair out in flat
-arrays and plans all its assignments once (:mod:`.assign`), so one evaluation of the five
-metrics over all pairs is a handful of vectorised steps per level, not a Python loop.
+arrays and plans it once, so one evaluation of the five metrics over all pairs is a
+handful of vectorised steps per level, not a Python loop (ADR 0008, issue 28):
+
+- attributes and parameters: upper envelopes of a few lines (:mod:`.envelope`);
+- methods: ES once per distinct method cell, the OptMatch once per distinct problem, by
+  dynamic programming over column subsets (:mod:`.subsets`);
+- classes and relations: each row's best column where those are distinct (optimal by the
+  row-maxima bound), scipy for the other matrices (:mod:`.matrices`).
+
 It must give the engine's scores (``LeafBatch.score_array``) for any weights; the tests
-check that to 1e-9.
+check that to 1e-9 (1e-12 against :meth:`LeafCache.scores_previous`, the path before).
 """
 
 from __future__ import annotations
@@ -17,9 +24,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from cluestudio.core.calibrate.assign import AssignmentPlan
-from cluestudio.core.calibrate.envelope import LinePlan
+from cluestudio.core.calibrate.envelope import LinePlan, LineValues
+from cluestudio.core.calibrate.matrices import MatrixPlan
+from cluestudio.core.calibrate.subsets import SubsetPlan, distinct_rows
 from cluestudio.core.clue import METRIC_NAMES, ClueWeights, LeafBatch, PairLeaves
-from cluestudio.core.clue.optmatch import NORMALIZATIONS, optmatch_values
+from cluestudio.core.clue.optmatch import NORMALIZATIONS, denominator, optmatch_values
 from cluestudio.core.embed import Embedder, EmbeddingCache
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.jobs import CancelToken, Job, Progress
@@ -97,10 +106,6 @@ class LeafCache:
         attr_base = _offsets([p.attr_name.size for p in pairs])
         method_base = _offsets([p.method_name.size for p in pairs])
 
-        def plan(spec: dict[str, np.ndarray], keep: bool = False) -> AssignmentPlan:
-            return AssignmentPlan(spec["base"], spec["stride"], spec["row0"], spec["n"],
-                                  spec["col0"], spec["m"], keep_matching=keep)
-
         def lines(first: str, second: str, spec: dict[str, np.ndarray]) -> LinePlan:
             return LinePlan(leaf[first], leaf[second], spec["base"], spec["stride"],
                             spec["row0"], spec["n"], spec["col0"], spec["m"], cancel)
@@ -109,22 +114,50 @@ class LeafCache:
             [r.param_offsets for r in refs], [c.param_offsets for c in cands], param_base))
         self._attrs = lines("attr_name", "attr_type", _group_problems(
             [r.attr_offsets for r in refs], [c.attr_offsets for c in cands], attr_base))
-        self._methods = plan(_group_problems([r.method_offsets for r in refs],
-                                             [c.method_offsets for c in cands], method_base))
-        self._classes = plan(_whole_problems(class_shapes, class_base), keep=True)
-        self._relations = plan(_whole_problems(rel_shapes, rel_base))
+        self._method_spec = _group_problems([r.method_offsets for r in refs],
+                                            [c.method_offsets for c in cands], method_base)
+        self._class_spec = _whole_problems(class_shapes, class_base)
+        self._relation_spec = _whole_problems(rel_shapes, rel_base)
+        # Method cells with equal leaves (names, return types, parameter envelope) have
+        # equal values under any weights: ES is computed once per distinct cell (1.34 M
+        # cells, 184 k distinct for 1,000 realistic pairs), and the DP reads it from there.
+        params = self._params
+        distinct, cell_value = distinct_rows(np.column_stack(
+            [leaf["method_name"], leaf["method_return"], params.alpha.T, params.beta.T,
+             params.n, params.m]))
+        self._param_values = LineValues(params, normalization, distinct)
+        # (LineValues sorts the distinct cells; the DP reads them where they end up.)
+        sorted_cells = self._param_values.order
+        spec = self._method_spec
+        self._methods = SubsetPlan(spec["base"], spec["stride"], spec["row0"], spec["n"],
+                                   spec["col0"], spec["m"],
+                                   cell_value=self._param_values.back[cell_value])
+        n, m = self._methods.n, self._methods.m
+        self._method_denominator = np.maximum(denominator(n, m, normalization), 1.0)
+        self._method_empty_reference = np.flatnonzero(n == 0)
+        self._method_name = leaf["method_name"][sorted_cells]
+        self._method_return = leaf["method_return"][sorted_cells]
+        self._attr_values = LineValues(self._attrs, normalization)
+        self._classes = MatrixPlan(class_base[:-1], self._class_spec["n"],
+                                   self._class_spec["m"], keep_matching=True)
+        self._relations = MatrixPlan(rel_base[:-1], self._relation_spec["n"],
+                                     self._relation_spec["m"])
+        self._previous: dict[str, AssignmentPlan] | None = None
         self._pair_of_class_cell = np.repeat(np.arange(len(pairs)), np.diff(class_base))
-        self._begin_src, self._begin_known = self._ends(pairs, class_base, "begin")
-        self._end_src, self._end_known = self._ends(pairs, class_base, "end")
+        self._begin_src, self._begin_unknown = self._ends(pairs, class_base, "begin",
+                                                          leaf["begin_name"])
+        self._end_src, self._end_unknown = self._ends(pairs, class_base, "end",
+                                                      leaf["end_name"])
         # A class-less reference: clue-attribute/-method are the profile's constant.
         self._empty_reference = np.array([len(p.reference.classes) == 0 for p in pairs])
         self._empty_reference_value = np.array([p.empty_reference_members for p in pairs],
                                                dtype=float)
 
     @staticmethod
-    def _ends(pairs: Sequence[PairLeaves], class_base: np.ndarray, end: str
-              ) -> tuple[np.ndarray, np.ndarray]:
-        """For each relation cell: where its end classes' ES_ce is, and whether both exist.
+    def _ends(pairs: Sequence[PairLeaves], class_base: np.ndarray, end: str,
+              name_leaf: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+        """For each relation cell: where its end classes' ES_ce is; and the cells where an
+        end is unknown, with their name leaves.
 
         An end that resolves to no class falls back to the ``begin_name``/``end_name``
         leaf, as the engine does (which ends resolve is the similarity profile's rule).
@@ -137,7 +170,19 @@ class LeafCache:
             ok = (i1 >= 0) & (i2 >= 0)
             src.append(np.where(ok, class_base[p] + i1 * width + i2, 0))
             known.append(ok)
-        return _concat(src, _I), _concat(known, bool)
+        unknown = np.flatnonzero(~_concat(known, bool))
+        return _concat(src, _I), (unknown, name_leaf[unknown])
+
+    @staticmethod
+    def _end_values(es_class: np.ndarray, src: np.ndarray,
+                    unknown: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        """ES_ce of each relation cell's end classes, or the name leaf where one is unknown
+        (``unknown``: those cells and their leaves, planned once; a gather, a small
+        scatter)."""
+        values = es_class[src] if es_class.size else np.zeros(len(src))
+        cells, names = unknown
+        values[cells] = names
+        return values
 
     def __len__(self) -> int:
         return len(self.pairs)
@@ -149,20 +194,57 @@ class LeafCache:
 
     def scores(self, weights: ClueWeights) -> np.ndarray:
         """The five CLUE metrics of every pair under ``weights``, shape (pairs, 5)."""
+        w = weights
+        attr_match = self._attr_values.values(w.w_an, w.w_at)[self._attr_values.back]
+        param_match = self._param_values.values(w.w_pn, w.w_pt)
+        # The engine's expression, in its order, once per distinct method cell.
+        es_method = self._method_name * w.w_mn
+        es_method += self._method_return * w.w_mt
+        param_match *= w.w_mp
+        es_method += param_match
+        # optmatch_values' arithmetic with its rules planned: m = 0 gives 0 / n already.
+        method_match = self._methods.solve(es_method)
+        method_match /= self._method_denominator
+        method_match[self._method_empty_reference] = 1.0
+        return self._class_level(w, attr_match, method_match, self._classes,
+                                 self._relations)
+
+    def scores_previous(self, weights: ClueWeights) -> np.ndarray:
+        """:meth:`scores` as it was computed before issue 28 (padded envelopes, brute force
+        and sparse matchings of the method level, one scipy call per class and relation
+        matrix): kept as the tests' and the benchmark's reference; planned on first use."""
         w, leaf, norm = weights, self._leaf, self.normalization
+        if self._previous is None:
+            def plan(spec: dict[str, np.ndarray], keep: bool = False) -> AssignmentPlan:
+                return AssignmentPlan(spec["base"], spec["stride"], spec["row0"],
+                                      spec["n"], spec["col0"], spec["m"], keep_matching=keep)
+
+            self._previous = {"methods": plan(self._method_spec),
+                              "classes": plan(self._class_spec, keep=True),
+                              "relations": plan(self._relation_spec)}
+        plans = self._previous
         param_match = optmatch_values(self._params.solve(w.w_pn, w.w_pt), self._params.n,
                                       self._params.m, norm)
         attr_match = optmatch_values(self._attrs.solve(w.w_an, w.w_at), self._attrs.n,
                                      self._attrs.m, norm)
-        # Expressions in the engine's order, so equal inputs give equal matrices.
         es_method = (w.w_mn * leaf["method_name"] + w.w_mt * leaf["method_return"]
                      + w.w_mp * param_match)
-        method_match = self._optmatch(self._methods, es_method, norm)
-        es_class = w.w_n * leaf["class_name"] + w.w_a * attr_match + w.w_m * method_match
+        method_sums, _ = plans["methods"].solve(es_method)
+        method_match = optmatch_values(method_sums, plans["methods"].n, plans["methods"].m,
+                                       norm)
+        return self._class_level(w, attr_match, method_match, plans["classes"],
+                                 plans["relations"])
 
-        class_sums, cells = self._classes.solve(es_class)
+    def _class_level(self, w: ClueWeights, attr_match: np.ndarray, method_match: np.ndarray,
+                     classes: AssignmentPlan | MatrixPlan,
+                     relations: AssignmentPlan | MatrixPlan) -> np.ndarray:
+        """The five metrics from the OptMatch of every class cell's attributes and methods."""
+        leaf, norm = self._leaf, self.normalization
+        # Expressions in the engine's order, so equal inputs give equal matrices.
+        es_class = w.w_n * leaf["class_name"] + w.w_a * attr_match + w.w_m * method_match
+        class_sums, cells = classes.solve(es_class)
         assert cells is not None
-        n_c, m_c = self._classes.n, self._classes.m
+        n_c, m_c = classes.n, classes.m
         clue_class = optmatch_values(class_sums, n_c, m_c, norm)
         owner = self._pair_of_class_cell[cells]
         size = len(self.pairs)
@@ -176,21 +258,15 @@ class LeafCache:
             clue_method = np.where(self._empty_reference, self._empty_reference_value,
                                    clue_method)
 
-        begin = np.where(self._begin_known, es_class[self._begin_src] if es_class.size
-                         else 0.0, leaf["begin_name"])
-        end = np.where(self._end_known, es_class[self._end_src] if es_class.size else 0.0,
-                       leaf["end_name"])
+        begin = self._end_values(es_class, self._begin_src, self._begin_unknown)
+        end = self._end_values(es_class, self._end_src, self._end_unknown)
         es_rel = (w.w_rt * leaf["relation_type"] + 0.5 * w.w_rn * (begin + end)
                   + w.w_rm * leaf["relation_multiplicity"])
-        clue_rel = self._optmatch(self._relations, es_rel, norm)
+        relation_sums, _ = relations.solve(es_rel)
+        clue_rel = optmatch_values(relation_sums, relations.n, relations.m, norm)
         clue = w.w_e * clue_class + w.w_r * clue_rel
         out = np.column_stack([clue, clue_class, clue_attr, clue_method, clue_rel])
         return out.reshape(size, len(METRIC_NAMES))
-
-    @staticmethod
-    def _optmatch(plan: AssignmentPlan, flat: np.ndarray, norm: str) -> np.ndarray:
-        sums, _ = plan.solve(flat)
-        return optmatch_values(sums, plan.n, plan.m, norm)
 
 
 def build_leaf_cache(pairs: Sequence[tuple[ClassDiagram, ClassDiagram]], *,

@@ -31,12 +31,12 @@ def assign(es: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if es.size == 0:
         empty = np.zeros(0, dtype=np.intp)
         return empty, empty
-    rows, cols = _linear_sum_assignment()(es, maximize=True)
+    rows, cols = hungarian_solver()(es, maximize=True)
     return rows, cols
 
 
 @lru_cache(maxsize=1)
-def _linear_sum_assignment() -> Callable[..., Any]:
+def hungarian_solver() -> Callable[..., Any]:
     """scipy's Hungarian solver, without importing ``scipy.optimize``.
 
     The solver is one compiled module (``scipy.optimize._lsap``), but importing it the usual
