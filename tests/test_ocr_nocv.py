@@ -193,3 +193,35 @@ def test_a_missing_piece_of_the_pipeline_is_named_in_one_line() -> None:
                          check=True, timeout=120, env=env).stdout
     assert out.startswith("OcrUnavailable") and "pyclipper" in out and "cluestudio[ocr]" in out
     assert out.count("\n") == 1
+
+
+@needs_ocr
+@pytest.mark.xdist_group("ocr")
+def test_the_released_memory_arena_reads_what_no_arena_reads() -> None:
+    """Our sessions keep ONNX Runtime's memory arena for the length of a run (issues 28, 29:
+    without it a big render's detection spent more CPU in page faults than in arithmetic);
+    the arena only changes where tensors live, so every line, box and confidence is the
+    one rapidocr's arena-less sessions give, on images of several sizes in turn."""
+    import onnxruntime as ort
+
+    from cluestudio.core.ocr.engine import MAX_SIDE, _rapidocr_folder
+    from cluestudio.core.ocr.onnx_pipeline import OnnxOcrEngine, model_files
+
+    folder = _rapidocr_folder()
+    if folder is None or (folder / "models" / "lite").is_dir():
+        pytest.skip("needs the rapidocr wheel's PP-OCR models")
+
+    def arena_less(model: Path) -> ort.InferenceSession:
+        options = ort.SessionOptions()
+        options.enable_cpu_mem_arena = False
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        return ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+
+    ours, theirs = (OnnxOcrEngine("test", MAX_SIDE, folder) for _ in range(2))
+    det, rec = model_files(folder)
+    theirs._det, theirs._rec = arena_less(det), arena_less(rec)
+    theirs._run_options = None  # nothing to shrink
+    for name in ("render", "shrunk", "small", "render"):
+        got, expected = ours.read(IMAGES[name]), theirs.read(IMAGES[name])
+        assert got == expected, name
+        assert len(set(_words(got)) & set(WORDS)) >= 2, name
