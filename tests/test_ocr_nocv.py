@@ -225,3 +225,20 @@ def test_the_released_memory_arena_reads_what_no_arena_reads() -> None:
         got, expected = ours.read(IMAGES[name]), theirs.read(IMAGES[name])
         assert got == expected, name
         assert len(set(_words(got)) & set(WORDS)) >= 2, name
+
+
+@pytest.mark.parametrize("size", [(457, 123), (130, 300), (64, 65)])
+def test_resizing_a_few_rows_at_a_time_equals_resizing_at_once(monkeypatch, size) -> None:
+    """Resizes go by bands of rows to keep their temporaries small (issues 28, 29); every
+    output pixel is the one the whole-image computation gives, to the bit."""
+    from cluestudio.core.ocr import resample
+
+    image = np.random.default_rng(5).integers(0, 256, (*size[::-1], 3), dtype=np.uint8)
+    shapes = [(size[0] * 7 // 10, size[1] * 7 // 10), (size[0] // 3 + 1, size[1] // 2 + 1)]
+    banded = [(resample.resize_linear(image, w, h), resample.resize_area(image, w, h))
+              for w, h in shapes] + [resample.resize_linear(image, 2 * size[0], size[1] + 3)]
+    monkeypatch.setattr(resample, "ROWS_AT_ONCE", 10_000)
+    whole = [(resample.resize_linear(image, w, h), resample.resize_area(image, w, h))
+             for w, h in shapes] + [resample.resize_linear(image, 2 * size[0], size[1] + 3)]
+    for got, expected in zip(banded, whole, strict=True):
+        assert np.array_equal(np.asarray(got), np.asarray(expected))

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from cluestudio.core.ocr.resample import crop_quad, resize_area, resize_linear
+from cluestudio.core.ocr.resample import ROWS_AT_ONCE, crop_quad, resize_area, resize_linear
 from cluestudio.core.ocr.result import Box, TextLine
 from cluestudio.core.ocr.tuning import (
     DETECT_MIN_SIDE,
@@ -358,7 +358,12 @@ class OnnxOcrEngine:
     def _probability(self, det_image: np.ndarray) -> np.ndarray:
         """The detector's text probability of each pixel of ``det_image`` (BGR, sides
         multiples of 32)."""
-        tensor = ((det_image.astype(np.float32) / 255.0 - 0.5) / 0.5).transpose(2, 0, 1)[None]
+        h, w = det_image.shape[:2]
+        tensor = np.empty((1, 3, h, w), np.float32)
+        for start in range(0, h, ROWS_AT_ONCE):  # small temporaries (see ROWS_AT_ONCE)
+            rows = det_image[start:start + ROWS_AT_ONCE].astype(np.float32)
+            normalised = (rows / 255.0 - 0.5) / 0.5
+            tensor[0, :, start:start + ROWS_AT_ONCE] = normalised.transpose(2, 0, 1)
         return self._det.run(None, {self._det.get_inputs()[0].name: tensor},
                              self._run_options)[0][0, 0]
 
@@ -370,8 +375,10 @@ class OnnxOcrEngine:
             batch = order[start:start + REC_BATCH]
             max_ratio = max([REC_WIDTH / REC_HEIGHT] + [ratios[i] for i in batch])
             tensor = np.stack([_rec_input(crops[i], max_ratio) for i in batch])
+            # the arena is handed back after the last batch only: the batches reuse it
+            last = start + REC_BATCH >= len(crops)
             probs = self._rec.run(None, {self._rec.get_inputs()[0].name: tensor},
-                                  self._run_options)[0]
+                                  self._run_options if last else None)[0]
             decoded = ctc_decode(probs, self.characters, self.banned)
             for index, result in zip(batch, decoded, strict=True):
                 results[index] = result
