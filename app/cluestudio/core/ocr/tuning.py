@@ -110,11 +110,10 @@ def quiet_session(model: Path) -> onnxruntime.InferenceSession:
     (:func:`released_run`); threads: all cores."""
     import onnxruntime as ort
 
-    options = ort.SessionOptions()
-    options.log_severity_level = 4
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    return ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+    from cluestudio.core.threads import quiet_session_options
+
+    return ort.InferenceSession(str(model), quiet_session_options(log_level=4),
+                                providers=["CPUExecutionProvider"])
 
 
 def released_run() -> onnxruntime.RunOptions:
