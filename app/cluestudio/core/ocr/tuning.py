@@ -48,9 +48,12 @@ def letter_height(pixels: np.ndarray) -> float | None:
     blobs look like letters to say."""
     from scipy import ndimage
 
-    red, green, blue = (pixels[..., i] for i in range(3))  # OpenCV's RGB→grey, fixed point
-    gray = ((red * np.uint32(4899) + green * np.uint32(9617) + blue * np.uint32(1868)
-             + 8192) // 16384).astype(np.uint8)
+    gray = np.empty(pixels.shape[:2], np.uint8)
+    for start in range(0, len(gray), 64):  # by bands of rows: small temporaries
+        red, green, blue = (pixels[start:start + 64, :, i] for i in range(3))
+        # OpenCV's RGB→grey, fixed point
+        gray[start:start + 64] = (red * np.uint32(4899) + green * np.uint32(9617)
+                                  + blue * np.uint32(1868) + 8192) // 16384
     labels, count = ndimage.label(gray <= _otsu(gray), structure=np.ones((3, 3), bool))
     if count < 30:
         return None
