@@ -193,3 +193,52 @@ def test_a_missing_piece_of_the_pipeline_is_named_in_one_line() -> None:
                          check=True, timeout=120, env=env).stdout
     assert out.startswith("OcrUnavailable") and "pyclipper" in out and "cluestudio[ocr]" in out
     assert out.count("\n") == 1
+
+
+@needs_ocr
+@pytest.mark.xdist_group("ocr")
+def test_the_released_memory_arena_reads_what_no_arena_reads() -> None:
+    """Our sessions keep ONNX Runtime's memory arena for the length of a run (issues 28, 29:
+    without it a big render's detection spent more CPU in page faults than in arithmetic);
+    the arena only changes where tensors live, so every line, box and confidence is the
+    one rapidocr's arena-less sessions give, on images of several sizes in turn."""
+    import onnxruntime as ort
+
+    from cluestudio.core.ocr.engine import MAX_SIDE, _rapidocr_folder
+    from cluestudio.core.ocr.onnx_pipeline import OnnxOcrEngine, model_files
+
+    folder = _rapidocr_folder()
+    if folder is None or (folder / "models" / "lite").is_dir():
+        pytest.skip("needs the rapidocr wheel's PP-OCR models")
+
+    def arena_less(model: Path) -> ort.InferenceSession:
+        options = ort.SessionOptions()
+        options.enable_cpu_mem_arena = False
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        return ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+
+    ours, theirs = (OnnxOcrEngine("test", MAX_SIDE, folder) for _ in range(2))
+    det, rec = model_files(folder)
+    theirs._det, theirs._rec = arena_less(det), arena_less(rec)
+    theirs._run_options = None  # nothing to shrink
+    for name in ("render", "shrunk", "small", "render"):
+        got, expected = ours.read(IMAGES[name]), theirs.read(IMAGES[name])
+        assert got == expected, name
+        assert len(set(_words(got)) & set(WORDS)) >= 2, name
+
+
+@pytest.mark.parametrize("size", [(457, 123), (130, 300), (64, 65)])
+def test_resizing_a_few_rows_at_a_time_equals_resizing_at_once(monkeypatch, size) -> None:
+    """Resizes go by bands of rows to keep their temporaries small (issues 28, 29); every
+    output pixel is the one the whole-image computation gives, to the bit."""
+    from cluestudio.core.ocr import resample
+
+    image = np.random.default_rng(5).integers(0, 256, (*size[::-1], 3), dtype=np.uint8)
+    shapes = [(size[0] * 7 // 10, size[1] * 7 // 10), (size[0] // 3 + 1, size[1] // 2 + 1)]
+    banded = [(resample.resize_linear(image, w, h), resample.resize_area(image, w, h))
+              for w, h in shapes] + [resample.resize_linear(image, 2 * size[0], size[1] + 3)]
+    monkeypatch.setattr(resample, "ROWS_AT_ONCE", 10_000)
+    whole = [(resample.resize_linear(image, w, h), resample.resize_area(image, w, h))
+             for w, h in shapes] + [resample.resize_linear(image, 2 * size[0], size[1] + 3)]
+    for got, expected in zip(banded, whole, strict=True):
+        assert np.array_equal(np.asarray(got), np.asarray(expected))

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import onnxruntime
 
 
 def single_threaded_blas() -> None:
@@ -18,3 +22,18 @@ def single_threaded_blas() -> None:
     ONNX Runtime keeps its own thread pool. Takes effect only before numpy is imported.
     """
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
+def quiet_session_options(log_level: int = 3) -> onnxruntime.SessionOptions:
+    """ONNX Runtime session options whose idle threads sleep instead of spinning for work
+    after each run, for every session we open (the encoder's, the OCR models'): on 2 busy
+    cores spinning workers doubled the CPU time of every OCR image and starved the matching
+    that follows an encoder batch (issue 28). Graph optimisations: all (ONNX Runtime's
+    default). ``log_level``: ONNX Runtime's severity below which it says nothing."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.log_severity_level = log_level
+    return options

@@ -21,6 +21,7 @@ import numpy as np
 
 from cluestudio.core.embed.base import EmbedderError
 from cluestudio.core.embed.hf import TransformerEmbedder, _fingerprint
+from cluestudio.core.threads import quiet_session_options
 
 # Bump when onnx_bert writes a different graph, so cached exports are made again.
 GRAPH_VERSION = 1
@@ -76,11 +77,9 @@ class OnnxEmbedder(TransformerEmbedder):
             raise EmbedderError(f"cannot read {folder / 'tokenizer.json'}: {error}") from error
         tokenizer.no_padding()
         tokenizer.no_truncation()
-        options = onnxruntime.SessionOptions()
         # Idle workers that spin keep a core busy after each batch and starve the matching
         # that follows (the same reason torch runs with OMP_WAIT_POLICY=PASSIVE).
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        options.log_severity_level = 3
+        options = quiet_session_options(log_level=3)
         for attempt in (1, 2):
             path = exported_model(folder)
             try:

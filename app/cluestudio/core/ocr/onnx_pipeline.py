@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from cluestudio.core.ocr.resample import crop_quad, resize_area, resize_linear
+from cluestudio.core.ocr.resample import ROWS_AT_ONCE, crop_quad, resize_area, resize_linear
 from cluestudio.core.ocr.result import Box, TextLine
 from cluestudio.core.ocr.tuning import (
     DETECT_MIN_SIDE,
@@ -27,6 +27,7 @@ from cluestudio.core.ocr.tuning import (
     detection_scale,
     non_latin,
     quiet_session,
+    released_run,
 )
 
 # rapidocr's config.yaml defaults (Global, Det, Rec sections) that our engine does not change
@@ -267,6 +268,7 @@ class OnnxOcrEngine:
         det, rec = model_files(rapidocr_folder)
         self._id, self.max_side, self.plain = engine_id, max_side, plain
         self._det, self._rec = quiet_session(det), quiet_session(rec)
+        self._run_options = released_run()
         meta = self._rec.get_modelmeta().custom_metadata_map
         # the dictionary travels in the model; index 0 is CTC's blank, the last a space
         self.characters = ["blank", *meta["character"].splitlines(), " "]
@@ -341,9 +343,7 @@ class OnnxOcrEngine:
         det_image = _scaled(image, max(DET_LIMIT_SIDE / min(h, w), 1.0))
         if det_image is None:
             return []
-        tensor = ((det_image.astype(np.float32) / 255.0 - 0.5) / 0.5).transpose(2, 0, 1)[None]
-        prob = self._det.run(None, {self._det.get_inputs()[0].name: tensor})[0][0, 0]
-        quads = detect(prob, h, w)
+        quads = detect(self._probability(det_image), h, w)
         read = (self.recognise([crop_quad(image, q.copy()) for q in quads]) if recognise
                 else [("", 1.0)] * len(quads))
         lines = []
@@ -355,6 +355,18 @@ class OnnxOcrEngine:
             lines.append((quad, text, score))
         return lines
 
+    def _probability(self, det_image: np.ndarray) -> np.ndarray:
+        """The detector's text probability of each pixel of ``det_image`` (BGR, sides
+        multiples of 32)."""
+        h, w = det_image.shape[:2]
+        tensor = np.empty((1, 3, h, w), np.float32)
+        for start in range(0, h, ROWS_AT_ONCE):  # small temporaries (see ROWS_AT_ONCE)
+            rows = det_image[start:start + ROWS_AT_ONCE].astype(np.float32)
+            normalised = (rows / 255.0 - 0.5) / 0.5
+            tensor[0, :, start:start + ROWS_AT_ONCE] = normalised.transpose(2, 0, 1)
+        return self._det.run(None, {self._det.get_inputs()[0].name: tensor},
+                             self._run_options)[0][0, 0]
+
     def recognise(self, crops: list[np.ndarray]) -> list[tuple[str, float]]:
         ratios = [c.shape[1] / float(c.shape[0]) for c in crops]
         order = np.argsort(np.array(ratios))
@@ -363,7 +375,10 @@ class OnnxOcrEngine:
             batch = order[start:start + REC_BATCH]
             max_ratio = max([REC_WIDTH / REC_HEIGHT] + [ratios[i] for i in batch])
             tensor = np.stack([_rec_input(crops[i], max_ratio) for i in batch])
-            probs = self._rec.run(None, {self._rec.get_inputs()[0].name: tensor})[0]
+            # the arena is handed back after the last batch only: the batches reuse it
+            last = start + REC_BATCH >= len(crops)
+            probs = self._rec.run(None, {self._rec.get_inputs()[0].name: tensor},
+                                  self._run_options if last else None)[0]
             decoded = ctc_decode(probs, self.characters, self.banned)
             for index, result in zip(batch, decoded, strict=True):
                 results[index] = result
