@@ -33,7 +33,8 @@ if TYPE_CHECKING:
 # (OcrResult.layout), so cached results from the old way are not reused.
 PREPARATION_VERSION = "4"  # 2: the layout also looks with thicker strokes (issue 29)
 # 3: detection at the letters' size, recognition of full-resolution crops, Latin script only
-# 4: detection at letters 8 px high instead of 10 (issues 28, 29: big renders' CPU)
+# 4: detection at letters 8 px high instead of 10 (issues 28, 29: big renders' CPU), and the
+#    layout's package tab over a narrow frame (draft round 4)
 INSTALL_HINT = ("pip install 'cluestudio[ocr]' && pip install --no-deps rapidocr==3.10.0 "
                 "(its PP-OCR models; 'cluestudio[ocr,ocr-opencv]' brings its OpenCV too)")
 # The models run by our own OpenCV-free port of rapidocr's pipeline (core/ocr/onnx_pipeline.py,
