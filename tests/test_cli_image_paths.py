@@ -1,0 +1,110 @@
+"""A TA who has never seen the tool checks and drafts real diagram images from the command
+line (issue 29: automation must be right or abstain). What the CLI says must match what it
+knows: an image it could not judge is not listed as a page of "invented" findings, the
+offline draft says how many of its elements it doubts, and an image stored in 16 bits is
+read as the picture it is. Real OCR on small generated images."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw
+
+from cluestudio.cli import main
+
+pytest.importorskip("rapidocr", reason="the ocr extra is not installed")
+pytestmark = [pytest.mark.xdist_group("ocr")]
+
+PUML = """@startuml
+class Customer {
+  email : String
+}
+class Order {
+  total : double
+}
+Customer --> Order
+@enduml
+"""
+
+
+def _blank_png(path: Path) -> Path:
+    Image.new("RGB", (400, 300), "white").save(path)
+    return path
+
+
+def test_a_ta_checking_a_blank_scan_is_told_it_could_not_be_judged_not_given_findings(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    puml = tmp_path / "s1.puml"
+    puml.write_text(PUML, encoding="utf-8")
+    image = _blank_png(tmp_path / "scan of s1.png")
+    assert main(["check", str(image), str(puml), "--no-cache"]) == 0
+    out = capsys.readouterr().out
+    first, *rest = out.splitlines()
+    assert first.startswith(f"{image}: COULD NOT JUDGE: OCR read almost nothing in image A")
+    # the window leaves the names out when it cannot judge (widgets/check_panel.py): so
+    # does the CLI, instead of "invented class 'Customer', confidence 1.00"
+    assert not any("invented" in line or "missing" in line for line in rest), out
+    assert "names not compared" in out
+
+
+def test_a_ta_checking_a_workspace_sees_why_a_blank_scan_was_flagged(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from cluestudio.core.jobs import run_job
+    from cluestudio.core.workspace import import_path, open_workspace
+
+    subs = tmp_path / "course" / "tasks" / "shop" / "submissions"
+    subs.mkdir(parents=True)
+    (subs.parent / "requirement.md").write_text("# Shop\n", encoding="utf-8")
+    (subs.parent / "reference.puml").write_text(PUML, encoding="utf-8")
+    (subs / "s1.puml").write_text(PUML, encoding="utf-8")
+    _blank_png(subs / "s1.png")
+    ws = open_workspace(tmp_path / "shop.sqlite")
+    run_job(import_path(ws, tmp_path / "course"))
+    ws.close()
+    assert main(["check", "--workspace", str(tmp_path / "shop.sqlite"), "--no-cache"]) == 0
+    captured = capsys.readouterr()
+    flagged = [line for line in captured.out.splitlines() if line.startswith("FLAGGED")]
+    assert len(flagged) == 1
+    assert "could not judge: OCR read almost nothing in image A" in flagged[0]
+    assert "invented" not in flagged[0]
+    # the progress line says the same, not "flagged (triage 1.00)"
+    assert "s1: could not judge" in captured.err
+    # run again: the stored check is reported with the same reason
+    assert main(["check", "--workspace", str(tmp_path / "shop.sqlite"), "--no-cache"]) == 0
+    again = [line for line in capsys.readouterr().out.splitlines()
+             if line.startswith("FLAGGED")]
+    assert again == [flagged[0].replace("(revision 1)", "(revision 1) (stored earlier)")]
+
+
+def _drawn_diagram() -> Image.Image:
+    """Two class boxes with large printed names, a line between them."""
+    from PIL import ImageFont
+
+    image = Image.new("L", (640, 260), 255)
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=28)
+    for x0, name in ((30, "Customer"), (380, "Order")):
+        draw.rectangle((x0, 40, x0 + 230, 200), outline=0, width=3)
+        draw.line((x0, 95, x0 + 230, 95), fill=0, width=3)
+        draw.text((x0 + 30, 52), name, fill=0, font=font)
+    draw.line((260, 120, 380, 120), fill=0, width=3)
+    return image
+
+
+@pytest.mark.xfail(strict=True, reason="core/ocr/image.py converts a 16-bit greyscale "
+                   "PNG (mode I;16) with Pillow's convert('RGBA'), which clips every value "
+                   "above 255 to white: the image reads as blank. Fix there (scale by 1/257 "
+                   "first); core/ocr is being rewritten by another helper")
+def test_a_16_bit_greyscale_scan_is_read_as_the_picture_it_is() -> None:
+    from cluestudio.core.ocr.image import load_image_bytes
+
+    eight = np.asarray(_drawn_diagram())
+    sixteen = io.BytesIO()
+    Image.fromarray(eight.astype(np.uint16) * 257).save(sixteen, format="PNG")
+    assert Image.open(io.BytesIO(sixteen.getvalue())).mode.startswith("I;16")
+    pixels = load_image_bytes(sixteen.getvalue(), "scan16.png").pixels
+    # the same picture as its 8-bit original: dark ink where it has ink
+    assert np.array_equal(pixels[..., 0], eight)
