@@ -108,3 +108,31 @@ def test_a_16_bit_greyscale_scan_is_read_as_the_picture_it_is() -> None:
     pixels = load_image_bytes(sixteen.getvalue(), "scan16.png").pixels
     # the same picture as its 8-bit original: dark ink where it has ink
     assert np.array_equal(pixels[..., 0], eight)
+
+
+def test_a_ta_drafting_offline_is_told_how_many_elements_the_draft_doubts(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    image = tmp_path / "shop drawing.png"
+    _drawn_diagram().save(image)
+    out = tmp_path / "drafts"
+    assert main(["convert", "--backend", "offline", str(image), "--out", str(out),
+                 "--no-render"]) == 0
+    line = capsys.readouterr().out.strip()
+    draft = (out / "shop drawing.puml").read_text(encoding="utf-8")
+    assert "class Customer" in draft and "class Order" in draft
+    # this drawing is plain: the draft says it doubts nothing (an empty line would leave
+    # the TA guessing whether it looked at all)
+    assert line == (f"{image}: ok after 1 attempt(s); the draft doubts none of its "
+                    "elements")
+
+
+def test_the_doubt_summary_counts_the_marks_the_review_pane_shows() -> None:
+    from cluestudio.app.draft_doubts import doubts_summary
+
+    text = ("@startuml\n' ? 0.58 name read at 0.58\nclass Autor\n' ? 0.30 nothing below\n"
+            "@enduml\n")
+    assert doubts_summary(text, "d/s1.puml") == (
+        "1 doubtful element in the draft, marked ' ? in d/s1.puml (review mode: F9 jumps "
+        "to the next)")
+    twice = text.replace("@enduml", "' ? 0.5 a hollow head\nA --|> B\n@enduml")
+    assert doubts_summary(twice, "x.puml").startswith("2 doubtful elements in the draft")

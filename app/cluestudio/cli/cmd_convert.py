@@ -253,7 +253,11 @@ def run_files(args: argparse.Namespace) -> int:
     if args.json:
         print_json(summary)
     else:
-        for row in summary:
+        from cluestudio.app.draft_doubts import doubts_summary
+
+        for row, result in zip(summary, results, strict=True):
             state = "ok" if row["ok"] else f"FAILED ({row['error']})"
-            print(f"{row['image']}: {state} after {row['attempts']} attempt(s)")
+            doubts = (f"; {doubts_summary(result.puml, row['puml'])}"
+                      if args.backend == "offline" and result.puml else "")
+            print(f"{row['image']}: {state} after {row['attempts']} attempt(s){doubts}")
     return 0 if all(r["ok"] for r in summary) else 1
