@@ -136,3 +136,14 @@ def test_the_doubt_summary_counts_the_marks_the_review_pane_shows() -> None:
         "to the next)")
     twice = text.replace("@enduml", "' ? 0.5 a hollow head\nA --|> B\n@enduml")
     assert doubts_summary(twice, "x.puml").startswith("2 doubtful elements in the draft")
+
+
+def test_a_blank_image_drafted_offline_fails_once_with_no_word_on_doubts(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    image = _blank_png(tmp_path / "blank.png")
+    assert main(["convert", "--backend", "offline", str(image), "--out",
+                 str(tmp_path / "drafts"), "--no-render"]) == 1
+    line = capsys.readouterr().out.strip()
+    # the draft is the same however often it is asked: no repairs, and no claim about the
+    # doubts of a draft that was not made
+    assert line.startswith(f"{image}: FAILED (") and line.endswith(") after 1 attempt(s)")

@@ -230,8 +230,10 @@ def run_files(args: argparse.Namespace) -> int:
     items = [(path.name, ImageInput.from_file(path)) for path in args.images]
     # check=None: our parser, then PlantUML via the warm renderer (image B reuses its PNG).
     check = None if args.plantuml_check else parser_checker
+    # the offline draft gives the same text however often it is asked: no repair rounds
+    repairs = 0 if args.backend == "offline" else args.max_repairs
     results = run_job(convert_images(
-        items, backend, CancelToken(), max_repairs=args.max_repairs, check=check,
+        items, backend, CancelToken(), max_repairs=repairs, check=check,
         render=None if args.no_render else default_renderer,
         prompts=load_convert_prompts(args.prompt_version)), on_progress=stderr_progress)
     out = args.out or Path("converted")
@@ -258,6 +260,6 @@ def run_files(args: argparse.Namespace) -> int:
         for row, result in zip(summary, results, strict=True):
             state = "ok" if row["ok"] else f"FAILED ({row['error']})"
             doubts = (f"; {doubts_summary(result.puml, row['puml'])}"
-                      if args.backend == "offline" and result.puml else "")
+                      if args.backend == "offline" and row["ok"] and result.puml else "")
             print(f"{row['image']}: {state} after {row['attempts']} attempt(s){doubts}")
     return 0 if all(r["ok"] for r in summary) else 1
