@@ -189,6 +189,11 @@ def run(args: argparse.Namespace) -> int:
     return run_files(args)
 
 
+def _repairs(args: argparse.Namespace) -> int:
+    """The offline draft gives the same text however often it is asked: no repair rounds."""
+    return 0 if args.backend == "offline" else int(args.max_repairs)
+
+
 def run_workspace(args: argparse.Namespace) -> int:
     from cluestudio.app.vlm_batches import convert_workspace
     from cluestudio.cli.output import print_json, stderr_progress
@@ -198,12 +203,12 @@ def run_workspace(args: argparse.Namespace) -> int:
     prompts = load_convert_prompts(args.prompt_version)
     with open_batch_workspace(args.workspace) as ws:
         summary = batch_on_executor(args, "convert", ws, prompts,
-                                    max_repairs=args.max_repairs,
+                                    max_repairs=_repairs(args),
                                     plantuml_check=args.plantuml_check)
         if summary is None:
             summary = run_job(convert_workspace(
                 ws, backend_from_args(args), CancelToken(), tasks=args.task, redo=args.redo,
-                submission_ids=submission_ids(args), max_repairs=args.max_repairs,
+                submission_ids=submission_ids(args), max_repairs=_repairs(args),
                 plantuml_check=args.plantuml_check,
                 prompts=prompts), on_progress=stderr_progress)
     if args.json:
@@ -230,10 +235,8 @@ def run_files(args: argparse.Namespace) -> int:
     items = [(path.name, ImageInput.from_file(path)) for path in args.images]
     # check=None: our parser, then PlantUML via the warm renderer (image B reuses its PNG).
     check = None if args.plantuml_check else parser_checker
-    # the offline draft gives the same text however often it is asked: no repair rounds
-    repairs = 0 if args.backend == "offline" else args.max_repairs
     results = run_job(convert_images(
-        items, backend, CancelToken(), max_repairs=repairs, check=check,
+        items, backend, CancelToken(), max_repairs=_repairs(args), check=check,
         render=None if args.no_render else default_renderer,
         prompts=load_convert_prompts(args.prompt_version)), on_progress=stderr_progress)
     out = args.out or Path("converted")
