@@ -262,7 +262,7 @@ def run_files(args: argparse.Namespace) -> int:
 
         for row, result in zip(summary, results, strict=True):
             state = "ok" if row["ok"] else f"FAILED ({row['error']})"
-            doubts = (f"; {doubts_summary(result.puml, row['puml'])}"
+            doubts = (f"; {doubts_summary(result.puml, str(row['puml']))}"
                       if args.backend == "offline" and row["ok"] and result.puml else "")
             print(f"{row['image']}: {state} after {row['attempts']} attempt(s){doubts}")
     return 0 if all(r["ok"] for r in summary) else 1
