@@ -131,15 +131,15 @@ def check_mode(args: argparse.Namespace, files: list[Path], what: str) -> bool:
 
 def open_batch_workspace(path: Path) -> Any:
     """The workspace a batch writes to; it must exist (a typo should not create one)."""
+    from cluestudio.app.workspaces import open_existing_workspace
     from cluestudio.core.errors import ClueStudioError
-    from cluestudio.core.workspace import open_workspace
 
     if path.is_dir():
         raise ClueStudioError(f"{path}: a folder, not a workspace file "
                               "(import a course folder with `cluestudio import`)")
     if not path.exists():
         raise ClueStudioError(f"{path}: no such workspace")
-    return open_workspace(path, create=False)
+    return open_existing_workspace(path)
 
 
 def print_batch_summary(summary: Any, workspace: Path) -> None:
