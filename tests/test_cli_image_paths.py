@@ -147,3 +147,47 @@ def test_a_blank_image_drafted_offline_fails_once_with_no_word_on_doubts(
     # the draft is the same however often it is asked: no repairs, and no claim about the
     # doubts of a draft that was not made
     assert line.startswith(f"{image}: FAILED (") and line.endswith(") after 1 attempt(s)")
+
+
+def test_a_ta_checking_a_large_scan_is_told_it_takes_a_while_before_it_is_read(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The window's check job says so in its progress line before the long OCR starts (the
+    line is all a TA sees for half a minute); the CLI says so on stderr. Only the first
+    step of the job runs here: no OCR."""
+    from cluestudio.app.checks import check_job, plan_checks
+    from cluestudio.core.jobs import CancelToken, run_job
+    from cluestudio.core.workspace import import_path, open_workspace
+
+    subs = tmp_path / "course" / "tasks" / "shop" / "submissions"
+    subs.mkdir(parents=True)
+    (subs.parent / "requirement.md").write_text("# Shop\n", encoding="utf-8")
+    (subs.parent / "reference.puml").write_text(PUML, encoding="utf-8")
+    for name, size in (("small", (400, 300)), ("scan", (5000, 4000))):
+        (subs / f"{name}.puml").write_text(PUML, encoding="utf-8")
+        Image.new("L", size, 255).save(subs / f"{name}.png")
+    ws = open_workspace(tmp_path / "shop.sqlite")
+    run_job(import_path(ws, tmp_path / "course"))
+    items = {i.source_id: i for i in plan_checks(ws).items}
+    ws.close()
+    firsts = {}
+    for name, item in items.items():
+        job = check_job(str(tmp_path / "shop.sqlite"), [item], cancel=CancelToken(),
+                        emit=lambda *_: None)
+        firsts[name] = next(job).message
+        job.close()
+    assert firsts["small"] == "reading image A of shop · small"
+    assert firsts["scan"] == ("reading image A of shop · scan — a large image (20 MP): "
+                              "this takes a while")
+
+
+    # cluestudio check --workspace: the same line before the long read
+    from cluestudio.app.checks import check_workspace
+
+    ws = open_workspace(tmp_path / "shop.sqlite", create=False)
+    try:
+        job = check_workspace(ws, submission_ids=[items["scan"].submission_id])
+        next(job)  # "1 to check, 0 skipped"
+        assert next(job).message == firsts["scan"]
+        job.close()
+    finally:
+        ws.close()

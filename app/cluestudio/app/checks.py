@@ -209,6 +209,26 @@ def plan_checks(ws: Workspace, submission_ids: Collection[int] | None = None, *,
     return CheckPlan(tuple(items), tuple(outcomes))
 
 
+# An image this large keeps OCR busy for many seconds (a 38 MP page: about 20 s of CPU on
+# two cores), with nothing on the progress line meanwhile: say so before reading it.
+LARGE_IMAGE_MP = 16
+
+
+def large_image_note(width: int | None, height: int | None) -> str:
+    """" — a large image (38 MP): this takes a while" for an image of that size, else ""."""
+    from cluestudio.core.workspace.images import MAX_IMAGE_PIXELS
+
+    if not width or not height or not LARGE_IMAGE_MP * 1e6 <= width * height <= MAX_IMAGE_PIXELS:
+        return ""  # small, or refused as too large when it is read
+    return f" — a large image ({width * height / 1e6:.0f} MP): this takes a while"
+
+
+def _image_size(ws: Workspace, image_hash: str) -> tuple[int | None, int | None]:
+    row = ws._reader().execute("SELECT width, height FROM blobs WHERE hash = ?",
+                               (image_hash,)).fetchone()
+    return (None, None) if row is None else (row[0], row[1])
+
+
 # --- check (pure but for reading the image) ------------------------------------------------
 
 
@@ -242,7 +262,9 @@ def check_job(workspace: str, items: Sequence[CheckItem], *, cancel: CancelToken
     try:
         for number, item in enumerate(items):
             cancel.raise_if_cancelled()
-            yield Progress(number, len(items), f"reading image A of {item.label}", phase="checking")
+            yield Progress(number, len(items), f"reading image A of {item.label}"
+                           f"{large_image_note(*_image_size(ws, item.image_hash))}",
+                           phase="checking")
             try:
                 report = check_one(ws, item, None, cache, language)
             except ClueStudioError as error:
@@ -278,6 +300,10 @@ def check_workspace(ws: Workspace, cancel: CancelToken | None = None, *,
         engine = get_engine()
     for done, item in enumerate(todo, start=1):
         cancel.raise_if_cancelled()
+        note = large_image_note(*_image_size(ws, item.image_hash))
+        if note:
+            yield Progress(done - 1, len(todo), f"reading image A of {item.label}{note}",
+                           phase="checking")
         try:
             report = check_one(ws, item, engine, cache, language)
         except ClueStudioError as error:
