@@ -191,3 +191,16 @@ def test_a_ta_checking_a_large_scan_is_told_it_takes_a_while_before_it_is_read(
         job.close()
     finally:
         ws.close()
+
+
+def test_convert_to_an_out_path_that_is_a_file_says_so_before_any_work(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    image = tmp_path / "s1.png"
+    _drawn_diagram().save(image)
+    taken = tmp_path / "s1.puml"
+    taken.write_text(PUML, encoding="utf-8")
+    assert main(["convert", "--backend", "offline", str(image), "--out", str(taken)]) == 2
+    captured = capsys.readouterr()
+    assert f"{taken}: --out names a file; give a folder" in captured.err
+    assert "converting" not in captured.err  # refused before the draft was made
+    assert taken.read_text(encoding="utf-8") == PUML

@@ -230,6 +230,11 @@ def run_files(args: argparse.Namespace) -> int:
     )
     from cluestudio.core.vlm.prompts import load_convert_prompts
 
+    out = args.out or Path("converted")
+    if out.exists() and not out.is_dir():  # found before the conversions, not after them
+        from cluestudio.core.errors import ClueStudioError
+
+        raise ClueStudioError(f"{out}: --out names a file; give a folder")
     backend = backend_from_args(args)
     # Every image is checked (size, format, bombs) before any model sees it.
     items = [(path.name, ImageInput.from_file(path)) for path in args.images]
@@ -239,7 +244,6 @@ def run_files(args: argparse.Namespace) -> int:
         items, backend, CancelToken(), max_repairs=_repairs(args), check=check,
         render=None if args.no_render else default_renderer,
         prompts=load_convert_prompts(args.prompt_version)), on_progress=stderr_progress)
-    out = args.out or Path("converted")
     out.mkdir(parents=True, exist_ok=True)
     summary = []
     for path, result in zip(args.images, results, strict=True):
