@@ -136,6 +136,8 @@ def test_the_doubt_summary_counts_the_marks_the_review_pane_shows() -> None:
         "to the next)")
     twice = text.replace("@enduml", "' ? 0.5 a hollow head\nA --|> B\n@enduml")
     assert doubts_summary(twice, "x.puml").startswith("2 doubtful elements in the draft")
+    # the window's status bar: the review pane beside it names the jump key
+    assert doubts_summary(twice) == "2 doubtful elements in the draft, marked ' ?"
 
 
 def test_a_blank_image_drafted_offline_fails_once_with_no_word_on_doubts(

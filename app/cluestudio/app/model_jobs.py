@@ -136,7 +136,7 @@ def store_answer(ws: Workspace, request: ModelRequest, model_id: str, result: An
     if result.ok and final is not None and model_id.startswith("offline-draft"):
         from cluestudio.app.draft_doubts import doubts_summary
 
-        doubts = f"; {doubts_summary(final, 'the PlantUML')}"
+        doubts = f"; {doubts_summary(final)}"
     return ModelOutcome("convert", sid,
                         f"{model_id}: {state} after {len(result.attempts)} attempt(s){doubts}",
                         revision_ids=outcomes[0].revision_ids)

@@ -106,6 +106,7 @@ class CheckPanel(QWidget):
         self.tree.clear()
         self.run_button.setEnabled(can_check)
         if report is None:
+            self.run_button.setText("Check this conversion")  # not "again": never checked
             self.summary.setText("Not checked yet." if can_check else
                                  "<i>Nothing to check: the check needs image A and "
                                  "PlantUML.</i>")
