@@ -206,3 +206,17 @@ def test_convert_to_an_out_path_that_is_a_file_says_so_before_any_work(
     assert f"{taken}: --out names a file; give a folder" in captured.err
     assert "converting" not in captured.err  # refused before the draft was made
     assert taken.read_text(encoding="utf-8") == PUML
+
+
+def test_the_cli_says_a_large_scan_takes_a_while_before_reading_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The note comes before the file is read; a PlantUML that does not parse ends the run
+    right after it, so no OCR runs here."""
+    scan = tmp_path / "scan.png"
+    Image.new("L", (5000, 4000), 255).save(scan)
+    broken = tmp_path / "s1.puml"
+    broken.write_text("@startuml\nclass {\n@enduml\n", encoding="utf-8")
+    assert main(["check", str(scan), str(broken)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == f"{scan} — a large image (20 MP): this takes a while"
+    assert err[1].startswith(f"error: {broken}:")

@@ -74,26 +74,6 @@ def _describe(report: Any) -> list[str]:
     return lines
 
 
-def _say_if_large(image: Path) -> None:
-    """On stderr, before a long silence: the image is large and OCR will take a while."""
-    import sys
-    import warnings
-
-    from PIL import Image, UnidentifiedImageError
-
-    from cluestudio.app.checks import large_image_note
-
-    try:
-        with warnings.catch_warnings():  # Pillow's bomb warning: the checks come later
-            warnings.simplefilter("ignore")
-            with Image.open(image) as opened:  # the header only
-                note = large_image_note(*opened.size)
-    except (OSError, UnidentifiedImageError, ValueError, Image.DecompressionBombError):
-        return  # reading it properly names the problem
-    if note:
-        print(f"{image}{note}", file=sys.stderr)
-
-
 JUDGED = ("clean", "flagged")  # verdicts reached name by name: their findings are listed
 
 
@@ -107,7 +87,7 @@ def _verdict(report: Any) -> str:
 
 
 def run_files(args: argparse.Namespace) -> int:
-    from cluestudio.cli.output import print_json
+    from cluestudio.cli.output import print_json, say_if_large
     from cluestudio.core.check import check_files
     from cluestudio.core.errors import ClueStudioError
 
@@ -120,7 +100,7 @@ def run_files(args: argparse.Namespace) -> int:
     results = []
     try:
         for image, puml in zip(args.pairs[::2], args.pairs[1::2], strict=True):
-            _say_if_large(image)
+            say_if_large(image)
             results.append((image, puml, check_files(image, puml, cache=cache,
                                                      language=language)))
     finally:

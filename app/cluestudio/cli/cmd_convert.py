@@ -219,7 +219,7 @@ def run_workspace(args: argparse.Namespace) -> int:
 
 
 def run_files(args: argparse.Namespace) -> int:
-    from cluestudio.cli.output import print_json, stderr_progress
+    from cluestudio.cli.output import print_json, say_if_large, stderr_progress
     from cluestudio.core.jobs import CancelToken, run_job
     from cluestudio.core.safe_output import write_bytes, write_text
     from cluestudio.core.vlm.backend import ImageInput
@@ -238,6 +238,9 @@ def run_files(args: argparse.Namespace) -> int:
     backend = backend_from_args(args)
     # Every image is checked (size, format, bombs) before any model sees it.
     items = [(path.name, ImageInput.from_file(path)) for path in args.images]
+    if args.backend == "offline":  # OCR of a large page is the long silence here
+        for path in args.images:
+            say_if_large(path)
     # check=None: our parser, then PlantUML via the warm renderer (image B reuses its PNG).
     check = None if args.plantuml_check else parser_checker
     results = run_job(convert_images(

@@ -7,6 +7,7 @@ import re
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from cluestudio.core.jobs import PhaseClock, Progress
@@ -96,3 +97,22 @@ class ProgressBar:
             self.stream.write("\n")
             self.stream.flush()
             self._drawn = False
+
+
+def say_if_large(image: Path) -> None:
+    """On stderr, before a long silence: the image is large and OCR will take a while."""
+    import warnings
+
+    from PIL import Image, UnidentifiedImageError
+
+    from cluestudio.app.checks import large_image_note
+
+    try:
+        with warnings.catch_warnings():  # Pillow's bomb warning: the checks come later
+            warnings.simplefilter("ignore")
+            with Image.open(image) as opened:  # the header only
+                note = large_image_note(*opened.size)
+    except (OSError, UnidentifiedImageError, ValueError, Image.DecompressionBombError):
+        return  # reading it properly names the problem
+    if note:
+        print(f"{image}{note}", file=sys.stderr)
