@@ -7,6 +7,7 @@ read as the picture it is. Real OCR on small generated images."""
 from __future__ import annotations
 
 import io
+import os
 from pathlib import Path
 
 import numpy as np
@@ -220,3 +221,35 @@ def test_the_cli_says_a_large_scan_takes_a_while_before_reading_it(
     err = capsys.readouterr().err.splitlines()
     assert err[0] == f"{scan} — a large image (20 MP): this takes a while"
     assert err[1].startswith(f"error: {broken}:")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+@pytest.mark.parametrize("which", ["check image", "check puml", "convert"])
+def test_a_named_pipe_given_as_a_file_is_refused_not_waited_on(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], which: str) -> None:
+    """Opening a pipe for reading waits for a writer that never comes: the CLI must look
+    before it opens (the importer does: tests/test_import_hostile.py)."""
+    pipe = tmp_path / ("s1.png" if which != "check puml" else "s1.puml")
+    os.mkfifo(pipe)
+    image = tmp_path / "real.png"
+    _drawn_diagram().save(image)
+    puml = tmp_path / "real.puml"
+    puml.write_text(PUML, encoding="utf-8")
+    args = {"check image": ["check", str(pipe), str(puml)],
+            "check puml": ["check", str(image), str(pipe)],
+            "convert": ["convert", "--backend", "offline", str(pipe), "--out",
+                        str(tmp_path / "out")]}[which]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert f"{pipe}: not a regular file (a named pipe, device or socket)" in err
+    assert "Traceback" not in err
+
+
+def test_a_device_given_as_an_image_is_refused_not_read_forever(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    if not Path("/dev/zero").exists():
+        pytest.skip("no /dev/zero here")
+    puml = tmp_path / "s1.puml"
+    puml.write_text(PUML, encoding="utf-8")
+    assert main(["check", "/dev/zero", str(puml)]) == 2
+    assert "/dev/zero: not a regular file" in capsys.readouterr().err

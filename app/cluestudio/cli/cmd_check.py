@@ -87,12 +87,13 @@ def _verdict(report: Any) -> str:
 
 
 def run_files(args: argparse.Namespace) -> int:
-    from cluestudio.cli.output import print_json, say_if_large
+    from cluestudio.cli.output import print_json, refuse_special_files, say_if_large
     from cluestudio.core.check import check_files
     from cluestudio.core.errors import ClueStudioError
 
     if len(args.pairs) % 2:
         raise ClueStudioError("give IMAGE PUML pairs (an even number of paths)")
+    refuse_special_files(args.pairs)
     from cluestudio.core.settings import load_settings
 
     cache = _cache(args)

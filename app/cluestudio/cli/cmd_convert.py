@@ -219,7 +219,12 @@ def run_workspace(args: argparse.Namespace) -> int:
 
 
 def run_files(args: argparse.Namespace) -> int:
-    from cluestudio.cli.output import print_json, say_if_large, stderr_progress
+    from cluestudio.cli.output import (
+        print_json,
+        refuse_special_files,
+        say_if_large,
+        stderr_progress,
+    )
     from cluestudio.core.jobs import CancelToken, run_job
     from cluestudio.core.safe_output import write_bytes, write_text
     from cluestudio.core.vlm.backend import ImageInput
@@ -235,6 +240,7 @@ def run_files(args: argparse.Namespace) -> int:
         from cluestudio.core.errors import ClueStudioError
 
         raise ClueStudioError(f"{out}: --out names a file; give a folder")
+    refuse_special_files(args.images)
     backend = backend_from_args(args)
     # Every image is checked (size, format, bombs) before any model sees it.
     items = [(path.name, ImageInput.from_file(path)) for path in args.images]
