@@ -6,6 +6,7 @@ batches (``check --workspace``)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -38,3 +39,38 @@ def test_check_workspace_on_an_empty_file_refuses_it_and_writes_nothing(
     err = capsys.readouterr().err
     assert f"{empty}: an empty file, not a workspace" in err and "Traceback" not in err
     assert empty.stat().st_size == 0
+
+
+needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+
+
+@needs_fifo
+@pytest.mark.gui
+def test_a_ta_who_picks_a_named_pipe_in_open_or_import_gets_a_message_not_a_frozen_window(
+        qtbot, window, tmp_path: Path) -> None:
+    window.files.new_workspace(tmp_path / "course.sqlite")
+    current = window.bench.ws
+    pipe = tmp_path / "course2.sqlite"
+    os.mkfifo(pipe)
+    window.files.open_workspace(pipe)  # on the window's thread: a hang would freeze it
+    assert window.bench.ws is current
+    assert f"{pipe}: not a regular file (a named pipe, device or socket)" in _errors(window)
+    jsonl = tmp_path / "course.jsonl"
+    os.mkfifo(jsonl)
+    assert window.files.import_jsonl(jsonl) is None  # no job left waiting on the pipe
+    assert f"{jsonl}: not a regular file" in _errors(window)
+
+
+@needs_fifo
+@pytest.mark.parametrize("command", ["check --workspace", "import", "parse"])
+def test_the_cli_refuses_a_named_pipe_as_a_workspace_jsonl_or_plantuml(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str) -> None:
+    pipe = tmp_path / "given"
+    os.mkfifo(pipe)
+    args = {"check --workspace": ["check", "--workspace", str(pipe)],
+            "import": ["import", str(tmp_path / "new.sqlite"), str(pipe)],
+            "parse": ["parse", str(pipe)]}[command]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert f"{pipe}: not a regular file (a named pipe, device or socket)" in err
+    assert "Traceback" not in err

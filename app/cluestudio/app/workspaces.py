@@ -14,7 +14,11 @@ from cluestudio.core.workspace import Workspace, WorkspaceError, open_workspace
 
 
 def open_existing_workspace(path: Path, *, readonly: bool = False) -> Workspace:
-    """Open the workspace at ``path``; :class:`WorkspaceError` if it is missing or empty."""
+    """Open the workspace at ``path``; :class:`WorkspaceError` if it is missing or empty,
+    a SourceError for a pipe or device (opening one would hang)."""
+    from cluestudio.app.input_files import refuse_special_files
+
+    refuse_special_files([path])
     if path.is_file() and path.stat().st_size == 0:
         raise WorkspaceError(f"{path}: an empty file, not a workspace")
     return open_workspace(path, create=False, readonly=readonly)

@@ -87,7 +87,8 @@ def _verdict(report: Any) -> str:
 
 
 def run_files(args: argparse.Namespace) -> int:
-    from cluestudio.cli.output import print_json, refuse_special_files, say_if_large
+    from cluestudio.app.input_files import refuse_special_files
+    from cluestudio.cli.output import print_json, say_if_large
     from cluestudio.core.check import check_files
     from cluestudio.core.errors import ClueStudioError
 

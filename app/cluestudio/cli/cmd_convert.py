@@ -219,12 +219,8 @@ def run_workspace(args: argparse.Namespace) -> int:
 
 
 def run_files(args: argparse.Namespace) -> int:
-    from cluestudio.cli.output import (
-        print_json,
-        refuse_special_files,
-        say_if_large,
-        stderr_progress,
-    )
+    from cluestudio.app.input_files import refuse_special_files
+    from cluestudio.cli.output import print_json, say_if_large, stderr_progress
     from cluestudio.core.jobs import CancelToken, run_job
     from cluestudio.core.safe_output import write_bytes, write_text
     from cluestudio.core.vlm.backend import ImageInput

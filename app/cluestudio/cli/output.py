@@ -6,7 +6,7 @@ import json
 import re
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -116,22 +116,3 @@ def say_if_large(image: Path) -> None:
         return  # reading it properly names the problem
     if note:
         print(f"{image}{note}", file=sys.stderr)
-
-
-def refuse_special_files(paths: Iterable[Path]) -> None:
-    """A pipe, device or socket given where a file belongs is refused before it is opened:
-    opening a pipe waits for a writer, and /dev/zero never ends (the importer refuses them
-    the same way). Missing files are left to the reader, whose message names them."""
-    import os
-    import stat
-
-    from cluestudio.core.errors import SourceError
-
-    for path in paths:
-        try:
-            mode = os.stat(path).st_mode
-        except OSError:
-            continue
-        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-            raise SourceError("not a regular file (a named pipe, device or socket)",
-                              source=str(path))

@@ -100,11 +100,17 @@ class WorkspaceActions(QObject):
 
     def _import(self, path: Path) -> JobHandle | None:
         from cluestudio.app.imports import plan_import_job
+        from cluestudio.app.input_files import refuse_special_files
         from cluestudio.core.workspace.importer import apply_plan
 
         ws = self.window.bench.ws
         if ws is None:
             self.window.statusBar().showMessage("Open or create a workspace first", 8000)
+            return None
+        try:  # a pipe would keep the import job waiting for ever
+            refuse_special_files([path])
+        except ClueStudioError as error:
+            self.window.report_error(f"import {path.name}", str(error))
             return None
 
         def apply(tag: str, plan: object) -> None:  # on the reader thread: one transaction
