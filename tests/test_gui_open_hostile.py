@@ -55,6 +55,9 @@ def test_a_ta_who_picks_a_named_pipe_in_open_or_import_gets_a_message_not_a_froz
     window.files.open_workspace(pipe)  # on the window's thread: a hang would freeze it
     assert window.bench.ws is current
     assert f"{pipe}: not a regular file (a named pipe, device or socket)" in _errors(window)
+    window.files.new_workspace(pipe)  # File → New… over it: the same
+    assert window.bench.ws is current
+    assert _errors(window).count(f"{pipe}: not a regular file") == 2
     jsonl = tmp_path / "course.jsonl"
     os.mkfifo(jsonl)
     assert window.files.import_jsonl(jsonl) is None  # no job left waiting on the pipe

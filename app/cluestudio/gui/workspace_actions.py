@@ -63,6 +63,7 @@ class WorkspaceActions(QObject):
         return self.ask_open_file("Open workspace", WORKSPACE_FILTER)
 
     def _open(self, path: Path, *, create: bool) -> None:
+        from cluestudio.app.input_files import refuse_special_files
         from cluestudio.app.workspaces import open_existing_workspace
         from cluestudio.core.workspace import WorkspaceInUse, open_workspace
         from cluestudio.gui.single_instance import resolve_in_use
@@ -72,6 +73,7 @@ class WorkspaceActions(QObject):
             self.window.statusBar().showMessage(f"{path.name} is the workspace open here", 6000)
             return
         try:
+            refuse_special_files([path])  # New… on a pipe would hang the window too
             ws = open_workspace(path, create=True) if create else open_existing_workspace(path)
         except WorkspaceInUse as error:  # open in another window: show it, or read-only
             chosen = resolve_in_use(error, pick_other=self.ask_workspace_path,
