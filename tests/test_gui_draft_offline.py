@@ -62,3 +62,31 @@ def test_a_ta_without_a_vlm_drafts_image_a_offline_and_is_told_its_doubts(
     finally:
         window.close()
         runner.shutdown()
+
+
+def test_a_ta_drafting_a_large_photo_offline_is_told_it_takes_a_while(tmp_path: Path) -> None:
+    """The window's draft job says so on its progress line before the long OCR read (only
+    that first step runs here: no OCR)."""
+    from PIL import Image
+
+    from cluestudio.app import model_jobs
+    from cluestudio.core.jobs import CancelToken
+    from cluestudio.core.workspace import import_path, open_workspace
+
+    subs = tmp_path / "course" / "tasks" / "zoo" / "submissions"
+    subs.mkdir(parents=True)
+    (subs.parent / "requirement.md").write_text("# Zoo\n", encoding="utf-8")
+    (subs.parent / "reference.puml").write_text("@startuml\nclass A\n@enduml\n",
+                                                encoding="utf-8")
+    Image.new("L", (5000, 4000), 255).save(subs / "photo.png")
+    ws = open_workspace(tmp_path / "zoo.sqlite")
+    try:
+        run_job(import_path(ws, tmp_path / "course"))
+        sid = ws.list_submissions()[0].id
+        request = model_jobs.plan_request(ws, "convert", sid, "offline-draft-1")
+    finally:
+        ws.close()
+    job = model_jobs.ask_job(request, Settings(), True, cancel=CancelToken(),
+                             emit=lambda *_: None)
+    assert next(job).message == "drafting image A — a large image (20 MP): this takes a while"
+    job.close()

@@ -27,6 +27,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from cluestudio.app.input_files import large_image_note
 from cluestudio.core.check.check import CHECK_VERSION
 from cluestudio.core.check.report import CheckReport
 from cluestudio.core.errors import ClueStudioError
@@ -207,20 +208,6 @@ def plan_checks(ws: Workspace, submission_ids: Collection[int] | None = None, *,
                     invented=stored["invented"], stored=True,
                     **_verdict_of(_stored_result(stored))))
     return CheckPlan(tuple(items), tuple(outcomes))
-
-
-# An image this large keeps OCR busy for many seconds (a 38 MP page: about 20 s of CPU on
-# two cores), with nothing on the progress line meanwhile: say so before reading it.
-LARGE_IMAGE_MP = 16
-
-
-def large_image_note(width: int | None, height: int | None) -> str:
-    """" — a large image (38 MP): this takes a while" for an image of that size, else ""."""
-    from cluestudio.core.workspace.images import MAX_IMAGE_PIXELS
-
-    if not width or not height or not LARGE_IMAGE_MP * 1e6 <= width * height <= MAX_IMAGE_PIXELS:
-        return ""  # small, or refused as too large when it is read
-    return f" — a large image ({width * height / 1e6:.0f} MP): this takes a while"
 
 
 def _image_size(ws: Workspace, image_hash: str) -> tuple[int | None, int | None]:

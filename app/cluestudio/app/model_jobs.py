@@ -28,7 +28,7 @@ from cluestudio.app.vlm_batches import (
     plan_probes,
 )
 from cluestudio.core.errors import ClueStudioError
-from cluestudio.core.jobs import CancelToken, Job
+from cluestudio.core.jobs import CancelToken, Job, Progress
 from cluestudio.core.settings import Settings
 from cluestudio.core.workspace import Workspace
 
@@ -105,6 +105,12 @@ def ask_job(request: ModelRequest, settings: Settings, offline: bool = False, *,
     """In the worker process: the batch's model call for the one item (nothing stored);
     ``offline``: the draft converter answers instead of the settings' model."""
     backend = make_backend(settings, offline)
+    if offline:  # OCR of a large page is a long wait on one progress line: say so first
+        from cluestudio.app.input_files import image_size, large_image_note
+
+        note = large_image_note(*image_size(request.image))
+        if note:
+            yield Progress(0, 1, f"drafting image A{note}", phase="converting")
     result = yield from asking(request.question, backend, request.item,
                                image_input(request.item, request.image), request.diagram,
                                cancel)

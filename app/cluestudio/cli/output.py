@@ -101,18 +101,8 @@ class ProgressBar:
 
 def say_if_large(image: Path) -> None:
     """On stderr, before a long silence: the image is large and OCR will take a while."""
-    import warnings
+    from cluestudio.app.input_files import image_size, large_image_note
 
-    from PIL import Image, UnidentifiedImageError
-
-    from cluestudio.app.checks import large_image_note
-
-    try:
-        with warnings.catch_warnings():  # Pillow's bomb warning: the checks come later
-            warnings.simplefilter("ignore")
-            with Image.open(image) as opened:  # the header only
-                note = large_image_note(*opened.size)
-    except (OSError, UnidentifiedImageError, ValueError, Image.DecompressionBombError):
-        return  # reading it properly names the problem
+    note = large_image_note(*image_size(image))
     if note:
         print(f"{image}{note}", file=sys.stderr)
