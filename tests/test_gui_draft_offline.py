@@ -65,8 +65,8 @@ def test_a_ta_without_a_vlm_drafts_image_a_offline_and_is_told_its_doubts(
 
 
 def test_a_ta_drafting_a_large_photo_offline_is_told_it_takes_a_while(tmp_path: Path) -> None:
-    """The window's draft job says so on its progress line before the long OCR read (only
-    that first step runs here: no OCR)."""
+    """The window's draft job says so on each of its progress lines, the first before the
+    long OCR read (only that first step runs here: no OCR)."""
     from PIL import Image
 
     from cluestudio.app import model_jobs
@@ -88,5 +88,6 @@ def test_a_ta_drafting_a_large_photo_offline_is_told_it_takes_a_while(tmp_path: 
         ws.close()
     job = model_jobs.ask_job(request, Settings(), True, cancel=CancelToken(),
                              emit=lambda *_: None)
-    assert next(job).message == "drafting image A — a large image (20 MP): this takes a while"
+    first = next(job).message  # before the OCR read starts
+    assert first.endswith(" — a large image (20 MP): this takes a while"), first
     job.close()

@@ -14,7 +14,7 @@ image B put into the preview's cache for the stored text.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from cluestudio.app import preview, submissions
@@ -28,7 +28,7 @@ from cluestudio.app.vlm_batches import (
     plan_probes,
 )
 from cluestudio.core.errors import ClueStudioError
-from cluestudio.core.jobs import CancelToken, Job, Progress
+from cluestudio.core.jobs import CancelToken, Job
 from cluestudio.core.settings import Settings
 from cluestudio.core.workspace import Workspace
 
@@ -105,19 +105,31 @@ def ask_job(request: ModelRequest, settings: Settings, offline: bool = False, *,
     """In the worker process: the batch's model call for the one item (nothing stored);
     ``offline``: the draft converter answers instead of the settings' model."""
     backend = make_backend(settings, offline)
-    if offline:  # OCR of a large page is a long wait on one progress line: say so first
+    steps = asking(request.question, backend, request.item,
+                   image_input(request.item, request.image), request.diagram, cancel)
+    if offline:  # OCR of a large page is a long wait on one progress line: say so on it
         from cluestudio.app.input_files import image_size, large_image_note
 
-        note = large_image_note(*image_size(request.image))
-        if note:
-            yield Progress(0, 1, f"drafting image A{note}", phase="converting")
-    result = yield from asking(request.question, backend, request.item,
-                               image_input(request.item, request.image), request.diagram,
-                               cancel)
+        steps = _noted(steps, large_image_note(*image_size(request.image)))
+    result = yield from steps
     # The window stores it on arrival: an answer is kept even if the job is cancelled
     # between the answer and the result.
     emit("answer", (backend.model_id, result))
     return str(backend.model_id)
+
+
+def _noted(job: Job[Any], note: str) -> Job[Any]:
+    """``job`` with ``note`` added to each progress message while it runs (``job`` itself
+    when there is no note)."""
+    if not note:
+        return (yield from job)
+    while True:
+        try:
+            step = next(job)
+        except StopIteration as stop:
+            return stop.value
+        # not on the last step: "ok — this takes a while" once it is over
+        yield replace(step, message=f"{step.message}{note}") if step.done < step.total else step
 
 
 def store_answer(ws: Workspace, request: ModelRequest, model_id: str, result: Any
