@@ -129,7 +129,8 @@ def _noted(job: Job[Any], note: str) -> Job[Any]:
         except StopIteration as stop:
             return stop.value
         # not on the last step: "ok — this takes a while" once it is over
-        yield replace(step, message=f"{step.message}{note}") if step.done < step.total else step
+        running = step.total is None or step.done < step.total
+        yield replace(step, message=f"{step.message}{note}") if running else step
 
 
 def store_answer(ws: Workspace, request: ModelRequest, model_id: str, result: Any
