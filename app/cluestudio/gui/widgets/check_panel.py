@@ -112,9 +112,8 @@ class CheckPanel(QWidget):
                                  "PlantUML.</i>")
             return
         self.run_button.setText("Check again")
-        if not report.readable:
-            self.summary.setText("<b>⚑ Image A is unreadable for OCR</b>: look at it "
-                                 "yourself.")
+        if not report.readable:  # the reason in the words `cluestudio check` prints
+            self.summary.setText(f"<b>⚑ {escape(report.reason)}</b> — look at it yourself.")
             return
         if getattr(report, "verdict", "") in ("could not judge", "language"):
             # no name-by-name verdict: say why, and leave the findings out (they are noise)
