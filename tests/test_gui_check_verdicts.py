@@ -53,3 +53,31 @@ def test_a_ta_checking_a_translated_drawing_is_told_it_is_a_translation(qtbot) -
     text = panel.summary.text()
     assert "German" in text and "English" in text and "translation" in text
     assert panel.tree.topLevelItemCount() == 0  # no wall of "missing Kunde, Konto, ..."
+
+
+def test_a_ta_moving_from_a_checked_conversion_to_an_unchecked_one_is_offered_a_first_check(
+        qtbot) -> None:
+    from cluestudio.gui.widgets.check_panel import CheckPanel
+
+    panel = CheckPanel()
+    qtbot.addWidget(panel)
+    panel.show_report(_report(), True)
+    assert panel.run_button.text() == "Check again"
+    panel.show_report(None, True)  # the next submission, never checked
+    assert panel.summary.text() == "Not checked yet."
+    assert panel.run_button.text() == "Check this conversion"
+
+
+def test_a_blank_scan_is_described_in_the_words_the_cli_uses(qtbot) -> None:
+    from cluestudio.gui.widgets.check_panel import CheckPanel
+
+    ocr = OcrResult("0" * 64, "test-engine", 600, 300, (), layout=Layout())
+    report = check_conversion(ocr, parse_plantuml(ENGLISH).diagram)
+    assert not report.readable
+    panel = CheckPanel()
+    qtbot.addWidget(panel)
+    panel.show_report(report, True)
+    # `cluestudio check` prints "COULD NOT JUDGE: OCR read almost nothing in image A"
+    assert panel.summary.text() == ("<b>⚑ could not judge: OCR read almost nothing in "
+                                    "image A</b> — look at it yourself.")
+    assert panel.tree.topLevelItemCount() == 0

@@ -27,6 +27,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from cluestudio.app.input_files import large_image_note
 from cluestudio.core.check.check import CHECK_VERSION
 from cluestudio.core.check.report import CheckReport
 from cluestudio.core.errors import ClueStudioError
@@ -46,6 +47,11 @@ class CheckOutcome(SubmissionOutcome):  # status: checked | failed | skipped
     missing: int = 0
     invented: int = 0
     stored: bool = False  # skipped because an earlier run checked this revision already
+    # CheckReport.verdict ("clean", "flagged", "language", "could not judge") and, when
+    # the check could not compare name by name, its reason: no one should read an unjudged
+    # image's names as findings
+    verdict: str = ""
+    unjudged: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()
@@ -54,6 +60,10 @@ class CheckOutcome(SubmissionOutcome):  # status: checked | failed | skipped
         if self.triage is not None:
             out.update(triage=round(self.triage, 4), flagged=self.flagged,
                        missing=self.missing, invented=self.invented, stored=self.stored)
+        if self.verdict:
+            out["verdict"] = self.verdict
+        if self.unjudged:
+            out["unjudged"] = self.unjudged
         return out
 
 
@@ -141,6 +151,21 @@ def _selected(ws: Workspace, submission_ids: Collection[int] | None,
     return [s for s in listed if not tasks or s.task_id in tasks]
 
 
+def _verdict_of(report: dict[str, Any]) -> dict[str, str]:
+    """The outcome's ``verdict`` and ``unjudged`` fields from a report's dict."""
+    verdict = str(report.get("verdict", ""))
+    judged = verdict in ("", "clean", "flagged")
+    return {"verdict": verdict, "unjudged": "" if judged else str(report.get("reason", ""))}
+
+
+def _stored_result(row: dict[str, Any]) -> dict[str, Any]:
+    try:
+        result = json.loads(row["result"])
+    except (TypeError, ValueError):
+        return {}
+    return result if isinstance(result, dict) else {}
+
+
 def _stored(ws: Workspace, item: CheckItem, engine_id: str | None) -> dict[str, Any] | None:
     for row in reversed(ws.check_results(item.submission_id)):
         if (row["conversion_id"], row["image_hash"], row["check_version"], row["engine"]) == (
@@ -180,8 +205,15 @@ def plan_checks(ws: Workspace, submission_ids: Collection[int] | None = None, *,
                     summary, SKIPPED, "already checked (same revision, image and engine)",
                     revision_id=head.id, triage=stored["triage"],
                     flagged=bool(stored["flagged"]), missing=stored["missing"],
-                    invented=stored["invented"], stored=True))
+                    invented=stored["invented"], stored=True,
+                    **_verdict_of(_stored_result(stored))))
     return CheckPlan(tuple(items), tuple(outcomes))
+
+
+def _image_size(ws: Workspace, image_hash: str) -> tuple[int | None, int | None]:
+    row = ws._reader().execute("SELECT width, height FROM blobs WHERE hash = ?",
+                               (image_hash,)).fetchone()
+    return (None, None) if row is None else (row[0], row[1])
 
 
 # --- check (pure but for reading the image) ------------------------------------------------
@@ -217,7 +249,9 @@ def check_job(workspace: str, items: Sequence[CheckItem], *, cancel: CancelToken
     try:
         for number, item in enumerate(items):
             cancel.raise_if_cancelled()
-            yield Progress(number, len(items), f"reading image A of {item.label}", phase="checking")
+            yield Progress(number, len(items), f"reading image A of {item.label}"
+                           f"{large_image_note(*_image_size(ws, item.image_hash))}",
+                           phase="checking")
             try:
                 report = check_one(ws, item, None, cache, language)
             except ClueStudioError as error:
@@ -253,6 +287,10 @@ def check_workspace(ws: Workspace, cancel: CancelToken | None = None, *,
         engine = get_engine()
     for done, item in enumerate(todo, start=1):
         cancel.raise_if_cancelled()
+        note = large_image_note(*_image_size(ws, item.image_hash))
+        if note:
+            yield Progress(done - 1, len(todo), f"reading image A of {item.label}{note}",
+                           phase="checking")
         try:
             report = check_one(ws, item, engine, cache, language)
         except ClueStudioError as error:
@@ -261,10 +299,13 @@ def check_workspace(ws: Workspace, cancel: CancelToken | None = None, *,
                            phase="checking")
             continue
         store_check(ws, item.submission_id, item.revision_id, item.image_hash, report)
+        judged = report.verdict in ("clean", "flagged")
         outcomes.append(_outcome(item, CHECKED, revision_id=item.revision_id,
                                  triage=report.triage, flagged=report.flagged,
-                                 missing=len(report.missing), invented=len(report.invented)))
-        verdict = "flagged" if report.flagged else "agrees"
+                                 missing=len(report.missing), invented=len(report.invented),
+                                 **_verdict_of({"verdict": report.verdict,
+                                                "reason": report.reason})))
+        verdict = ("flagged" if report.flagged else "agrees") if judged else report.reason
         yield Progress(done, len(todo), f"#{item.submission_id} {item.task_id}/"
                                         f"{item.source_id}: {verdict} "
                                         f"(triage {report.triage:.2f})", phase="checking")

@@ -61,3 +61,17 @@ def doubts_note(count: int, key: str) -> str:
         return ""
     noun = "element" if count == 1 else "elements"
     return f"{count} doubtful {noun} in the draft — {key} jumps to the next"
+
+
+def doubts_summary(text: str, where: str | None = None) -> str:
+    """What ``convert --backend offline`` says of a draft saved at ``where`` (None: the
+    window, whose review pane names the jump key): how many of its elements it doubts, in
+    the review pane's words, so a TA knows to look."""
+    count = len(doubts_in(text))
+    if not count:
+        return "the draft doubts none of its elements"
+    noun = "element" if count == 1 else "elements"
+    if where is None:
+        return f"{count} doubtful {noun} in the draft, marked {DOUBT_MARK}"
+    return (f"{count} doubtful {noun} in the draft, marked {DOUBT_MARK} in {where} "
+            "(review mode: F9 jumps to the next)")

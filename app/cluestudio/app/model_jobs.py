@@ -14,7 +14,7 @@ image B put into the preview's cache for the stored text.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from cluestudio.app import preview, submissions
@@ -32,7 +32,8 @@ from cluestudio.core.jobs import CancelToken, Job
 from cluestudio.core.settings import Settings
 from cluestudio.core.workspace import Workspace
 
-NO_ENDPOINT = "no endpoint configured — Settings → Model endpoint (base URL and model)"
+NO_ENDPOINT = ("no endpoint configured — Settings → Model endpoint (base URL and model); "
+               "without a model: Tools → Draft image A offline (Shift+F7)")
 
 
 @dataclass(frozen=True)
@@ -56,11 +57,14 @@ class ModelRequest:
     diagram: Any = None  # probe: the head revision's diagram
 
 
-def make_backend(settings: Settings) -> Any:
-    """The VLM backend of the ``[llm]`` settings; ClueStudioError if none is configured."""
+def make_backend(settings: Settings, offline: bool = False) -> Any:
+    """The VLM backend of the ``[llm]`` settings; ClueStudioError if none is configured.
+    ``offline``: the draft converter (boxes + OCR, no model), whatever the settings say."""
     from cluestudio.core.vlm.factory import BackendOptions, endpoint_limits
     from cluestudio.core.vlm.factory import make_backend as build
 
+    if offline:
+        return build(BackendOptions(backend="offline", model=""))
     llm = settings.llm
     if not llm.base_url.strip() or not llm.model.strip():
         raise ClueStudioError(NO_ENDPOINT)
@@ -96,17 +100,37 @@ def plan_request(ws: Workspace, action: str, submission_id: int, model_id: str
     raise ClueStudioError(f"{why.task_id}/{why.source_id}: {why.reason}")
 
 
-def ask_job(request: ModelRequest, settings: Settings, *, cancel: CancelToken, emit: Any
-            ) -> Job[str]:
-    """In the worker process: the batch's model call for the one item (nothing stored)."""
-    backend = make_backend(settings)
-    result = yield from asking(request.question, backend, request.item,
-                               image_input(request.item, request.image), request.diagram,
-                               cancel)
+def ask_job(request: ModelRequest, settings: Settings, offline: bool = False, *,
+            cancel: CancelToken, emit: Any) -> Job[str]:
+    """In the worker process: the batch's model call for the one item (nothing stored);
+    ``offline``: the draft converter answers instead of the settings' model."""
+    backend = make_backend(settings, offline)
+    steps = asking(request.question, backend, request.item,
+                   image_input(request.item, request.image), request.diagram, cancel)
+    if offline:  # OCR of a large page is a long wait on one progress line: say so on it
+        from cluestudio.app.input_files import image_size, large_image_note
+
+        steps = _noted(steps, large_image_note(*image_size(request.image)))
+    result = yield from steps
     # The window stores it on arrival: an answer is kept even if the job is cancelled
     # between the answer and the result.
     emit("answer", (backend.model_id, result))
     return str(backend.model_id)
+
+
+def _noted(job: Job[Any], note: str) -> Job[Any]:
+    """``job`` with ``note`` added to each progress message while it runs (``job`` itself
+    when there is no note)."""
+    if not note:
+        return (yield from job)
+    while True:
+        try:
+            step = next(job)
+        except StopIteration as stop:
+            return stop.value
+        # not on the last step: "ok — this takes a while" once it is over
+        running = step.total is None or step.done < step.total
+        yield replace(step, message=f"{step.message}{note}") if running else step
 
 
 def store_answer(ws: Workspace, request: ModelRequest, model_id: str, result: Any
@@ -127,6 +151,11 @@ def store_answer(ws: Workspace, request: ModelRequest, model_id: str, result: An
         preview.remember_png(final, result.image_b)  # the stored head: shown without a render
     state = "valid PlantUML" if result.ok else (
         f"still invalid: {result.attempts[-1].error}" if result.attempts else "no answer")
+    doubts = ""
+    if result.ok and final is not None and model_id.startswith("offline-draft"):
+        from cluestudio.app.draft_doubts import doubts_summary
+
+        doubts = f"; {doubts_summary(final)}"
     return ModelOutcome("convert", sid,
-                        f"{model_id}: {state} after {len(result.attempts)} attempt(s)",
+                        f"{model_id}: {state} after {len(result.attempts)} attempt(s){doubts}",
                         revision_ids=outcomes[0].revision_ids)

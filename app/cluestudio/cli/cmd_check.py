@@ -74,13 +74,27 @@ def _describe(report: Any) -> list[str]:
     return lines
 
 
+JUDGED = ("clean", "flagged")  # verdicts reached name by name: their findings are listed
+
+
+def _verdict(report: Any) -> str:
+    """The verdict in the words the window uses (core/check/report.py's reason)."""
+    if report.verdict == "could not judge":
+        return "COULD NOT JUDGE: " + report.reason.removeprefix("could not judge: ")
+    if report.verdict == "language":
+        return f"ANOTHER LANGUAGE ({report.reason})"
+    return "FLAGGED" if report.flagged else "agrees"
+
+
 def run_files(args: argparse.Namespace) -> int:
-    from cluestudio.cli.output import print_json
+    from cluestudio.app.input_files import refuse_special_files
+    from cluestudio.cli.output import print_json, say_if_large
     from cluestudio.core.check import check_files
     from cluestudio.core.errors import ClueStudioError
 
     if len(args.pairs) % 2:
         raise ClueStudioError("give IMAGE PUML pairs (an even number of paths)")
+    refuse_special_files(args.pairs)
     from cluestudio.core.settings import load_settings
 
     cache = _cache(args)
@@ -88,6 +102,7 @@ def run_files(args: argparse.Namespace) -> int:
     results = []
     try:
         for image, puml in zip(args.pairs[::2], args.pairs[1::2], strict=True):
+            say_if_large(image)
             results.append((image, puml, check_files(image, puml, cache=cache,
                                                      language=language)))
     finally:
@@ -98,18 +113,18 @@ def run_files(args: argparse.Namespace) -> int:
                     for image, puml, report in results])
     else:
         for image, _puml, report in results:
-            verdict = "FLAGGED" if report.flagged else "agrees"
-            if not report.readable:
-                verdict = "UNREADABLE (OCR read almost nothing)"
-            elif report.verdict in ("could not judge", "language"):
-                verdict = report.reason.upper() if report.doubt else (
-                    f"ANOTHER LANGUAGE ({report.reason})")
             recall = "n/a" if report.text_recall is None else f"{report.text_recall:.0%}"
             shown = "n/a" if report.name_precision is None else f"{report.name_precision:.0%}"
-            print(f"{image}: {verdict}, triage {report.triage:.2f} (image text in the "
-                  f"PlantUML {recall}, PlantUML names in the image {shown})")
-            for line in _describe(report):
-                print(line)
+            print(f"{image}: {_verdict(report)}, triage {report.triage:.2f} (image text in "
+                  f"the PlantUML {recall}, PlantUML names in the image {shown})")
+            if report.verdict in JUDGED:
+                for line in _describe(report):
+                    print(line)
+            elif report.missing or report.invented:
+                # as the window's check panel: no name-by-name verdict, so its names are
+                # noise, not findings ("invented class 'X', confidence 1.00" misleads)
+                print(f"  {len(report.missing) + len(report.invented)} names not compared: "
+                      "a person looks at this one (--json lists them)")
     return 1 if args.fail_on_flag and any(r.flagged for _i, _p, r in results) else 0
 
 
@@ -141,8 +156,9 @@ def run_workspace(args: argparse.Namespace) -> int:
     else:
         for o in summary.flagged:
             stored = " (stored earlier)" if o.stored else ""
-            print(f"FLAGGED {o.label}: triage {o.triage:.2f}, {o.missing} missing, "
-                  f"{o.invented} invented (revision {o.revision_id}){stored}")
+            found = o.unjudged or f"{o.missing} missing, {o.invented} invented"
+            print(f"FLAGGED {o.label}: triage {o.triage:.2f}, {found} "
+                  f"(revision {o.revision_id}){stored}")
         counts = summary.to_dict()["counts"]
         print(f"{args.workspace}: " + ", ".join(f"{n} {k}" for k, n in counts.items())
               + f" ({summary.engine})")

@@ -131,15 +131,15 @@ def check_mode(args: argparse.Namespace, files: list[Path], what: str) -> bool:
 
 def open_batch_workspace(path: Path) -> Any:
     """The workspace a batch writes to; it must exist (a typo should not create one)."""
+    from cluestudio.app.workspaces import open_existing_workspace
     from cluestudio.core.errors import ClueStudioError
-    from cluestudio.core.workspace import open_workspace
 
     if path.is_dir():
         raise ClueStudioError(f"{path}: a folder, not a workspace file "
                               "(import a course folder with `cluestudio import`)")
     if not path.exists():
         raise ClueStudioError(f"{path}: no such workspace")
-    return open_workspace(path, create=False)
+    return open_existing_workspace(path)
 
 
 def print_batch_summary(summary: Any, workspace: Path) -> None:
@@ -189,6 +189,11 @@ def run(args: argparse.Namespace) -> int:
     return run_files(args)
 
 
+def _repairs(args: argparse.Namespace) -> int:
+    """The offline draft gives the same text however often it is asked: no repair rounds."""
+    return 0 if args.backend == "offline" else int(args.max_repairs)
+
+
 def run_workspace(args: argparse.Namespace) -> int:
     from cluestudio.app.vlm_batches import convert_workspace
     from cluestudio.cli.output import print_json, stderr_progress
@@ -198,12 +203,12 @@ def run_workspace(args: argparse.Namespace) -> int:
     prompts = load_convert_prompts(args.prompt_version)
     with open_batch_workspace(args.workspace) as ws:
         summary = batch_on_executor(args, "convert", ws, prompts,
-                                    max_repairs=args.max_repairs,
+                                    max_repairs=_repairs(args),
                                     plantuml_check=args.plantuml_check)
         if summary is None:
             summary = run_job(convert_workspace(
                 ws, backend_from_args(args), CancelToken(), tasks=args.task, redo=args.redo,
-                submission_ids=submission_ids(args), max_repairs=args.max_repairs,
+                submission_ids=submission_ids(args), max_repairs=_repairs(args),
                 plantuml_check=args.plantuml_check,
                 prompts=prompts), on_progress=stderr_progress)
     if args.json:
@@ -214,7 +219,8 @@ def run_workspace(args: argparse.Namespace) -> int:
 
 
 def run_files(args: argparse.Namespace) -> int:
-    from cluestudio.cli.output import print_json, stderr_progress
+    from cluestudio.app.input_files import refuse_special_files
+    from cluestudio.cli.output import print_json, say_if_large, stderr_progress
     from cluestudio.core.jobs import CancelToken, run_job
     from cluestudio.core.safe_output import write_bytes, write_text
     from cluestudio.core.vlm.backend import ImageInput
@@ -225,16 +231,24 @@ def run_files(args: argparse.Namespace) -> int:
     )
     from cluestudio.core.vlm.prompts import load_convert_prompts
 
+    out = args.out or Path("converted")
+    if out.exists() and not out.is_dir():  # found before the conversions, not after them
+        from cluestudio.core.errors import ClueStudioError
+
+        raise ClueStudioError(f"{out}: --out names a file; give a folder")
+    refuse_special_files(args.images)
     backend = backend_from_args(args)
     # Every image is checked (size, format, bombs) before any model sees it.
     items = [(path.name, ImageInput.from_file(path)) for path in args.images]
+    if args.backend == "offline":  # OCR of a large page is the long silence here
+        for path in args.images:
+            say_if_large(path)
     # check=None: our parser, then PlantUML via the warm renderer (image B reuses its PNG).
     check = None if args.plantuml_check else parser_checker
     results = run_job(convert_images(
-        items, backend, CancelToken(), max_repairs=args.max_repairs, check=check,
+        items, backend, CancelToken(), max_repairs=_repairs(args), check=check,
         render=None if args.no_render else default_renderer,
         prompts=load_convert_prompts(args.prompt_version)), on_progress=stderr_progress)
-    out = args.out or Path("converted")
     out.mkdir(parents=True, exist_ok=True)
     summary = []
     for path, result in zip(args.images, results, strict=True):
@@ -253,7 +267,11 @@ def run_files(args: argparse.Namespace) -> int:
     if args.json:
         print_json(summary)
     else:
-        for row in summary:
+        from cluestudio.app.draft_doubts import doubts_summary
+
+        for row, result in zip(summary, results, strict=True):
             state = "ok" if row["ok"] else f"FAILED ({row['error']})"
-            print(f"{row['image']}: {state} after {row['attempts']} attempt(s)")
+            doubts = (f"; {doubts_summary(result.puml, str(row['puml']))}"
+                      if args.backend == "offline" and row["ok"] and result.puml else "")
+            print(f"{row['image']}: {state} after {row['attempts']} attempt(s){doubts}")
     return 0 if all(r["ok"] for r in summary) else 1

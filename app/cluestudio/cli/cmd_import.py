@@ -60,10 +60,12 @@ def print_failure(failed: ImportFailed, as_json: bool) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from cluestudio.app.input_files import refuse_special_files
     from cluestudio.cli.output import stderr_progress
     from cluestudio.core.jobs import run_job
     from cluestudio.core.workspace import ImportFailed, import_path, open_workspace
 
+    refuse_special_files([args.workspace, args.source])  # before the workspace is made
     with open_workspace(args.workspace) as ws:
         try:
             report = run_job(import_path(ws, args.source, allow_outside=args.allow_outside),

@@ -24,9 +24,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from cluestudio.app.input_files import refuse_special_files
     from cluestudio.core.model import diagram_to_dict
     from cluestudio.core.plantuml import parse_file
 
+    refuse_special_files([args.file])
     # A PlantUMLSyntaxError (ParseTooLarge included) ends the command with status 2.
     result = parse_file(args.file, max_bytes=args.max_bytes,
                         preprocessor=None if args.no_preprocessor else "auto")

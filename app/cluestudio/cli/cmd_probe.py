@@ -90,6 +90,9 @@ def run_files(args: argparse.Namespace) -> int:
 
     if len(args.pairs) % 2:
         raise ClueStudioError("give IMAGE PUML pairs (an even number of paths)")
+    from cluestudio.app.input_files import refuse_special_files
+
+    refuse_special_files(args.pairs)
     backend = backend_from_args(args)
     prompts = load_probe_prompts(args.prompt_version)
     cancel = CancelToken()

@@ -7,6 +7,7 @@ import re
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from cluestudio.core.jobs import PhaseClock, Progress
@@ -96,3 +97,12 @@ class ProgressBar:
             self.stream.write("\n")
             self.stream.flush()
             self._drawn = False
+
+
+def say_if_large(image: Path) -> None:
+    """On stderr, before a long silence: the image is large and OCR will take a while."""
+    from cluestudio.app.input_files import image_size, large_image_note
+
+    note = large_image_note(*image_size(image))
+    if note:
+        print(f"{image}{note}", file=sys.stderr)

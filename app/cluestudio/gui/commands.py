@@ -216,6 +216,9 @@ class WindowCommands(QObject):
     def probe(self) -> None:
         self.w.model_actions.probe()
 
+    def draft_offline(self) -> None:
+        self.w.model_actions.draft_offline()
+
     # Help
     def keyboard_shortcuts(self) -> None:
         self.w.keyboard_shortcuts()

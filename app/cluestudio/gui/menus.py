@@ -96,6 +96,7 @@ MENUS: tuple[tuple[str, tuple[Entry, ...]], ...] = (
     ("&Tools", (
         Entry("&Convert image A to PlantUML (VLM)", "convert", "F7"),
         Entry("&Probe image A against the PlantUML (VLM)", "probe", "F8"),
+        Entry("&Draft image A offline (OCR, no model)", "draft_offline", "Shift+F7"),
     )),
     ("&Help", (
         Entry("&Keyboard shortcuts", "keyboard_shortcuts", "F1"),

@@ -45,13 +45,17 @@ class ModelActions(QObject):
     def probe(self) -> JobHandle | None:
         return self._start("probe")
 
+    def draft_offline(self) -> JobHandle | None:
+        """A first draft from class boxes and OCR, no model (core.draft), as a revision."""
+        return self._start("convert", offline=True)
+
     def cancel(self) -> None:
         if self._job is not None:
             self._job.cancel()
 
-    def _start(self, action: str) -> JobHandle | None:
+    def _start(self, action: str, offline: bool = False) -> JobHandle | None:
         sid = self._current_id()
-        label = f"VLM {action}"
+        label = "offline draft" if offline else f"VLM {action}"
         settings = self.bench.settings
         try:
             ws = self.bench.session.require()
@@ -59,7 +63,7 @@ class ModelActions(QObject):
                 raise ClueStudioError("no submission is selected")
             # An endpoint is configured (say so now if not), and the batch's plan for this
             # one submission says it can be asked (why not, if not).
-            model_id = model_jobs.make_backend(settings).model_id
+            model_id = model_jobs.make_backend(settings, offline).model_id
             request = model_jobs.plan_request(ws, action, sid, model_id)
         except ClueStudioError as error:
             self.failed.emit(label, str(error))
@@ -72,7 +76,7 @@ class ModelActions(QObject):
             self._stored.emit(model_jobs.store_answer(ws, request, model_id, result))
 
         job = self.bench.processes.submit(
-            model_jobs.ask_job, (request, settings), label=f"{label} submission {sid}",
+            model_jobs.ask_job, (request, settings, offline), label=f"{label} submission {sid}",
             on_data=lambda _tag, payload: keep(payload))
         job.finished.connect(lambda h=job: self._on_finished(h))
         self._job = job

@@ -63,6 +63,8 @@ class WorkspaceActions(QObject):
         return self.ask_open_file("Open workspace", WORKSPACE_FILTER)
 
     def _open(self, path: Path, *, create: bool) -> None:
+        from cluestudio.app.input_files import refuse_special_files
+        from cluestudio.app.workspaces import open_existing_workspace
         from cluestudio.core.workspace import WorkspaceInUse, open_workspace
         from cluestudio.gui.single_instance import resolve_in_use
 
@@ -71,7 +73,8 @@ class WorkspaceActions(QObject):
             self.window.statusBar().showMessage(f"{path.name} is the workspace open here", 6000)
             return
         try:
-            ws = open_workspace(path, create=create)
+            refuse_special_files([path])  # New… on a pipe would hang the window too
+            ws = open_workspace(path, create=True) if create else open_existing_workspace(path)
         except WorkspaceInUse as error:  # open in another window: show it, or read-only
             chosen = resolve_in_use(error, pick_other=self.ask_workspace_path,
                                     parent=self.window)
@@ -99,11 +102,17 @@ class WorkspaceActions(QObject):
 
     def _import(self, path: Path) -> JobHandle | None:
         from cluestudio.app.imports import plan_import_job
+        from cluestudio.app.input_files import refuse_special_files
         from cluestudio.core.workspace.importer import apply_plan
 
         ws = self.window.bench.ws
         if ws is None:
             self.window.statusBar().showMessage("Open or create a workspace first", 8000)
+            return None
+        try:  # a pipe would keep the import job waiting for ever
+            refuse_special_files([path])
+        except ClueStudioError as error:
+            self.window.report_error(f"import {path.name}", str(error))
             return None
 
         def apply(tag: str, plan: object) -> None:  # on the reader thread: one transaction

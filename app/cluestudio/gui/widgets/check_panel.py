@@ -106,14 +106,14 @@ class CheckPanel(QWidget):
         self.tree.clear()
         self.run_button.setEnabled(can_check)
         if report is None:
+            self.run_button.setText("Check this conversion")  # not "again": never checked
             self.summary.setText("Not checked yet." if can_check else
                                  "<i>Nothing to check: the check needs image A and "
                                  "PlantUML.</i>")
             return
         self.run_button.setText("Check again")
-        if not report.readable:
-            self.summary.setText("<b>⚑ Image A is unreadable for OCR</b>: look at it "
-                                 "yourself.")
+        if not report.readable:  # the reason in the words `cluestudio check` prints
+            self.summary.setText(f"<b>⚑ {escape(report.reason)}</b> — look at it yourself.")
             return
         if getattr(report, "verdict", "") in ("could not judge", "language"):
             # no name-by-name verdict: say why, and leave the findings out (they are noise)

@@ -1,0 +1,24 @@
+"""Opening a workspace the user says already exists (File → Open, ``--workspace``).
+
+The core's :func:`~cluestudio.core.workspace.open_workspace` treats an empty file as a new
+workspace, which is right for File → New on a file the save dialog made; for an open it is
+wrong: a zero-byte file the TA picked by mistake (a failed scan, an image placeholder) would
+silently become an SQLite database. Here it is refused with a message naming it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cluestudio.core.workspace import Workspace, WorkspaceError, open_workspace
+
+
+def open_existing_workspace(path: Path, *, readonly: bool = False) -> Workspace:
+    """Open the workspace at ``path``; :class:`WorkspaceError` if it is missing or empty,
+    a SourceError for a pipe or device (opening one would hang)."""
+    from cluestudio.app.input_files import refuse_special_files
+
+    refuse_special_files([path])
+    if path.is_file() and path.stat().st_size == 0:
+        raise WorkspaceError(f"{path}: an empty file, not a workspace")
+    return open_workspace(path, create=False, readonly=readonly)
