@@ -134,7 +134,7 @@ def faster_paddle_tiny() -> TinyModels | None:
         blob = data[match.start():_protobuf_end(data, match.start())]
         try:
             session = ort.InferenceSession(blob, providers=["CPUExecutionProvider"])
-        except Exception:  # noqa: BLE001 - bytes that only look like a model's start
+        except Exception:  # bytes that only look like the start of a model
             continue
         models.append((session.get_outputs()[0].shape[-1] if session.get_inputs()[0].shape[2]
                        == 48 else 1, blob))
@@ -191,7 +191,11 @@ def _ours_folder() -> Path:
 
 
 def _lines(engine: OnnxOcrEngine) -> Reader:
-    return lambda pixels: [line.text for line in engine.read(pixels)]
+    def read(pixels: np.ndarray) -> list[str]:
+        return [line.text for line in engine.read(pixels)]
+
+    read.engine = engine  # type: ignore[attr-defined]
+    return read
 
 
 def _faster_paddle(size: str, det_max_side: int | None) -> Reader | None:
@@ -241,6 +245,22 @@ def build_engines(chosen: list[str]) -> dict[str, Reader]:
     return engines
 
 
+def _check_with(name: str, argv: list[str]) -> int:
+    """bench_realimages.py's draft and check figures with ``name`` as the shared engine
+    (its own engine id, so its reads are cached apart from ours)."""
+    import bench_realimages
+
+    from cluestudio.core.ocr import engine as engine_module
+
+    if name != "ours":
+        swapped = getattr(build_engines([name]).get(name), "engine", None)
+        if swapped is None:
+            print(f"{name} is not one of our pipeline's engines here: nothing measured")
+            return 0
+        engine_module._engine = swapped
+    return bench_realimages.main(argv)
+
+
 # --- measuring -----------------------------------------------------------------------------
 
 def _cpu() -> float:
@@ -280,7 +300,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--every", type=int, default=1, help="every Nth image only")
     parser.add_argument("--folders", nargs="*", default=None)
     parser.add_argument("--biggest", type=int, default=3, help="the N biggest images apart")
-    args = parser.parse_args(argv)
+    parser.add_argument("--check", metavar="ENGINE", default=None,
+                        help="instead: bench_realimages.py (draft and check) with ENGINE, one "
+                        "of our pipeline's, as the shared engine; the other arguments are its")
+    args, rest = parser.parse_known_args(argv)
+    if args.check:
+        return _check_with(args.check, rest)
+    if rest:
+        parser.error(f"unrecognised arguments: {' '.join(rest)}")
     root = realimages_folder()
     if root is None:
         print("no ../shared/realimages/ next to the repository (set CLUESTUDIO_REALIMAGES): "
