@@ -17,11 +17,12 @@ KIND_WEIGHTS = {"class": 3.0, "attribute": 2.0, "method": 2.0, "parameter": 1.0,
 # Flags of these kinds at or above FLAG_CONFIDENCE raise the submission's flag.
 FLAG_KINDS = frozenset({"class", "attribute", "method"})
 FLAG_CONFIDENCE = 0.5
-# Triage is the chance that the conversion is really wrong, from the weighted flags w:
+# Triage is the chance that the conversion is really wrong, from the weighted flags w
+# (CheckReport.weighted_flags: 0 unless a finding raises the flag):
 # p = 1 / (1 + exp(-(a·log(1 + w) + b))), (a, b) = TRIAGE_PLATT, fitted by
 # benchmarks/fit_triage.py on rendered synthetic diagrams (faithful, one class dropped,
 # one invented: 1 : 1 : 1), never on real images; bench_realimages.py measures it on them.
-TRIAGE_PLATT = (2.341, -3.186)
+TRIAGE_PLATT = (3.751, -3.837)
 
 
 def calibrated_triage(weighted_flags: float, platt: tuple[float, float] = TRIAGE_PLATT
@@ -140,6 +141,13 @@ class CheckReport:
 
     @property
     def weighted_flags(self) -> float:
+        """The triage's input: the weight of every finding when one of them raises the
+        flag (:attr:`flagged_by_names`), else 0. A label, stereotype or type that differs,
+        or a name read too unsurely, supports a flag but says nothing on its own of whether
+        the conversion is wrong: a verdict "clean" keeps the triage of a report with no
+        findings (issue 29: "agrees" beside a triage of 0.8 misled a reviewer)."""
+        if not self.flagged_by_names:
+            return 0.0
         flags = [(m.kind, m.confidence) for m in self.missing]
         flags += [(i.kind, i.confidence) for i in self.invented]
         return sum(KIND_WEIGHTS.get(kind, 1.0) * conf for kind, conf in flags)
