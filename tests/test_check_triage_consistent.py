@@ -6,7 +6,7 @@ findings, and below every flagged one's. Hand-made OCR lines, as in tests/test_c
 from __future__ import annotations
 
 from cluestudio.core.check import check_conversion
-from cluestudio.core.check.report import FLAG_CONFIDENCE, FLAG_KINDS, calibrated_triage
+from cluestudio.core.check.report import CLEAN_SPREAD, FLAG_CONFIDENCE, FLAG_KINDS, calibrated_triage
 from cluestudio.core.ocr import Box, ClassBox, Layout, OcrResult, TextLine
 from cluestudio.core.plantuml import parse_plantuml
 
@@ -44,7 +44,12 @@ def test_a_conversion_differing_only_in_labels_agrees_with_a_low_triage() -> Non
     assert report.missing or report.invented  # it has findings, of kinds that cannot flag
     assert not any(f.kind in FLAG_KINDS and f.confidence >= FLAG_CONFIDENCE
                    for f in (*report.missing, *report.invented))
-    assert report.triage == calibrated_triage(0.0)
+    labels = [("owner", 190, 80), ("accounts", 260, 80), ("holds", 220, 100)]
+    nothing = check_conversion(_ocr([*CLASSES, *labels]), parse_plantuml(PUML).diagram)
+    assert nothing.verdict == "clean" and not nothing.missing and not nothing.invented
+    # the labels order it above a conversion with no findings, within the band of no flag
+    assert calibrated_triage(0.0) == nothing.triage < report.triage
+    assert report.triage <= CLEAN_SPREAD * calibrated_triage(0.0) < 0.1
     flagged = check_conversion(_ocr(CLASSES), parse_plantuml(
         PUML.replace("@enduml", "class Branch\n@enduml")).diagram)
     assert flagged.verdict == "flagged" and flagged.triage > report.triage
