@@ -1,12 +1,18 @@
 """Issue 29: a verdict "agrees" never comes with a triage that says "likely wrong". Findings
 that cannot raise the flag (labels, stereotypes, types, notes; a name read too unsurely)
-do not drive the calibrated chance up: a clean report's triage is that of a report with no
-findings, and below every flagged one's. Hand-made OCR lines, as in tests/test_check.py."""
+do not drive the calibrated chance up: a clean report's triage stays in the band of a
+report with no findings, far below every flagged one's.
+Hand-made OCR lines, as in tests/test_check.py."""
 
 from __future__ import annotations
 
 from cluestudio.core.check import check_conversion
-from cluestudio.core.check.report import CLEAN_SPREAD, FLAG_CONFIDENCE, FLAG_KINDS, calibrated_triage
+from cluestudio.core.check.report import (
+    CLEAN_SPREAD,
+    FLAG_CONFIDENCE,
+    FLAG_KINDS,
+    calibrated_triage,
+)
 from cluestudio.core.ocr import Box, ClassBox, Layout, OcrResult, TextLine
 from cluestudio.core.plantuml import parse_plantuml
 
