@@ -42,6 +42,8 @@ class ModelName:
 def fold_diacritics(text: str) -> str:
     """``text`` without its diacritics (``Kündigung`` → ``Kundigung``, ``ïnterface`` →
     ``interface``): OCR adds and drops them on words of any language (issue 29)."""
+    if text.isascii():
+        return text
     decomposed = unicodedata.normalize("NFD", text)
     return unicodedata.normalize(
         "NFC", "".join(c for c in decomposed if not unicodedata.combining(c)))
