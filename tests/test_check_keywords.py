@@ -11,8 +11,10 @@ import pytest
 from cluestudio.core.check import check_conversion
 from cluestudio.core.ocr import Box, ClassBox, Layout, OcrResult, TextLine
 from cluestudio.core.plantuml import parse_plantuml
+from support.plantuml_differential import java_available
 
 Read = list[tuple[str, int, int]]
+needs_java = pytest.mark.skipif(not java_available(), reason="no Java runtime or PlantUML jar")
 
 
 def _ocr(read: Read, layout: Layout) -> OcrResult:
@@ -66,3 +68,43 @@ def test_a_kind_word_over_a_class_the_plantuml_calls_plain_is_still_a_finding() 
     other = check_conversion(_ocr([("«interface»", 50, 5), *DRAWN], LAYOUT),
                              parse_plantuml(_puml("abstract class")).diagram)
     assert [m.text for m in other.missing] == ["interface"]
+
+
+KEYWORD_KINDS = """@startuml
+abstract class Vehicle {
+  speed : int
+}
+abstract Trailer {
+  load : int
+}
+interface Drivable {
+  drive() : void
+}
+enum Fuel {
+  DIESEL
+  PETROL
+}
+class Garage {
+  size : int
+}
+Garage --> Vehicle
+Vehicle <|-- Trailer
+Vehicle ..|> Drivable
+Vehicle --> Fuel
+@enduml
+"""
+
+
+@needs_java
+def test_plantuml_s_render_of_every_keyword_form_checks_clean() -> None:
+    """PlantUML 1.2026.2, through the project's renderer and OCR: the circled A, I and E
+    and the italic names are all it draws for the four keyword forms; nothing is expected
+    that it does not draw, and nothing it draws is a finding."""
+    from cluestudio.core.check.files import check_image_and_text
+    from cluestudio.core.plantuml.renderer import render_once
+
+    report = check_image_and_text(render_once(KEYWORD_KINDS), KEYWORD_KINDS)
+    assert report.verdict == "clean"
+    assert not [f for f in (*report.missing, *report.invented)
+                if f.kind in ("stereotype", "keyword", "class")], (report.missing,
+                                                                   report.invented)
