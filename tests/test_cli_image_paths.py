@@ -45,6 +45,7 @@ def test_a_ta_checking_a_blank_scan_is_told_it_could_not_be_judged_not_given_fin
     out = capsys.readouterr().out
     first, *rest = out.splitlines()
     assert first.startswith(f"{image}: COULD NOT JUDGE: OCR read almost nothing in image A")
+    assert "triage" not in first  # no number, as if it had judged (issue 29)
     # the window leaves the names out when it cannot judge (widgets/check_panel.py): so
     # does the CLI, instead of "invented class 'Customer', confidence 1.00"
     assert not any("invented" in line or "missing" in line for line in rest), out
@@ -70,9 +71,10 @@ def test_a_ta_checking_a_workspace_sees_why_a_blank_scan_was_flagged(
     flagged = [line for line in captured.out.splitlines() if line.startswith("FLAGGED")]
     assert len(flagged) == 1
     assert "could not judge: OCR read almost nothing in image A" in flagged[0]
-    assert "invented" not in flagged[0]
+    assert "invented" not in flagged[0] and "triage" not in flagged[0]
     # the progress line says the same, not "flagged (triage 1.00)"
-    assert "s1: could not judge" in captured.err
+    progress = [line for line in captured.err.splitlines() if "s1: could not judge" in line]
+    assert progress and not any("triage" in line for line in progress)
     # run again: the stored check is reported with the same reason
     assert main(["check", "--workspace", str(tmp_path / "shop.sqlite"), "--no-cache"]) == 0
     again = [line for line in capsys.readouterr().out.splitlines()

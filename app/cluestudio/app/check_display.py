@@ -24,21 +24,23 @@ class ShownFindings:
     hidden: int  # findings left out as no finding (by the check, or here)
 
 
-def _stated(puml: str | None) -> tuple[list[Any], frozenset[str]]:
-    """The names ``puml`` states and the words it draws outside its model (none when it
-    does not parse: then only multiplicities are left out)."""
-    from cluestudio.core.check.doubtful import drawn_outside_model
+def _stated(puml: str | None) -> tuple[list[Any], frozenset[str], dict[Any, Any]]:
+    """The names ``puml`` states, the words it draws outside its model and the words for
+    the kinds its keywords declare (none when it does not parse: then only multiplicities
+    are left out)."""
+    from cluestudio.core.check.doubtful import drawn_outside_model, kind_words
     from cluestudio.core.check.names import diagram_names
     from cluestudio.core.errors import ClueStudioError
     from cluestudio.core.plantuml import parse_plantuml
 
     if not puml or not puml.strip():
-        return [], frozenset()
+        return [], frozenset(), {}
     try:
         diagram = parse_plantuml(puml).diagram
     except ClueStudioError:
-        return [], frozenset()
-    return list(diagram_names(diagram)), drawn_outside_model(puml, diagram)
+        return [], frozenset(), {}
+    return (list(diagram_names(diagram)), drawn_outside_model(puml, diagram),
+            kind_words(diagram))
 
 
 def shown_findings(report: Any, puml: str | None) -> ShownFindings:
@@ -46,12 +48,14 @@ def shown_findings(report: Any, puml: str | None) -> ShownFindings:
     from cluestudio.core.check.check import CHECK_VERSION
     from cluestudio.core.check.doubtful import set_aside
 
-    names, drawn = _stated(puml)
+    names, drawn, kinds = _stated(puml)
     # an older check paired names regardless of boxes: what it listed as dropped that the
     # PlantUML states under another class was a name read twice
-    legacy = str(getattr(report, "version", "") or "") != CHECK_VERSION
+    version = str(getattr(report, "version", "") or "")
+    legacy = version != CHECK_VERSION and not (version.isdigit() and int(version) >= 3)
     missing, invented, left_out = set_aside(getattr(report, "missing", ()) or (),
                                             getattr(report, "invented", ()) or (),
-                                            names, drawn, stated_anywhere=legacy)
+                                            names, drawn, stated_anywhere=legacy,
+                                            kinds=kinds)
     return ShownFindings(missing, invented,
                          int(getattr(report, "set_aside", 0) or 0) + left_out)

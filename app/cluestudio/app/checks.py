@@ -305,10 +305,10 @@ def check_workspace(ws: Workspace, cancel: CancelToken | None = None, *,
                                  missing=len(report.missing), invented=len(report.invented),
                                  **_verdict_of({"verdict": report.verdict,
                                                 "reason": report.reason})))
-        verdict = ("flagged" if report.flagged else "agrees") if judged else report.reason
+        verdict = (("flagged" if report.flagged else "agrees")
+                   + f" (triage {report.triage:.2f})") if judged else report.reason
         yield Progress(done, len(todo), f"#{item.submission_id} {item.task_id}/"
-                                        f"{item.source_id}: {verdict} "
-                                        f"(triage {report.triage:.2f})", phase="checking")
+                                        f"{item.source_id}: {verdict}", phase="checking")
     ordered = sorted(outcomes, key=lambda o: (o.task_id, o.source_id, o.submission_id))
     return CheckSummary(engine_id, CHECK_VERSION, tuple(ordered))
 

@@ -31,6 +31,9 @@ class ListRow:
     triage: float | None = None  # the offline conversion check: 0 (fine) .. 1 (look first)
     flagged: bool | None = None  # None: not checked (or its revision changed since)
     group_from: str | None = None  # the rating was applied from this source id's (a group)
+    # The check's reason when it gave no verdict by names ("could not judge: …", another
+    # language); "" when it judged (or did not run). Its triage is then no judgement.
+    unjudged: str = ""
 
 
 def list_rows(ws: Workspace, grader: str, rubric_id: str | None = None,
@@ -53,8 +56,15 @@ def list_rows(ws: Workspace, grader: str, rubric_id: str | None = None,
                            clue.get(s.id), check["triage"] if check else None,
                            bool(check["flagged"]) if check else None,
                            rating.group_from if rating is not None and rating.group_applied
-                           else None))
+                           else None, _unjudged(check)))
     return out
+
+
+def _unjudged(check: dict[str, Any] | None) -> str:
+    """The reason of a stored check that reached no verdict by names ("" when it did)."""
+    if not check or check.get("verdict", "") in ("", "clean", "flagged"):
+        return ""
+    return str(check.get("reason", "")) or str(check["verdict"])
 
 
 def ratings_by_task_rubric(ws: Workspace, grader: str,

@@ -115,7 +115,9 @@ def run_files(args: argparse.Namespace) -> int:
         for image, _puml, report in results:
             recall = "n/a" if report.text_recall is None else f"{report.text_recall:.0%}"
             shown = "n/a" if report.name_precision is None else f"{report.name_precision:.0%}"
-            print(f"{image}: {_verdict(report)}, triage {report.triage:.2f} (image text in "
+            # no triage number where the check did not judge by names: it would read as one
+            triage = f", triage {report.triage:.2f}" if report.verdict in JUDGED else ""
+            print(f"{image}: {_verdict(report)}{triage} (image text in "
                   f"the PlantUML {recall}, PlantUML names in the image {shown})")
             if report.verdict in JUDGED:
                 for line in _describe(report):
@@ -156,9 +158,9 @@ def run_workspace(args: argparse.Namespace) -> int:
     else:
         for o in summary.flagged:
             stored = " (stored earlier)" if o.stored else ""
-            found = o.unjudged or f"{o.missing} missing, {o.invented} invented"
-            print(f"FLAGGED {o.label}: triage {o.triage:.2f}, {found} "
-                  f"(revision {o.revision_id}){stored}")
+            found = o.unjudged or (f"triage {o.triage:.2f}, {o.missing} missing, "
+                                   f"{o.invented} invented")
+            print(f"FLAGGED {o.label}: {found} (revision {o.revision_id}){stored}")
         counts = summary.to_dict()["counts"]
         print(f"{args.workspace}: " + ", ".join(f"{n} {k}" for k, n in counts.items())
               + f" ({summary.engine})")

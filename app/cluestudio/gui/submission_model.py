@@ -31,7 +31,12 @@ COLUMN_TIPS = ("Task · submission",
                "Review verdicts: ✓ accepted, ⚠ needs fix, ✗ unusable",
                "The current CLUE score (hidden by blind grading until you rate)",
                "Offline conversion check: how much the PlantUML and image A disagree "
-               "(⚑ flagged: look first)")
+               "(⚑ flagged: look first; ?: it could not judge, look yourself)")
+# A check that reached no verdict by names (could not judge, another language): a mark of
+# its own, no triage number; sorted above every judged triage (0..1), since a person must
+# look at each of them, and kept together rather than among the flags.
+UNJUDGED_MARK = "?"
+UNJUDGED_SORT = 2.0
 VERDICT_MARKS = {"accept": "✓", "needs_fix": "⚠", "unusable": "✗"}
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 # What Qt hands a model's overrides: either kind of index.
@@ -48,11 +53,12 @@ class Row:
     flagged: bool | None = None  # None: not checked (or its revision changed since)
     draft: bool = False  # this grader has an unsaved rubric draft here
     group_from: str | None = None  # my rating was applied from this submission's (a group)
+    unjudged: str = ""  # the check's reason when it could not judge ("": it judged)
 
     @classmethod
     def of(cls, listed: ListRow, draft: bool = False) -> Row:
         return cls(listed.summary, listed.total, listed.rated, listed.clue, listed.triage,
-                   listed.flagged, draft, listed.group_from)
+                   listed.flagged, draft, listed.group_from, listed.unjudged)
 
 
 def keep(row: Row, task: str, state: str, score: str, check: str = "any",
@@ -149,6 +155,8 @@ class SubmissionModel(QAbstractTableModel):
             return "·" if self.hidden(row) else f"{row.clue:.2f}"
         if row.flagged is None:
             return ""
+        if row.unjudged:
+            return UNJUDGED_MARK  # no number: the check did not judge
         return f"⚑ {row.triage:.2f}" if row.flagged else f"{row.triage:.2f}"
 
     def _sort_key(self, row: Row, column: int) -> Any:
@@ -160,7 +168,9 @@ class SubmissionModel(QAbstractTableModel):
             return self.text(row, 2)
         if column == 3:
             return -1.0 if row.clue is None or self.hidden(row) else row.clue
-        return -1.0 if row.triage is None else row.triage
+        if row.unjudged:
+            return UNJUDGED_SORT
+        return -1.0 if row.triage is None or row.flagged is None else row.triage
 
     def _tooltip(self, row: Row) -> str:
         s = row.summary
@@ -177,7 +187,9 @@ class SubmissionModel(QAbstractTableModel):
             parts.append("an unsaved rubric draft of yours")
         if row.clue is not None and not self.hidden(row):
             parts.append(f"CLUE {row.clue:.3f}")
-        if row.flagged is not None:
+        if row.unjudged:
+            parts.append(f"conversion check: {row.unjudged} (look at it yourself)")
+        elif row.flagged is not None:
             parts.append(f"conversion check: triage {row.triage:.2f}"
                          + (" (flagged: look first)" if row.flagged else ""))
         return "\n".join(parts)

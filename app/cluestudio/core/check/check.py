@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Collection, Sequence
 
-from cluestudio.core.check.doubtful import set_aside, template_boxes
+from cluestudio.core.check.doubtful import kind_words, set_aside, template_boxes
 from cluestudio.core.check.match import match
 from cluestudio.core.check.names import ModelName, diagram_names
 from cluestudio.core.check.report import (
@@ -20,7 +20,7 @@ from cluestudio.core.model import ClassDiagram
 from cluestudio.core.ocr.result import Box, OcrResult
 
 # Bump when the matching or the flags change, so stored checks are redone.
-CHECK_VERSION = "3"
+CHECK_VERSION = "4"
 # OCR often overlooks a lone ``1`` or ``*`` beside a line: its absence is weak evidence.
 LONE_GLYPH_FACTOR = 0.45
 # … and reads other multiplicities less reliably than names.
@@ -213,7 +213,8 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "
         invented.append(InventedName(name.text, name.kind, name.line, name.owner,
                                      round(confidence, 4), nearest))
 
-    kept_missing, kept_invented, left_out = set_aside(missing, invented, names, also_drawn)
+    kept_missing, kept_invented, left_out = set_aside(missing, invented, names, also_drawn,
+                                                      kinds=kind_words(diagram))
     left_out += unjudged
     readable = len(counted) >= min(MIN_READABLE_TOKENS, len(names))
     said = language  # the user's setting; ``language`` becomes the verdict's

@@ -19,18 +19,23 @@ and the window all leave it out alike (the window only says how many were left o
   class of the PlantUML is an editor palette's sample shape or a tool's button
   (:func:`template_boxes`);
 - a word the PlantUML's text writes outside its model: a legend, a title, a caption, a
-  member line the parser could not read (:func:`drawn_outside_model`).
+  member line the parser could not read (:func:`drawn_outside_model`);
+- the word another tool writes for a class's kind (``«abstract»``, ``{abstract}``,
+  ``«interface»``, ``«enumeration»``) over a class the PlantUML declares by that keyword
+  (``abstract class X``, ``interface X``): PlantUML draws the keyword as a circled letter,
+  the check expects no word from it, and the word the other tool draws says the same
+  (:func:`kind_words`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from cluestudio.core.check.names import ModelName, identifiers, is_multiplicity, name_key
 from cluestudio.core.check.report import InventedName, MissingName
 from cluestudio.core.check.tokens import ImageToken
-from cluestudio.core.model import ClassDiagram
+from cluestudio.core.model import ClassDiagram, ClassKind
 from cluestudio.core.plantuml import diagram_lines
 
 # PlantUML lines that draw no text: directives, layout and style commands.
@@ -46,6 +51,28 @@ UML_VOCABULARY = frozenset((
     "operation", "operations", "enumeration", "interface", "abstract", "classname",
     "stereotype", "datatype", "literal",
 ))
+
+
+# The words other tools write above a class's name for the kind a PlantUML keyword declares.
+KIND_WORDS: dict[ClassKind, frozenset[str]] = {
+    ClassKind.ABSTRACT: frozenset({"abstract"}),
+    ClassKind.INTERFACE: frozenset({"interface"}),
+    ClassKind.ENUM: frozenset({"enum", "enumeration"}),
+}
+
+
+def kind_words(diagram: ClassDiagram) -> dict[int | None, frozenset[str]]:
+    """Per class line, the keys of the words that say the kind its keyword declares;
+    under ``None`` those of every class (for a word read outside any class box)."""
+    out: dict[int | None, frozenset[str]] = {}
+    every: set[str] = set()
+    for cls in diagram.classes:
+        said = KIND_WORDS.get(cls.kind, frozenset())
+        if said and cls.line is not None:
+            out[cls.line] = said
+        every.update(said)
+    out[None] = frozenset(every)
+    return out
 
 
 def template_boxes(tokens: Sequence[ImageToken], class_names: Collection[int]) -> set[int]:
@@ -118,9 +145,12 @@ def _read_keys(finding: MissingName) -> list[str]:
 
 def set_aside(missing: Iterable[MissingName], invented: Iterable[InventedName],
               names: Sequence[ModelName], also_drawn: Collection[str] = (), *,
-              stated_anywhere: bool = False
+              stated_anywhere: bool = False,
+              kinds: Mapping[int | None, Collection[str]] | None = None
               ) -> tuple[tuple[MissingName, ...], tuple[InventedName, ...], int]:
-    """(missing kept, invented kept, how many were set aside) of ``names``'s check."""
+    """(missing kept, invented kept, how many were set aside) of ``names``'s check.
+    ``kinds``: :func:`kind_words` of the PlantUML."""
+    kinds = kinds or {}
     stated: dict[str, set[str]] = {}
     classes = {name_key(n.owner) for n in names if n.kind == "class"}
     stereotypes = {n.key for n in names if n.kind == "stereotype" and len(n.key) >= 4}
@@ -134,6 +164,9 @@ def set_aside(missing: Iterable[MissingName], invented: Iterable[InventedName],
                 return True
             if {key[1:], key[:-1], key[1:-1]} & stereotypes:
                 return True  # «implemented» with its guillemets read as letters
+            if finding.kind in ("stereotype", "keyword", "class") \
+                    and key in kinds.get(finding.owner_line, ()):
+                return True  # «abstract» over a class declared ``abstract class``
             if stated_anywhere and name_key(finding.owner) in classes and any(
                     _kindred(finding.kind, kind) for kind in stated.get(key, ())):
                 return True

@@ -10,6 +10,7 @@ twice).
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from cluestudio.core.model import ClassDiagram
@@ -38,13 +39,24 @@ class ModelName:
         return {"text": self.text, "kind": self.kind, "line": self.line, "owner": self.owner}
 
 
+def fold_diacritics(text: str) -> str:
+    """``text`` without its diacritics (``Kündigung`` → ``Kundigung``, ``ïnterface`` →
+    ``interface``): OCR adds and drops them on words of any language (issue 29)."""
+    if text.isascii():
+        return text
+    decomposed = unicodedata.normalize("NFD", text)
+    return unicodedata.normalize(
+        "NFC", "".join(c for c in decomposed if not unicodedata.combining(c)))
+
+
 def name_key(text: str, *, multiplicity: bool = False) -> str:
-    """What two spellings of one name share: case and underscores-vs-camelCase ignored
-    (``birth_date`` = ``birthDate``); multiplicities with dots normalised (``0.*`` = ``0..*``)."""
+    """What two spellings of one name share: case, diacritics and underscores-vs-camelCase
+    ignored (``birth_date`` = ``birthDate``, ``Kündigung`` = ``Kundigung``); multiplicities
+    with dots normalised (``0.*`` = ``0..*``)."""
     if multiplicity:
         compact = re.sub(r"\s+", "", text).replace("N", "n")
         return re.sub(r"\.+", "..", compact)
-    return re.sub(r"[\s_]+", "", text).casefold()
+    return fold_diacritics(re.sub(r"[\s_]+", "", text)).casefold()
 
 
 def is_multiplicity(text: str) -> bool:

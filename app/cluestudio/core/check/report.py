@@ -17,11 +17,15 @@ KIND_WEIGHTS = {"class": 3.0, "attribute": 2.0, "method": 2.0, "parameter": 1.0,
 # Flags of these kinds at or above FLAG_CONFIDENCE raise the submission's flag.
 FLAG_KINDS = frozenset({"class", "attribute", "method"})
 FLAG_CONFIDENCE = 0.5
-# Triage is the chance that the conversion is really wrong, from the weighted flags w:
+# Triage is the chance that the conversion is really wrong, from the weighted flags w
+# (CheckReport.weighted_flags: 0 unless a finding raises the flag):
 # p = 1 / (1 + exp(-(a·log(1 + w) + b))), (a, b) = TRIAGE_PLATT, fitted by
 # benchmarks/fit_triage.py on rendered synthetic diagrams (faithful, one class dropped,
 # one invented: 1 : 1 : 1), never on real images; bench_realimages.py measures it on them.
-TRIAGE_PLATT = (2.341, -3.186)
+TRIAGE_PLATT = (3.751, -3.837)
+# A clean report's triage spreads over [p0, CLEAN_SPREAD·p0], p0 = calibrated_triage(0):
+# far below a flagged report's (a flag weighs at least 1, p ≥ 0.2).
+CLEAN_SPREAD = 2.0
 
 
 def calibrated_triage(weighted_flags: float, platt: tuple[float, float] = TRIAGE_PLATT
@@ -139,18 +143,34 @@ class CheckReport:
         return self.names_found / self.names if self.names else None
 
     @property
-    def weighted_flags(self) -> float:
+    def findings_weight(self) -> float:
+        """The weight of every finding, flag-raising or not."""
         flags = [(m.kind, m.confidence) for m in self.missing]
         flags += [(i.kind, i.confidence) for i in self.invented]
         return sum(KIND_WEIGHTS.get(kind, 1.0) * conf for kind, conf in flags)
 
     @property
+    def weighted_flags(self) -> float:
+        """The calibrated triage's input: the weight of every finding when one of them
+        raises the flag (:attr:`flagged_by_names`), else 0. A label, stereotype or type
+        that differs, or a name read too unsurely, supports a flag but says nothing on its
+        own of whether the conversion is wrong (issue 29: "agrees" beside a triage of 0.8
+        misled a reviewer)."""
+        return self.findings_weight if self.flagged_by_names else 0.0
+
+    @property
     def triage(self) -> float:
         """0 (nothing to look at) … 1 (open this one first): the chance that the conversion
         is really wrong (:func:`calibrated_triage`). An image the check could not judge by
-        names (unreadable, too hard, another language) is 1: a person has to look."""
+        names (unreadable, too hard, another language) is 1: a person has to look. A clean
+        report stays in the band of no flag: :func:`calibrated_triage` (0) raised by at most
+        ×:data:`CLEAN_SPREAD` as the findings it shows weigh more, so the clean ones sort
+        among themselves and never reach a flagged one."""
         if self.verdict in ("could not judge", "language"):
             return 1.0
+        if not self.flagged_by_names:
+            shown = self.findings_weight
+            return calibrated_triage(0.0) * (1.0 + (CLEAN_SPREAD - 1.0) * shown / (1.0 + shown))
         return calibrated_triage(self.weighted_flags)
 
     @property

@@ -14,7 +14,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from cluestudio.core.check.names import name_key
+from cluestudio.core.check.names import fold_diacritics, name_key
 from cluestudio.core.ocr.result import Box, Layout, OcrResult
 
 # An identifier, or a multiplicity as OCR reads it (``0..*``, ``0.*``, ``1..n``, ``*``).
@@ -41,7 +41,7 @@ KEYWORDS = TYPE_KEYWORDS | frozenset((
 
 def keyword_kind(word: str) -> str:
     """"type keyword" for a primitive type's name, "keyword" for any other keyword, ""."""
-    folded = word.casefold()
+    folded = fold_diacritics(word).casefold()
     if folded in TYPE_KEYWORDS:
         return "type keyword"
     return "keyword" if folded in KEYWORDS else ""
@@ -76,10 +76,12 @@ class ImageToken:
 
 
 def _clean(word: str) -> tuple[str, int]:
-    """Drop icon noise at the front (non-ASCII letters before an ASCII name); returns the
+    """Drop icon noise at the front (non-ASCII letters before an ASCII name, but not a
+    Latin letter with a diacritic: ``ïnterface`` is the word, misread); returns the
     cleaned word and how many characters were dropped."""
     dropped = 0
-    while len(word) > 1 and not word[0].isascii() and any(c.isascii() for c in word[1:]):
+    while len(word) > 1 and not fold_diacritics(word[0]).isascii() \
+            and any(c.isascii() for c in word[1:]):
         word = word[1:]
         dropped += 1
     return word, dropped
