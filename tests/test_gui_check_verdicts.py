@@ -78,6 +78,7 @@ def test_a_blank_scan_is_described_in_the_words_the_cli_uses(qtbot) -> None:
     qtbot.addWidget(panel)
     panel.show_report(report, True)
     # `cluestudio check` prints "COULD NOT JUDGE: OCR read almost nothing in image A"
-    assert panel.summary.text() == ("<b>⚑ could not judge: OCR read almost nothing in "
+    # "?" as in the navigator: the check made no judgment, so it raises no flag
+    assert panel.summary.text() == ("<b>? could not judge: OCR read almost nothing in "
                                     "image A</b> — look at it yourself.")
     assert panel.tree.topLevelItemCount() == 0

@@ -112,12 +112,14 @@ class CheckPanel(QWidget):
                                  "PlantUML.</i>")
             return
         self.run_button.setText("Check again")
-        if not report.readable:  # the reason in the words `cluestudio check` prints
-            self.summary.setText(f"<b>⚑ {escape(report.reason)}</b> — look at it yourself.")
+        # "?" as in the navigator's OCR column: no judgment, so no flag (⚑ means the check
+        # judged the conversion wrong); the reason in the words `cluestudio check` prints
+        if not report.readable:
+            self.summary.setText(f"<b>? {escape(report.reason)}</b> — look at it yourself.")
             return
         if getattr(report, "verdict", "") in ("could not judge", "language"):
             # no name-by-name verdict: say why, and leave the findings out (they are noise)
-            self.summary.setText(f"<b>⚑ {escape(report.reason)}</b>")
+            self.summary.setText(f"<b>? {escape(report.reason)}</b>")
             return
         recall = report.text_recall
         precision = report.name_precision
