@@ -95,10 +95,6 @@ def _drawn_diagram() -> Image.Image:
     return image
 
 
-@pytest.mark.xfail(strict=True, reason="core/ocr/image.py converts a 16-bit greyscale "
-                   "PNG (mode I;16) with Pillow's convert('RGBA'), which clips every value "
-                   "above 255 to white: the image reads as blank. Fix there (scale by 1/257 "
-                   "first); core/ocr is being rewritten by another helper")
 def test_a_16_bit_greyscale_scan_is_read_as_the_picture_it_is() -> None:
     from cluestudio.core.ocr.image import load_image_bytes
 

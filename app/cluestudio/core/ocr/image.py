@@ -19,6 +19,7 @@ from cluestudio.core.errors import SourceError
 
 if TYPE_CHECKING:
     import numpy as np
+    from PIL import Image
 
     from cluestudio.core.workspace.images import CheckedImage
 
@@ -47,6 +48,19 @@ def _looks_like_text(head: bytes) -> str | None:
     return "a text file" if head and b"\x00" not in head[:2048] else None
 
 
+def _to_eight_bit(image: Image.Image) -> Image.Image:
+    """A 16-bit greyscale PNG (Pillow's mode I;16 or I) as 8-bit greyscale. Pillow's own
+    convert clips every value above 255 to white, so a 16-bit scan would read as blank;
+    PNG stores 16-bit samples over 0–65535, so dividing by 257 maps them onto 0–255."""
+    import numpy as np
+    from PIL import Image
+
+    if not image.mode.startswith(("I", "F")):
+        return image
+    values = np.asarray(image, dtype=np.float64) / 257.0
+    return Image.fromarray(np.clip(np.rint(values), 0, 255).astype(np.uint8), mode="L")
+
+
 def load_image_bytes(data: bytes, source: str = "<image>") -> LoadedImage:
     """Check and decode ``data``; raise :class:`~cluestudio.core.workspace.images.ImageError`
     (a :class:`SourceError` naming ``source``) for anything that is not a usable image."""
@@ -64,7 +78,7 @@ def load_image_bytes(data: bytes, source: str = "<image>") -> LoadedImage:
     checked = check_image(data, source)
     with Image.open(io.BytesIO(data)) as opened:
         opened.seek(0)  # the first frame of an animated GIF/WebP
-        image = opened.convert("RGBA")
+        image = _to_eight_bit(opened).convert("RGBA")
     canvas = Image.new("RGBA", image.size, (255, 255, 255, 255))
     canvas.alpha_composite(image)
     return LoadedImage(checked, np.asarray(canvas.convert("RGB")))
