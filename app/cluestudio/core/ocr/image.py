@@ -8,7 +8,6 @@ image belongs gets a message that says so instead of Pillow's "cannot identify".
 
 from __future__ import annotations
 
-import codecs
 import io
 import os
 from dataclasses import dataclass
@@ -34,20 +33,6 @@ class LoadedImage:
         return self.checked.hash
 
 
-def _looks_like_text(head: bytes) -> str | None:
-    """'SVG' or 'text' when the bytes are markup or plain text rather than an image."""
-    sample = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
-    if sample.startswith((b"<svg", b"<?xml", b"<!doctype svg")) or b"<svg" in sample[:1024]:
-        return "an SVG (vector) file"
-    if sample.startswith(b"@start"):
-        return "PlantUML text"
-    try:  # not final: a character cut at the end of the sample is no reason to doubt it
-        codecs.getincrementaldecoder("utf-8")().decode(head[:2048], final=False)
-    except UnicodeDecodeError:
-        return None
-    return "a text file" if head and b"\x00" not in head[:2048] else None
-
-
 def _to_eight_bit(image: Image.Image) -> Image.Image:
     """A 16-bit greyscale PNG (Pillow's mode I;16 or I) as 8-bit greyscale. Pillow's own
     convert clips every value above 255 to white, so a 16-bit scan would read as blank;
@@ -67,15 +52,9 @@ def load_image_bytes(data: bytes, source: str = "<image>") -> LoadedImage:
     import numpy as np
     from PIL import Image
 
-    from cluestudio.core.workspace.images import ImageError, check_image
+    from cluestudio.core.workspace.images import check_image
 
-    kind = _looks_like_text(data[:4096])
-    if kind is not None:
-        raise ImageError(f"{kind}, not a raster image; give image A as PNG, JPEG, GIF, "
-                         "WebP or BMP", source=source)
-    if not data:
-        raise ImageError("empty file, not an image", source=source)
-    checked = check_image(data, source)
+    checked = check_image(data, source)  # names empty files, text and SVG as such
     with Image.open(io.BytesIO(data)) as opened:
         opened.seek(0)  # the first frame of an animated GIF/WebP
         image = _to_eight_bit(opened).convert("RGBA")

@@ -7,6 +7,7 @@ memory (DESIGN §8, decompression bombs).
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import io
 import os
@@ -25,6 +26,8 @@ _MIME = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "
          "BMP": "image/bmp"}
 EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif",
               "image/webp": "webp", "image/bmp": "bmp"}
+# The file names every path (course import, check, convert, JSONL) reads as an image.
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp")
 
 
 class ImageError(SourceError):
@@ -52,10 +55,33 @@ def content_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def looks_like_text(head: bytes) -> str | None:
+    """'SVG' or 'text' when the bytes are markup or plain text rather than an image."""
+    sample = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    if sample.startswith((b"<svg", b"<?xml", b"<!doctype svg")) or b"<svg" in sample[:1024]:
+        return "an SVG (vector) file"
+    if sample.startswith(b"@start"):
+        return "PlantUML text"
+    try:  # not final: a character cut at the end of the sample is no reason to doubt it
+        codecs.getincrementaldecoder("utf-8")().decode(head[:2048], final=False)
+    except UnicodeDecodeError:
+        return None
+    return "a text file" if head and b"\x00" not in head[:2048] else None
+
+
 def check_image(data: bytes, source: str = "<image>") -> CheckedImage:
-    """Decode ``data`` fully (catching truncation) after a size check; raise :class:`ImageError`."""
+    """Decode ``data`` fully (catching truncation) after a size check; raise :class:`ImageError`.
+
+    Empty files and text (SVG, PlantUML) are named as such, not as Pillow's "cannot
+    identify image file", whichever path the image came by."""
     from PIL import Image  # lazy: the CLI's --help should not pay for Pillow
 
+    kind = looks_like_text(data[:4096])
+    if kind is not None:
+        raise ImageError(f"{kind}, not an image; give image A as PNG, JPEG, GIF, WebP "
+                         "or BMP", source=source)
+    if not data:
+        raise ImageError("empty file, not an image", source=source)
     if len(data) > MAX_IMAGE_BYTES:
         raise ImageError(f"image file is {len(data)} bytes, over the {MAX_IMAGE_BYTES} limit",
                          source=source)
@@ -92,13 +118,15 @@ def read_image_file(path: Path) -> CheckedImage:
     image, a bomb)."""
     source = str(path)
     try:
+        # stat before open: opening a named pipe waits for a writer that never comes
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise ImageError("not a regular file (a named pipe, device or socket)",
+                             source=source)
+        if info.st_size > MAX_IMAGE_BYTES:
+            raise ImageError(f"image file is {info.st_size} bytes, over the "
+                             f"{MAX_IMAGE_BYTES} limit", source=source)
         with open(path, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                raise ImageError("not a regular file", source=source)
-            if info.st_size > MAX_IMAGE_BYTES:
-                raise ImageError(f"image file is {info.st_size} bytes, over the "
-                                 f"{MAX_IMAGE_BYTES} limit", source=source)
             data = handle.read(MAX_IMAGE_BYTES + 1)
     except OSError as error:
         raise ImageError(f"cannot read: {error.strerror or error}", source=source) from error

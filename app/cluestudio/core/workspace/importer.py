@@ -36,6 +36,7 @@ from cluestudio.core.jobs import CancelToken, Job, Progress
 from cluestudio.core.rubric import rubric_id_for_kind
 from cluestudio.core.workspace import kinds, ops
 from cluestudio.core.workspace.images import (
+    IMAGE_SUFFIXES,
     MAX_IMAGE_BYTES,
     CheckedImage,
     ImageError,
@@ -51,7 +52,6 @@ from cluestudio.core.workspace.report import ImportFailed, Report
 from cluestudio.core.workspace.source_files import MAX_TABLE_BYTES, SourceFolder
 from cluestudio.core.workspace.store import Workspace
 
-IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
 TEXT_SUFFIXES = (".puml", ".sysml")
 
 
@@ -139,7 +139,7 @@ def _plan_task(source: SourceFolder, folder: Path, origin: str, plan: ImportPlan
                   (folder / f"reference{s}").exists()]
         if not images:
             report.error(str(folder), "missing reference (reference.puml, reference.sysml or "
-                                      "reference.png/.jpg)")
+                                      "reference.png/.jpg/.gif/.webp/.bmp)")
         else:
             ref_image = _read_image(source, images[0], report)
     kind = kind or kinds.DEFAULT_KIND
