@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import os
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,7 +27,10 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class LoadedImage:
     checked: CheckedImage
-    pixels: np.ndarray  # H×W×3 uint8 RGB, transparency flattened onto white
+    # H×W×3 uint8 RGB, transparency flattened onto white; a JPEG photo over 40 MP reduced
+    # to at most 16 MP by its decoder (workspace.images.reduction): W×H may be less than
+    # checked's
+    pixels: np.ndarray
 
     @property
     def sha256(self) -> str:
@@ -52,12 +56,15 @@ def load_image_bytes(data: bytes, source: str = "<image>") -> LoadedImage:
     import numpy as np
     from PIL import Image
 
-    from cluestudio.core.workspace.images import check_image
+    from cluestudio.core.workspace.images import check_image, draft_reduced
 
     checked = check_image(data, source)  # names empty files, text and SVG as such
-    with Image.open(io.BytesIO(data)) as opened:
-        opened.seek(0)  # the first frame of an animated GIF/WebP
-        image = _to_eight_bit(opened).convert("RGBA")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # checked above
+        with Image.open(io.BytesIO(data)) as opened:
+            opened.seek(0)  # the first frame of an animated GIF/WebP
+            draft_reduced(opened)  # a large JPEG photo: decoded at 1/2, 1/4 or 1/8
+            image = _to_eight_bit(opened).convert("RGBA")
     canvas = Image.new("RGBA", image.size, (255, 255, 255, 255))
     canvas.alpha_composite(image)
     return LoadedImage(checked, np.asarray(canvas.convert("RGB")))
