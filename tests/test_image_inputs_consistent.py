@@ -83,3 +83,22 @@ def test_a_named_pipe_given_as_an_image_is_refused_before_it_is_opened(
     with pytest.raises(ImageError, match="not a regular file") as refused:
         read_image_file(pipe)
     assert refused.value.source == str(pipe)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs POSIX named pipes")
+@pytest.mark.timeout(30)
+def test_the_ocr_reader_refuses_a_pipe_and_names_a_missing_file_like_convert(
+        tmp_path: Path) -> None:
+    from cluestudio.core.ocr.image import load_image_file
+
+    pipe = tmp_path / "scan.png"
+    os.mkfifo(pipe)
+    with pytest.raises(ImageError, match="not a regular file"):
+        load_image_file(pipe)
+    missing = tmp_path / "gone.png"
+    with pytest.raises(ImageError) as by_ocr:
+        load_image_file(missing)
+    with pytest.raises(ImageError) as by_convert:
+        read_image_file(missing)
+    assert str(by_ocr.value) == str(by_convert.value)
+    assert str(by_ocr.value).startswith(f"{missing}: cannot read: No such file")

@@ -15,8 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cluestudio.core.errors import SourceError
-
 if TYPE_CHECKING:
     import numpy as np
     from PIL import Image
@@ -53,28 +51,32 @@ def _to_eight_bit(image: Image.Image) -> Image.Image:
 def load_image_bytes(data: bytes, source: str = "<image>") -> LoadedImage:
     """Check and decode ``data``; raise :class:`~cluestudio.core.workspace.images.ImageError`
     (a :class:`SourceError` naming ``source``) for anything that is not a usable image."""
+    from cluestudio.core.workspace.images import check_image
+
+    return _decoded(check_image(data, source))  # names empty files, text and SVG as such
+
+
+def load_image_file(path: str | os.PathLike[str]) -> LoadedImage:
+    """The image in the file at ``path``, read the way every path reads one
+    (:func:`~cluestudio.core.workspace.images.read_image_file`: a pipe is refused before
+    it is opened, the size is checked before reading)."""
+    from cluestudio.core.workspace.images import read_image_file
+
+    return _decoded(read_image_file(Path(path)))
+
+
+def _decoded(checked: CheckedImage) -> LoadedImage:
     import numpy as np
     from PIL import Image
 
-    from cluestudio.core.workspace.images import check_image, draft_reduced
+    from cluestudio.core.workspace.images import draft_reduced
 
-    checked = check_image(data, source)  # names empty files, text and SVG as such
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # checked above
-        with Image.open(io.BytesIO(data)) as opened:
+        warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # checked already
+        with Image.open(io.BytesIO(checked.data)) as opened:
             opened.seek(0)  # the first frame of an animated GIF/WebP
             draft_reduced(opened)  # a large JPEG photo: decoded at 1/2, 1/4 or 1/8
             image = _to_eight_bit(opened).convert("RGBA")
     canvas = Image.new("RGBA", image.size, (255, 255, 255, 255))
     canvas.alpha_composite(image)
     return LoadedImage(checked, np.asarray(canvas.convert("RGB")))
-
-
-def load_image_file(path: str | os.PathLike[str]) -> LoadedImage:
-    source = os.fspath(path)
-    try:
-        data = Path(source).read_bytes()
-    except OSError as error:
-        raise SourceError(f"cannot read the image ({error.strerror or error})",
-                          source=source) from error
-    return load_image_bytes(data, source)
