@@ -102,3 +102,24 @@ def test_the_ocr_reader_refuses_a_pipe_and_names_a_missing_file_like_convert(
         read_image_file(missing)
     assert str(by_ocr.value) == str(by_convert.value)
     assert str(by_ocr.value).startswith(f"{missing}: cannot read: No such file")
+
+
+def _heic_head() -> bytes:
+    """The first box of an iPhone's HEIC photo (Pillow cannot read HEIC)."""
+    return (b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + b"\x00" * 64)
+
+
+def test_an_iphone_heic_photo_is_named_and_told_how_to_export_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    photo = tmp_path / "IMG_0042.HEIC"
+    photo.write_bytes(_heic_head())
+    with pytest.raises(ImageError, match=r"HEIC.*export it as JPEG") as refused:
+        read_image_file(photo)
+    assert refused.value.source == str(photo)
+    submissions = _course(tmp_path)
+    (submissions / "s1.heic").write_bytes(_heic_head())
+    (submissions / "s1.puml").write_text("@startuml\nclass A\n@enduml\n", encoding="utf-8")
+    report = _import(tmp_path, tmp_path / "course")
+    warnings = [(p.source, p.message) for p in report.problems]  # type: ignore[attr-defined]
+    assert any(source.endswith("s1.heic") and "HEIC" in text and "JPEG" in text
+               for source, text in warnings), warnings

@@ -116,6 +116,17 @@ def draft_reduced(image: Image.Image) -> None:
         image.draft(image.mode, (-(-width // factor), -(-height // factor)))
 
 
+# An iPhone saves photos as HEIC ("High Efficiency"), which Pillow cannot read.
+HEIC_SUFFIXES = (".heic", ".heif")
+HEIC_HINT = ("a HEIC photo, which cannot be read; export it as JPEG (on an iPhone: Settings "
+             "→ Camera → Formats → Most Compatible)")
+
+
+def _is_heic(head: bytes) -> bool:
+    return head[4:8] == b"ftyp" and head[8:12] in (b"heic", b"heix", b"hevc", b"heim",
+                                                   b"heis", b"mif1", b"msf1")
+
+
 def check_image(data: bytes, source: str = "<image>") -> CheckedImage:
     """Decode ``data`` fully (catching truncation) after a size check; raise :class:`ImageError`.
 
@@ -129,6 +140,8 @@ def check_image(data: bytes, source: str = "<image>") -> CheckedImage:
                          "or BMP", source=source)
     if not data:
         raise ImageError("empty file, not an image", source=source)
+    if _is_heic(data):
+        raise ImageError(HEIC_HINT, source=source)
     if len(data) > MAX_IMAGE_BYTES:
         raise ImageError(f"image file is {len(data)} bytes, over the {MAX_IMAGE_BYTES} limit",
                          source=source)

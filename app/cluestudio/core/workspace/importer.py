@@ -36,6 +36,8 @@ from cluestudio.core.jobs import CancelToken, Job, Progress
 from cluestudio.core.rubric import rubric_id_for_kind
 from cluestudio.core.workspace import kinds, ops
 from cluestudio.core.workspace.images import (
+    HEIC_HINT,
+    HEIC_SUFFIXES,
     IMAGE_SUFFIXES,
     MAX_IMAGE_BYTES,
     CheckedImage,
@@ -160,6 +162,9 @@ def _plan_submissions(source: SourceFolder, folder: Path, task_id: str, origin: 
             report.warning(str(path), "skipped: a folder inside submissions/")
             continue
         suffix, stem = path.suffix.lower(), path.stem
+        if suffix in HEIC_SUFFIXES:
+            report.warning(str(path), f"skipped: {HEIC_HINT}")
+            continue
         if suffix not in (*IMAGE_SUFFIXES, *TEXT_SUFFIXES, ".json"):
             report.warning(str(path), f"skipped: unknown file type {suffix!r}")
             continue
