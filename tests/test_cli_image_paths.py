@@ -97,10 +97,6 @@ def _drawn_diagram() -> Image.Image:
     return image
 
 
-@pytest.mark.xfail(strict=True, reason="core/ocr/image.py converts a 16-bit greyscale "
-                   "PNG (mode I;16) with Pillow's convert('RGBA'), which clips every value "
-                   "above 255 to white: the image reads as blank. Fix there (scale by 1/257 "
-                   "first); core/ocr is being rewritten by another helper")
 def test_a_16_bit_greyscale_scan_is_read_as_the_picture_it_is() -> None:
     from cluestudio.core.ocr.image import load_image_bytes
 
@@ -255,3 +251,15 @@ def test_a_device_given_as_an_image_is_refused_not_read_forever(
     puml.write_text(PUML, encoding="utf-8")
     assert main(["check", "/dev/zero", str(puml)]) == 2
     assert "/dev/zero: not a regular file" in capsys.readouterr().err
+
+
+def test_a_ta_drafting_a_blank_scan_is_told_no_class_box_was_found(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    image = _blank_png(tmp_path / "blank scan.png")
+    out = tmp_path / "drafts"
+    assert main(["convert", "--backend", "offline", str(image), "--out", str(out),
+                 "--no-render"]) == 1
+    # what the draft found, not the parser's "the diagram has no classes", which reads
+    # as if the TA had written an empty diagram
+    assert capsys.readouterr().out.strip() == (
+        f"{image}: FAILED (found no class box in image A) after 1 attempt(s)")

@@ -69,7 +69,7 @@ def test_a_truncated_png_and_a_bomb_are_refused_naming_the_file() -> None:
 
 
 def test_a_missing_file_is_named() -> None:
-    with pytest.raises(SourceError, match=r"^nowhere\.png: cannot read the image"):
+    with pytest.raises(SourceError, match=r"^nowhere\.png: cannot read: No such file"):
         load_image_file("nowhere.png")
 
 

@@ -43,15 +43,35 @@ def test_two_writers_through_a_symlink_meet_at_one_lock(sample_ws: Path, tmp_pat
 
 @pytest.mark.parametrize("command", [["export", "{ws}", "{tmp}/out"],
                                      ["pack", "export", "{ws}", "{tmp}/p.zip"],
-                                     ["calibrate", "{ws}", "-o", "{tmp}/w.toml", "--trials", "2"]])
+                                     ["calibrate", "{ws}", "-o", "{tmp}/w.toml", "--trials", "2"],
+                                     ["comments", "bank", "{ws}"],
+                                     ["score", "--workspace", "{ws}"],
+                                     ["team", "agreement", "{ws}"],
+                                     ["roster", "{ws}", "{tmp}/roster.csv"]])
 def test_an_empty_file_is_not_a_workspace(tmp_path: Path, command: list[str],
                                           capsys: pytest.CaptureFixture[str]) -> None:
     empty = tmp_path / "empty.sqlite"
     empty.touch()
+    (tmp_path / "roster.csv").write_text("student_id,name\ns1,Ann\n", encoding="utf-8")
     argv = [part.format(ws=empty, tmp=tmp_path) for part in command]
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert f"{empty}: an empty file, not a workspace" in err and "Traceback" not in err
+    assert empty.stat().st_size == 0  # not turned into a database behind the TA's back
+
+
+def test_only_creating_a_workspace_turns_an_empty_file_into_one(tmp_path: Path) -> None:
+    from cluestudio.core.workspace import WorkspaceError
+
+    empty = tmp_path / "picked.sqlite"
+    empty.touch()  # what a save dialog leaves for File → New
+    with pytest.raises(WorkspaceError, match="an empty file, not a workspace"):
+        open_workspace(empty, create=False)
+    assert empty.stat().st_size == 0
+    with open_workspace(empty) as ws:  # create=True, the default: a new workspace
+        assert ws.counts()["tasks"] == 0
+    with open_workspace(empty, create=False) as ws:  # and from now on it is one
+        assert ws.counts()["tasks"] == 0
 
 
 def damage(path: Path, *, schema_too: bool = False) -> None:

@@ -42,7 +42,7 @@ def large_image_note(width: int | None, height: int | None) -> str:
     from cluestudio.core.workspace.images import MAX_IMAGE_PIXELS
 
     if not width or not height or not LARGE_IMAGE_MP * 1e6 <= width * height <= MAX_IMAGE_PIXELS:
-        return ""  # small, or refused as too large when it is read
+        return ""  # small; or a JPEG photo its decoder reduces, or refused when it is read
     return f" — a large image ({width * height / 1e6:.0f} MP): this takes a while"
 
 

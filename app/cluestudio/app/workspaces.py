@@ -1,9 +1,10 @@
 """Opening a workspace the user says already exists (File → Open, ``--workspace``).
 
 The core's :func:`~cluestudio.core.workspace.open_workspace` treats an empty file as a new
-workspace, which is right for File → New on a file the save dialog made; for an open it is
-wrong: a zero-byte file the TA picked by mistake (a failed scan, an image placeholder) would
-silently become an SQLite database. Here it is refused with a message naming it.
+workspace only when creating one (File → New on a file the save dialog made); with
+``create=False`` it refuses it, so a zero-byte file the TA picked by mistake (a failed scan,
+an image placeholder) never silently becomes an SQLite database. Here a pipe or device is
+refused too, before it is opened.
 """
 
 from __future__ import annotations

@@ -64,7 +64,9 @@ class OfflineDraftConverter:
                                  cache=self._ocr_cache())
         notes = "".join(f"' {w}\n" for w in draft.warnings)
         text = f"```plantuml\n{draft.puml.rstrip()}\n```\n{notes}"
-        return VLMResponse(text, self.model_id, Usage(), time.perf_counter() - started)
+        refusal = None if draft.classes else "found no class box in image A"
+        return VLMResponse(text, self.model_id, Usage(), time.perf_counter() - started,
+                           refusal=refusal)
 
     def complete_batch(self, requests: Sequence[VLMRequest]) -> list[VLMResponse]:
         return [self.complete(r) for r in requests]

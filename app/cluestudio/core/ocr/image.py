@@ -8,17 +8,16 @@ image belongs gets a message that says so instead of Pillow's "cannot identify".
 
 from __future__ import annotations
 
-import codecs
 import io
 import os
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cluestudio.core.errors import SourceError
-
 if TYPE_CHECKING:
     import numpy as np
+    from PIL import Image
 
     from cluestudio.core.workspace.images import CheckedImage
 
@@ -26,55 +25,58 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class LoadedImage:
     checked: CheckedImage
-    pixels: np.ndarray  # H×W×3 uint8 RGB, transparency flattened onto white
+    # H×W×3 uint8 RGB, transparency flattened onto white; a JPEG photo over 40 MP reduced
+    # to at most 16 MP by its decoder (workspace.images.reduction): W×H may be less than
+    # checked's
+    pixels: np.ndarray
 
     @property
     def sha256(self) -> str:
         return self.checked.hash
 
 
-def _looks_like_text(head: bytes) -> str | None:
-    """'SVG' or 'text' when the bytes are markup or plain text rather than an image."""
-    sample = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
-    if sample.startswith((b"<svg", b"<?xml", b"<!doctype svg")) or b"<svg" in sample[:1024]:
-        return "an SVG (vector) file"
-    if sample.startswith(b"@start"):
-        return "PlantUML text"
-    try:  # not final: a character cut at the end of the sample is no reason to doubt it
-        codecs.getincrementaldecoder("utf-8")().decode(head[:2048], final=False)
-    except UnicodeDecodeError:
-        return None
-    return "a text file" if head and b"\x00" not in head[:2048] else None
+def _to_eight_bit(image: Image.Image) -> Image.Image:
+    """A 16-bit greyscale PNG (Pillow's mode I;16 or I) as 8-bit greyscale. Pillow's own
+    convert clips every value above 255 to white, so a 16-bit scan would read as blank;
+    PNG stores 16-bit samples over 0–65535, so dividing by 257 maps them onto 0–255."""
+    import numpy as np
+    from PIL import Image
+
+    if not image.mode.startswith(("I", "F")):
+        return image
+    values = np.asarray(image, dtype=np.float64) / 257.0
+    return Image.fromarray(np.clip(np.rint(values), 0, 255).astype(np.uint8), mode="L")
 
 
 def load_image_bytes(data: bytes, source: str = "<image>") -> LoadedImage:
     """Check and decode ``data``; raise :class:`~cluestudio.core.workspace.images.ImageError`
     (a :class:`SourceError` naming ``source``) for anything that is not a usable image."""
-    import numpy as np
-    from PIL import Image
+    from cluestudio.core.workspace.images import check_image
 
-    from cluestudio.core.workspace.images import ImageError, check_image
-
-    kind = _looks_like_text(data[:4096])
-    if kind is not None:
-        raise ImageError(f"{kind}, not a raster image; give image A as PNG, JPEG, GIF, "
-                         "WebP or BMP", source=source)
-    if not data:
-        raise ImageError("empty file, not an image", source=source)
-    checked = check_image(data, source)
-    with Image.open(io.BytesIO(data)) as opened:
-        opened.seek(0)  # the first frame of an animated GIF/WebP
-        image = opened.convert("RGBA")
-    canvas = Image.new("RGBA", image.size, (255, 255, 255, 255))
-    canvas.alpha_composite(image)
-    return LoadedImage(checked, np.asarray(canvas.convert("RGB")))
+    return _decoded(check_image(data, source))  # names empty files, text and SVG as such
 
 
 def load_image_file(path: str | os.PathLike[str]) -> LoadedImage:
-    source = os.fspath(path)
-    try:
-        data = Path(source).read_bytes()
-    except OSError as error:
-        raise SourceError(f"cannot read the image ({error.strerror or error})",
-                          source=source) from error
-    return load_image_bytes(data, source)
+    """The image in the file at ``path``, read the way every path reads one
+    (:func:`~cluestudio.core.workspace.images.read_image_file`: a pipe is refused before
+    it is opened, the size is checked before reading)."""
+    from cluestudio.core.workspace.images import read_image_file
+
+    return _decoded(read_image_file(Path(path)))
+
+
+def _decoded(checked: CheckedImage) -> LoadedImage:
+    import numpy as np
+    from PIL import Image
+
+    from cluestudio.core.workspace.images import draft_reduced
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # checked already
+        with Image.open(io.BytesIO(checked.data)) as opened:
+            opened.seek(0)  # the first frame of an animated GIF/WebP
+            draft_reduced(opened)  # a large JPEG photo: decoded at 1/2, 1/4 or 1/8
+            image = _to_eight_bit(opened).convert("RGBA")
+    canvas = Image.new("RGBA", image.size, (255, 255, 255, 255))
+    canvas.alpha_composite(image)
+    return LoadedImage(checked, np.asarray(canvas.convert("RGB")))

@@ -1,8 +1,10 @@
 """What OCR read in one image: lines of text, each with a box in image pixels and a confidence.
 
 Boxes are quadrilaterals (top-left, top-right, bottom-right, bottom-left) in the pixel
-coordinates of the image as stored (not of any resized copy), so a viewer can draw them on
-image A directly; :attr:`Box.rect` gives the axis-aligned bounds.
+coordinates of the image as decoded for OCR: the image as stored, except a photo over
+40 MP, which is decoded reduced (``width``/``height`` are then smaller than the stored
+image's, and a viewer scales by their ratio); :attr:`Box.rect` gives the axis-aligned
+bounds.
 """
 
 from __future__ import annotations

@@ -23,8 +23,9 @@ def read_loaded(image: LoadedImage, *, engine: OcrEngine | None = None,
     started = time.perf_counter()
     lines = engine.read(image.pixels)
     layout = find_layout(image.pixels, text=[line.box for line in lines])
-    result = OcrResult(image.sha256, engine.engine_id, image.checked.width,
-                       image.checked.height, tuple(lines), time.perf_counter() - started,
+    height, width = image.pixels.shape[:2]  # the boxes' frame: a big photo is reduced
+    result = OcrResult(image.sha256, engine.engine_id, width, height,
+                       tuple(lines), time.perf_counter() - started,
                        layout=layout)
     if cache is not None:
         cache.put(result)

@@ -107,6 +107,9 @@ class VLMResponse:
     usage: Usage = field(default_factory=Usage)
     seconds: float = 0.0
     attempts: int = 1  # HTTP attempts it took (retries included)
+    # A backend's own reason its answer is no diagram, said instead of the syntax check's
+    # (the offline draft on a blank scan: "found no class box in image A")
+    refusal: str | None = None
 
 
 @runtime_checkable

@@ -270,7 +270,8 @@ def convert_image(
             prompt=prompts.instruction.fill(), images=(image,), system=prompts.system.fill(),
             history=tuple(history)))
         puml = extract_plantuml(response.text)
-        error = "the answer has no @startuml ... @enduml block" if puml is None else check(puml)
+        error = response.refusal or ("the answer has no @startuml ... @enduml block"
+                                     if puml is None else check(puml))
         attempts.append(ConversionAttempt(
             index=index, model=response.model, prompt_version=prompts.version,
             answer=response.text, puml=puml, error=error, usage=response.usage,

@@ -36,6 +36,9 @@ from cluestudio.core.jobs import CancelToken, Job, Progress
 from cluestudio.core.rubric import rubric_id_for_kind
 from cluestudio.core.workspace import kinds, ops
 from cluestudio.core.workspace.images import (
+    HEIC_HINT,
+    HEIC_SUFFIXES,
+    IMAGE_SUFFIXES,
     MAX_IMAGE_BYTES,
     CheckedImage,
     ImageError,
@@ -51,7 +54,6 @@ from cluestudio.core.workspace.report import ImportFailed, Report
 from cluestudio.core.workspace.source_files import MAX_TABLE_BYTES, SourceFolder
 from cluestudio.core.workspace.store import Workspace
 
-IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
 TEXT_SUFFIXES = (".puml", ".sysml")
 
 
@@ -139,7 +141,7 @@ def _plan_task(source: SourceFolder, folder: Path, origin: str, plan: ImportPlan
                   (folder / f"reference{s}").exists()]
         if not images:
             report.error(str(folder), "missing reference (reference.puml, reference.sysml or "
-                                      "reference.png/.jpg)")
+                                      "reference.png/.jpg/.gif/.webp/.bmp)")
         else:
             ref_image = _read_image(source, images[0], report)
     kind = kind or kinds.DEFAULT_KIND
@@ -160,6 +162,9 @@ def _plan_submissions(source: SourceFolder, folder: Path, task_id: str, origin: 
             report.warning(str(path), "skipped: a folder inside submissions/")
             continue
         suffix, stem = path.suffix.lower(), path.stem
+        if suffix in HEIC_SUFFIXES:
+            report.warning(str(path), f"skipped: {HEIC_HINT}")
+            continue
         if suffix not in (*IMAGE_SUFFIXES, *TEXT_SUFFIXES, ".json"):
             report.warning(str(path), f"skipped: unknown file type {suffix!r}")
             continue

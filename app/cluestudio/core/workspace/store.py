@@ -42,8 +42,12 @@ def readonly_uri(path: Path) -> str:
     return f"{path.as_uri()}?mode=ro"
 
 
-def _peek(path: Path, readonly: bool = False) -> None:
-    """Refuse files that are not ours or too new, before anything is written to them."""
+def _peek(path: Path, readonly: bool = False, *, create: bool = True) -> None:
+    """Refuse files that are not ours or too new, before anything is written to them.
+
+    An empty file becomes a new workspace only when one is being created (File → New on
+    the file a save dialog made): opening one (``create=False``) or reading one refuses
+    it, so a zero-byte file picked by mistake is not silently made a database."""
     if path.is_dir():
         raise WorkspaceError(f"{path}: is a folder, not a workspace file (e.g. course.sqlite)")
     try:
@@ -54,7 +58,7 @@ def _peek(path: Path, readonly: bool = False) -> None:
     if head and head != _SQLITE_MAGIC:
         raise WorkspaceError(f"{path}: not a ClueStudio workspace (not an SQLite file)")
     if not head:
-        if readonly:  # nothing to read, and a read-only open must not make it a workspace
+        if readonly or not create:
             raise WorkspaceError(f"{path}: an empty file, not a workspace")
         return  # an empty file: treated as a new workspace
     conn = sqlite3.connect(readonly_uri(path), uri=True)
@@ -103,7 +107,7 @@ class Workspace(WorkspaceQueries):
                 raise WorkspaceError(f"{self.path}: no such workspace")
             self.path.parent.mkdir(parents=True, exist_ok=True)
         else:
-            _peek(self.path, readonly)
+            _peek(self.path, readonly, create=create)
         self._lock = None if readonly else WorkspaceLock(self.path)
         self._executor: ThreadPoolExecutor | None = None
         self._db: sqlite_utils.Database | None = None

@@ -29,7 +29,10 @@ from cluestudio.gui.qt import (
     QPixmap,
     QPointF,
     QRectF,
+    QSize,
     Qt,
+    QtCore,
+    QtGui,
     QTransform,
     QWidget,
     Signal,
@@ -56,7 +59,25 @@ def image_from_bytes(data: bytes) -> QImage:
         renderer.render(painter)
         painter.end()
         return image
-    return QImage.fromData(data)
+    return _raster(data)
+
+
+def _raster(data: bytes) -> QImage:
+    """A PNG/JPEG/... image; a JPEG photo over 40 MP at the reduced size OCR decodes it at
+    (core/workspace/images.py): Qt would refuse its full-size pixels, and the boxes the
+    check marks on image A are in that frame."""
+    from cluestudio.core.workspace.images import reduction
+
+    buffer = QtCore.QBuffer()
+    buffer.setData(QtCore.QByteArray(data))
+    reader = QtGui.QImageReader(buffer)
+    size = reader.size()
+    if reader.format() in (b"jpeg", b"jpg") and size.isValid():
+        factor = reduction(size.width(), size.height())
+        if factor > 1:  # the JPEG decoder's own 1/2, 1/4, 1/8 scale: sizes rounded up
+            reader.setScaledSize(QSize(-(-size.width() // factor),
+                                       -(-size.height() // factor)))
+    return reader.read()
 
 
 class DiagramImageView(QGraphicsView):
