@@ -16,7 +16,7 @@ from PIL import Image
 from cluestudio.cli import main
 from cluestudio.core.jobs import run_job
 from cluestudio.core.workspace import import_path, open_workspace, ops
-from cluestudio.core.workspace.images import ImageError, check_image
+from cluestudio.core.workspace.images import MAX_IMAGE_BYTES, ImageError, check_image
 from cluestudio.core.workspace.pack import export_pack, merge_packs
 from test_pack_hostile import good_pack, members, write_pack  # noqa: F401 (fixture)
 
@@ -94,3 +94,23 @@ def test_a_screenshot_kept_as_gif_webp_or_bmp_travels_in_a_pack_as_itself(
     with open_workspace(tmp_path / "b.sqlite") as target:
         merge_packs(target, [tmp_path / "out.zip"])
         assert target.image(digest) == data
+
+
+def test_an_image_member_inflating_past_the_image_size_limit_is_named_and_nothing_is_lost(
+        good_pack: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],  # noqa: F811
+        ) -> None:
+    content = _image("PNG") + bytes(MAX_IMAGE_BYTES)  # a real header, then 50 MB of zeros
+    member = f"images/{hashlib.sha256(content).hexdigest()}.png"
+    pack = write_pack(tmp_path / "big.zip", members(good_pack) | {member: content})
+    ws = tmp_path / "target.sqlite"
+    with open_workspace(ws) as opened:
+        run_job(import_path(opened, ROOT / "annotations" / "sample"))
+    before = _dump(ws)
+    capsys.readouterr()
+
+    assert main(["pack", "merge", str(ws), str(pack)]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines == ["error: 1 error(s), nothing was written: "
+                     f"{pack}:{member}: error: inflates past {MAX_IMAGE_BYTES >> 20} MB "
+                     "(zip bomb?)"], lines
+    assert _dump(ws) == before

@@ -178,12 +178,13 @@ def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int) -> byte
                 return bytes(out)
             out.extend(chunk)
             if len(out) > limit:
-                raise _TooLarge(f"member {info.filename!r} inflates past {limit >> 20} MB "
-                                "(zip bomb?)")
+                raise _TooLarge(info.filename, f"inflates past {limit >> 20} MB (zip bomb?)")
 
 
 class _TooLarge(Exception):
-    pass
+    def __init__(self, member: str, message: str) -> None:
+        super().__init__(message)
+        self.member = member
 
 
 def member_source(pack: Path | str, member: str) -> str:
@@ -274,7 +275,7 @@ def read_pack(path: Path, report: Report) -> tuple[dict[str, Any], dict[str, Pac
                     continue
                 images[image.hash] = PackImage(path, info.filename, image.hash)
         except _TooLarge as too_large:
-            report.error(source, str(too_large))
+            report.error(member_source(source, too_large.member), str(too_large))
             return {}, {}
         except _ZIP_ERRORS as error:
             report.error(source, f"damaged zip: {error}")
