@@ -22,7 +22,15 @@ from typing import IO, Any
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.safe_output import atomic_open
 from cluestudio.core.workspace import kinds, ops
-from cluestudio.core.workspace.images import MAX_IMAGE_BYTES, CheckedImage, ImageError, check_image
+from cluestudio.core.workspace.images import (
+    EXTENSIONS,
+    HEIC_SUFFIXES,
+    IMAGE_SUFFIXES,
+    MAX_IMAGE_BYTES,
+    CheckedImage,
+    ImageError,
+    check_image,
+)
 from cluestudio.core.workspace.pack_check import check_pack_data
 from cluestudio.core.workspace.records import Task, now_iso
 from cluestudio.core.workspace.report import ImportFailed, Report
@@ -40,7 +48,11 @@ MAX_TOTAL_BYTES = 4 * 1024 * 1024 * 1024
 # A real pack has a few containers and values per record (~10 per rating or revision).
 MAX_JSON_CONTAINERS = 1_000_000
 MAX_JSON_VALUES = 4_000_000
-_IMAGE_NAME = re.compile(r"^images/([0-9a-f]{64})\.(png|jpg|gif|webp|bmp)$")
+# An image member is named by its content hash and one of the image suffixes every other
+# path accepts; a HEIC member is an image member too, so that it is refused with the
+# same message as a HEIC file in a course folder, not as an "unexpected member".
+_IMAGE_SUFFIX = "|".join(re.escape(s) for s in (*IMAGE_SUFFIXES, *HEIC_SUFFIXES))
+_IMAGE_NAME = re.compile(rf"^images/([0-9a-f]{{64}})({_IMAGE_SUFFIX})$")
 
 
 def _pack_sections(ws: Workspace, grader: str | None, only: Collection[int] | None = None
@@ -144,7 +156,7 @@ def export_pack(ws: Workspace, path: Path, *, grader: str | None = None,
                                  hashes)
         for h in sorted(hashes):
             mime = ops.row(ws._reader(), "SELECT mime FROM blobs WHERE hash=?", (h,))
-            ext = {"image/jpeg": "jpg"}.get(mime["mime"] if mime else "", "png")
+            ext = EXTENSIONS.get(mime["mime"] if mime else "", "png")
             # Images are already compressed; deflating them again only costs time.
             zf.writestr(f"images/{h}.{ext}", ws.image(h) or b"", zipfile.ZIP_STORED)
     return counts | {"images": len(hashes)}
@@ -166,27 +178,37 @@ def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int) -> byte
                 return bytes(out)
             out.extend(chunk)
             if len(out) > limit:
-                raise _TooLarge(f"member {info.filename!r} inflates past {limit >> 20} MB "
-                                "(zip bomb?)")
+                raise _TooLarge(info.filename, f"inflates past {limit >> 20} MB (zip bomb?)")
 
 
 class _TooLarge(Exception):
-    pass
+    def __init__(self, member: str, message: str) -> None:
+        super().__init__(message)
+        self.member = member
 
 
-def _header_problem(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> str:
-    """Why a member is not an image, judged from its first bytes; "" when it may be one."""
+def member_source(pack: Path | str, member: str) -> str:
+    """How a pack's member is named in every message: ``PACK:member``."""
+    return f"{pack}:{member}"
+
+
+def _check_header(zf: zipfile.ZipFile, info: zipfile.ZipInfo, source: str) -> None:
+    """Refuse a member whose first bytes are no image (empty, text, SVG, HEIC, unknown)
+    before inflating the rest of it, with the message :func:`check_image` gives for such a
+    file on every other path; a header Pillow knows is left to the full check."""
     from PIL import Image, UnidentifiedImageError
 
     with zf.open(info) as member:
         head = member.read(1 << 16)
     try:
         with Image.open(io.BytesIO(head)):
-            return ""
+            return
     except UnidentifiedImageError:
-        return "not an image"
+        # raises: the text, empty and HEIC checks need only the head, and Pillow cannot
+        # identify it whole if it could not identify its head
+        check_image(head, source)
     except Exception:  # a header Pillow reads but finds odd: the full check decides
-        return ""
+        return
 
 
 # What reading a damaged or hostile zip raises: bad headers, bad deflate streams, encrypted
@@ -211,10 +233,10 @@ class PackImage:
             with zipfile.ZipFile(self.path) as own:
                 return self.load(own)
         data = _read_member(zf, zf.getinfo(self.member), MAX_MEMBER_BYTES)
-        image = check_image(data, f"{self.path}!{self.member}")
+        source = member_source(self.path, self.member)
+        image = check_image(data, source)
         if image.hash != self.hash:  # the file changed since it was checked
-            raise ImageError(f"{self.member}: content does not match its hash",
-                             source=str(self.path))
+            raise ImageError("content does not match its hash", source=source)
         return image
 
 
@@ -239,23 +261,21 @@ def read_pack(path: Path, report: Report) -> tuple[dict[str, Any], dict[str, Pac
                 match = _IMAGE_NAME.match(info.filename)
                 if not match:
                     continue
-                problem = _header_problem(zf, info)
-                if problem:  # said before inflating the rest of a bogus member
-                    report.error(source, f"{problem} ({info.filename})")
-                    continue
-                content = _read_member(zf, info, min(MAX_MEMBER_BYTES, budget))
-                budget -= len(content)
+                where = member_source(source, info.filename)
                 try:
-                    image = check_image(content, f"{source}!{info.filename}")
+                    _check_header(zf, info, where)
+                    content = _read_member(zf, info, min(MAX_MEMBER_BYTES, budget))
+                    budget -= len(content)
+                    image = check_image(content, where)
                 except ImageError as error:
-                    report.error(source, error.message + f" ({info.filename})")
+                    report.error(where, error.message)
                     continue
                 if image.hash != match.group(1):
-                    report.error(source, f"{info.filename}: content does not match its hash")
+                    report.error(where, "content does not match its hash")
                     continue
                 images[image.hash] = PackImage(path, info.filename, image.hash)
         except _TooLarge as too_large:
-            report.error(source, str(too_large))
+            report.error(member_source(source, too_large.member), str(too_large))
             return {}, {}
         except _ZIP_ERRORS as error:
             report.error(source, f"damaged zip: {error}")
