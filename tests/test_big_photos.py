@@ -124,3 +124,22 @@ def test_what_ocr_reads_in_a_big_photo_is_placed_in_the_pixels_it_read(photo: by
     for line in result.lines:
         x0, y0, x1, y1 = line.box.rect
         assert 0 <= x0 < x1 <= result.width and 0 <= y0 < y1 <= result.height
+
+
+def test_a_48_mp_photo_drafts_the_same_classes_as_the_same_photo_at_a_modest_size(
+        photo: bytes) -> None:
+    # its dozen big letters are too few for the old letter count (30): it was detected at
+    # 3200 px; now at its letters' size, and what it reads must not change with the size
+    pytest.importorskip("rapidocr", reason="the ocr extra is not installed")
+    from cluestudio.core.draft.convert import draft_from_image
+
+    with Image.open(io.BytesIO(photo)) as big:
+        modest = big.convert("RGB").resize((2000, 1500), Image.Resampling.LANCZOS)
+    out = io.BytesIO()
+    modest.save(out, format="JPEG", quality=90)
+    big_draft = draft_from_image(photo, "board.jpg")
+    modest_draft = draft_from_image(out.getvalue(), "board-small.jpg")
+    names = sorted(c.name for c in big_draft.diagram.classes)
+    assert names == ["Customer", "Order"]
+    assert names == sorted(c.name for c in modest_draft.diagram.classes)
+    assert len(big_draft.diagram.relations) == len(modest_draft.diagram.relations) == 1
