@@ -143,3 +143,12 @@ def test_a_48_mp_photo_drafts_the_same_classes_as_the_same_photo_at_a_modest_siz
     assert names == ["Customer", "Order"]
     assert names == sorted(c.name for c in modest_draft.diagram.classes)
     assert len(big_draft.diagram.relations) == len(modest_draft.diagram.relations) == 1
+
+
+def test_a_local_vision_model_gets_a_48_mp_photo_decoded_reduced(photo: bytes) -> None:
+    from cluestudio.core.vlm.backend import ImageInput
+
+    image = ImageInput.from_bytes(photo, "board.jpg").to_pil()
+    assert image.mode == "RGB"
+    assert image.size == load_image_bytes(photo, "board.jpg").pixels.shape[1::-1]
+    assert image.width * image.height <= 16_000_000
