@@ -39,14 +39,16 @@ def _jpeg_claiming(width: int, height: int) -> bytes:
     return bytes(data)
 
 
-def _whiteboard_photo(width: int = 8000, height: int = 6000) -> bytes:
-    """A 48 MP phone photo of two class boxes drawn big, as JPEG."""
+def _whiteboard_photo(width: int = 8000, height: int = 6000, letters: int = 260) -> bytes:
+    """A 48 MP phone photo of two class boxes drawn big (a font of ``letters`` px), as
+    JPEG."""
     image = Image.new("L", (width, height), 235)
     draw = ImageDraw.Draw(image)
-    font = ImageFont.load_default(size=260)
+    font = ImageFont.load_default(size=letters)
+    rule = max(2200, 1700 + letters * 3 // 2)  # the header's rule, below the name
     for x0, name in ((500, "Customer"), (4500, "Order")):
         draw.rectangle((x0, 1500, x0 + 2900, 4000), outline=20, width=30)
-        draw.line((x0, 2200, x0 + 2900, 2200), fill=20, width=30)
+        draw.line((x0, rule, x0 + 2900, rule), fill=20, width=30)
         draw.text((x0 + 250, 1700), name, fill=20, font=font)
     draw.line((3400, 3000, 4500, 3000), fill=20, width=30)
     out = io.BytesIO()
@@ -124,3 +126,35 @@ def test_what_ocr_reads_in_a_big_photo_is_placed_in_the_pixels_it_read(photo: by
     for line in result.lines:
         x0, y0, x1, y1 = line.box.rect
         assert 0 <= x0 < x1 <= result.width and 0 <= y0 < y1 <= result.height
+
+
+@pytest.mark.parametrize("letters", [260, 480], ids=["letters 70 px", "letters 130 px"])
+def test_a_48_mp_photo_drafts_the_same_classes_as_the_same_photo_at_a_modest_size(
+        photo: bytes, letters: int) -> None:
+    # its dozen big letters were too few (under 30) or too tall (over 120 px, decoded
+    # reduced) to tell their size: it was detected at 3200 px, where the taller ones were
+    # missed; now at its letters' size, and what it reads must not change with the size
+    pytest.importorskip("rapidocr", reason="the ocr extra is not installed")
+    from cluestudio.core.draft.convert import draft_from_image
+
+    photo = photo if letters == 260 else _whiteboard_photo(letters=letters)
+
+    with Image.open(io.BytesIO(photo)) as big:
+        modest = big.convert("RGB").resize((2000, 1500), Image.Resampling.LANCZOS)
+    out = io.BytesIO()
+    modest.save(out, format="JPEG", quality=90)
+    big_draft = draft_from_image(photo, "board.jpg")
+    modest_draft = draft_from_image(out.getvalue(), "board-small.jpg")
+    names = sorted(c.name for c in big_draft.diagram.classes)
+    assert names == ["Customer", "Order"]
+    assert names == sorted(c.name for c in modest_draft.diagram.classes)
+    assert len(big_draft.diagram.relations) == len(modest_draft.diagram.relations) == 1
+
+
+def test_a_local_vision_model_gets_a_48_mp_photo_decoded_reduced(photo: bytes) -> None:
+    from cluestudio.core.vlm.backend import ImageInput
+
+    image = ImageInput.from_bytes(photo, "board.jpg").to_pil()
+    assert image.mode == "RGB"
+    assert image.size == load_image_bytes(photo, "board.jpg").pixels.shape[1::-1]
+    assert image.width * image.height <= 16_000_000

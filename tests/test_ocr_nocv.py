@@ -159,16 +159,17 @@ def test_the_ported_geometry_matches_opencv() -> None:
 
 def test_the_letter_size_is_measured_as_with_opencv() -> None:
     cv2 = pytest.importorskip("cv2")
-    from cluestudio.core.ocr.tuning import letter_height
+    from cluestudio.core.ocr.tuning import MAX_LETTER_HEIGHT, MIN_LETTERS, letter_height
 
     for name, pixels in IMAGES.items():  # main's OpenCV measure (issue 29), step for step
         gray = cv2.cvtColor(np.ascontiguousarray(pixels), cv2.COLOR_RGB2GRAY)
         _, ink = cv2.threshold(gray, 0, 1, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
         _, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
         width, height, area = stats[1:, 2], stats[1:, 3], stats[1:, 4]
-        letters = ((height >= 4) & (height <= 120) & (width <= 1.5 * height)
+        letters = ((height >= 4) & (height <= MAX_LETTER_HEIGHT) & (width <= 1.5 * height)
                    & (width >= 0.15 * height) & (area >= 0.15 * width * height))
-        expected = float(np.percentile(height[letters], 25)) if letters.sum() >= 30 else None
+        expected = (float(np.percentile(height[letters], 25)) if letters.sum() >= MIN_LETTERS
+                    else None)
         assert letter_height(pixels) == expected, name
 
 

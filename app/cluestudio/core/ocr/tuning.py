@@ -26,6 +26,15 @@ DETECT_LETTER_HEIGHT = 8
 # PP-OCR's detector enlarges an image whose short side is below this (its limit_side_len):
 # shrinking under it would only be undone at a higher cost.
 DETECT_MIN_SIDE = 736
+# The fewest letter-shaped ink blobs from which to tell the letters' size (30 before
+# preparation 5): a whiteboard photo of a few class names has a dozen, big ones, and was
+# detected at 3200 px, ~3 s CPU of a 5 s draft (issue 29); fewer than this and the size
+# is not told (the image is not shrunk for its letters).
+MIN_LETTERS = 10
+# The tallest ink blob taken for a letter (120 px before preparation 5): a phone photo of
+# a whiteboard, even decoded reduced, has marker letters 100–200 px high; not told, it was
+# detected at 3200 px (~3 s CPU), where the detector misses letters that big (issue 29).
+MAX_LETTER_HEIGHT = 400
 
 
 def _otsu(gray: np.ndarray) -> int:
@@ -57,15 +66,15 @@ def letter_height(pixels: np.ndarray) -> float | None:
         gray[start:start + 64] = (red * np.uint32(4899) + green * np.uint32(9617)
                                   + blue * np.uint32(1868) + 8192) // 16384
     labels, count = ndimage.label(gray <= _otsu(gray), structure=np.ones((3, 3), bool))
-    if count < 30:
+    if count < MIN_LETTERS:
         return None
     windows = ndimage.find_objects(labels)
     height = np.array([w[0].stop - w[0].start for w in windows])
     width = np.array([w[1].stop - w[1].start for w in windows])
     area = np.bincount(labels.ravel(), minlength=count + 1)[1:]
-    letters = ((height >= 4) & (height <= 120) & (width <= 1.5 * height)
+    letters = ((height >= 4) & (height <= MAX_LETTER_HEIGHT) & (width <= 1.5 * height)
                & (width >= 0.15 * height) & (area >= 0.15 * width * height))
-    if int(letters.sum()) < 30:
+    if int(letters.sum()) < MIN_LETTERS:
         return None
     return float(np.percentile(height[letters], 25))
 

@@ -65,9 +65,14 @@ class ImageInput:
         return f"data:{self.mime};base64,{base64.b64encode(self.data).decode('ascii')}"
 
     def to_pil(self):  # -> PIL.Image.Image; Pillow keeps its decompression-bomb guard on
+        """The image for a local model: a JPEG photo over 40 MP decoded reduced, as OCR
+        decodes it (a model's vision encoder works at a few megapixels at most)."""
         from PIL import Image
 
+        from cluestudio.core.workspace.images import draft_reduced
+
         image = Image.open(io.BytesIO(self.data))
+        draft_reduced(image)  # a 48 MP phone JPEG: decoded at 1/2, not whole
         image.load()
         return image.convert("RGB")
 
