@@ -25,7 +25,7 @@ def _photo(width: int, height: int) -> bytes:
                          ids=["108 MP", "48 MP", "1 MP"])
 def test_a_ta_reviewing_a_big_whiteboard_photo_sees_it_in_the_frame_the_check_read(
         qapp: object, size: tuple[int, int]) -> None:
-    from cluestudio.gui.widgets.image_views import image_from_bytes
+    from cluestudio.gui.widgets.image_decode import image_from_bytes
 
     data = _photo(*size)
     shown = image_from_bytes(data)

@@ -182,7 +182,7 @@ def _expected_annotation(window, sid: int, text: str | None = None) -> str:
 def _shows_png_of(image_view, text: str) -> bool:
     """Whether ``image_view`` shows the rendering the preview path made of ``text``."""
     from cluestudio.app import preview
-    from cluestudio.gui.widgets.image_views import image_from_bytes
+    from cluestudio.gui.widgets.image_decode import image_from_bytes
 
     png = preview.cached_png(text)
     return png is not None and image_view.image is not None and \

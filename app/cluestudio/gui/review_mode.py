@@ -37,7 +37,8 @@ from cluestudio.gui.qt import (
 from cluestudio.gui.review_layout import fill_history, model_diff, review_splitter, review_tabs
 from cluestudio.gui.widgets.check_panel import CheckPanel, box, dropped_boxes
 from cluestudio.gui.widgets.compare_view import CompareView
-from cluestudio.gui.widgets.image_views import DiagramImageView, ZoomSync, image_from_bytes
+from cluestudio.gui.widgets.image_decode import image_from_bytes
+from cluestudio.gui.widgets.image_views import DiagramImageView, ZoomSync
 from cluestudio.gui.widgets.metric_panel import probe_html
 from cluestudio.gui.widgets.plantuml_editor import PlantUMLEditor
 from cluestudio.gui.widgets.verdict_panel import VerdictPanel

@@ -29,14 +29,12 @@ from cluestudio.gui.qt import (
     QPixmap,
     QPointF,
     QRectF,
-    QSize,
     Qt,
-    QtCore,
-    QtGui,
     QTransform,
     QWidget,
     Signal,
 )
+from cluestudio.gui.widgets.image_decode import image_from_bytes
 
 MIN_ZOOM, MAX_ZOOM = 0.05, 16.0
 WHEEL_STEP = 1.15
@@ -44,40 +42,6 @@ WHEEL_STEP = 1.15
 # under ~9 px and small letters lose strokes (at 0.7 a reference read at 6-7 px, issue 17).
 READABLE_ZOOM = 0.85
 READABLE, WHOLE = "readable", "whole"  # the two fitted zooms a view keeps on resize
-
-
-def image_from_bytes(data: bytes) -> QImage:
-    """A QImage from PNG/JPEG/... bytes, or from SVG text (PlantUML can render either)."""
-    if data.lstrip()[:5] in (b"<?xml", b"<svg "):
-        from cluestudio.gui.qt import QtSvg
-
-        renderer = QtSvg.QSvgRenderer(data)
-        size = renderer.defaultSize()
-        image = QImage(size, QImage.Format.Format_ARGB32)
-        image.fill(QColor("white"))
-        painter = QPainter(image)
-        renderer.render(painter)
-        painter.end()
-        return image
-    return _raster(data)
-
-
-def _raster(data: bytes) -> QImage:
-    """A PNG/JPEG/... image; a JPEG photo over 40 MP at the reduced size OCR decodes it at
-    (core/workspace/images.py): Qt would refuse its full-size pixels, and the boxes the
-    check marks on image A are in that frame."""
-    from cluestudio.core.workspace.images import reduction
-
-    buffer = QtCore.QBuffer()
-    buffer.setData(QtCore.QByteArray(data))
-    reader = QtGui.QImageReader(buffer)
-    size = reader.size()
-    if reader.format() in (b"jpeg", b"jpg") and size.isValid():
-        factor = reduction(size.width(), size.height())
-        if factor > 1:  # the JPEG decoder's own 1/2, 1/4, 1/8 scale: sizes rounded up
-            reader.setScaledSize(QSize(-(-size.width() // factor),
-                                       -(-size.height() // factor)))
-    return reader.read()
 
 
 class DiagramImageView(QGraphicsView):
