@@ -23,7 +23,7 @@ def test_skins_vary_and_say_what_they_draw() -> None:
     drawn = [random_skinned(random.Random(f"s:{i}")) for i in range(40)]
     features = {f for d in drawn for f in d.features}
     assert {"light theme", "monochrome", "ortho lines", "packages", "hide circle",
-            "left to right", "generics", "notes"} <= features
+            "left to right", "generics", "notes", "nested class"} <= features
     sizes = [len(d.truth.classes) for d in drawn]
     assert min(sizes) <= 8 and max(sizes) >= 17
     for d in drawn:  # each feature named is in the text
@@ -41,7 +41,8 @@ def test_random_skins_render() -> None:
     from cluestudio.core.synth import render_png_batch
 
     # the first seeds whose skins include a theme, sideways layout, packages and generics
-    wanted = {"light theme", "dark theme", "left to right", "packages", "generics"}
+    wanted = {"light theme", "dark theme", "left to right", "packages", "generics",
+              "nested class"}
     chosen, seen = [], set[str]()
     for i in range(200):
         skinned = random_skinned(random.Random(f"r:{i}"))

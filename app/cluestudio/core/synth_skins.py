@@ -5,8 +5,9 @@ are drawn fresh for every seed, in the skins people really use (``!theme`` names
 with PlantUML 1.2026.2, colours, fonts and sizes, ``monochrome``, ``handwritten``, hidden
 circles and empty compartments, shadows, orthogonal or polyline arrows, ``scale``, left to
 right, no visibility icons) around diagrams of 3–30 classes from ``synth_reference``, some
-with packages, generic parameters and notes. Each feature drawn is named, so a benchmark can
-say which kind of skin the draft fails on. Deterministic per ``random.Random`` state.
+with packages, generic parameters, notes and a nested class. Each feature drawn is named, so
+a benchmark can say which kind of skin the draft fails on. Deterministic per
+``random.Random`` state.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass, replace
 
 from cluestudio.core.model import ClassDiagram, Note
 from cluestudio.core.synth import styled
-from cluestudio.core.synth_reference import random_reference
+from cluestudio.core.synth_reference import ATTRIBUTES, random_reference
 
 # Themes of PlantUML 1.2026.2 (``themes/puml-theme-*.puml`` in its jar): light ones people
 # pick for slides and reports, and a few dark ones.
@@ -31,6 +32,7 @@ COLOURS = ("#FEFECE", "#E3F2FD", "LightYellow", "White", "#DDEEFF", "LightGreen"
            "#F5F5F5", "Lavender", "#FFE0B2", "PaleTurquoise", "#C8E6C9", "LightGray")
 LINE_COLOURS = ("Black", "#333333", "DarkBlue", "#A80036", "Gray", "DarkGreen", "#1565C0")
 FONTS = ("SansSerif", "Serif", "Monospaced", "Dialog", "DejaVu Sans", "Courier")
+NESTED_WORDS = ("Line", "Entry", "Detail", "Part", "Slot")
 PACKAGE_WORDS = ("core", "billing", "model", "domain", "people", "logistics", "shop")
 
 
@@ -119,6 +121,15 @@ def _with_generics(text: str, diagram: ClassDiagram, rng: random.Random) -> str:
     return text
 
 
+def _with_nested(lines: list[str], diagram: ClassDiagram, rng: random.Random) -> list[str]:
+    """A class nested in another (``Outer.Inner``, tied by ``+--``), before ``@enduml``."""
+    outer = rng.choice([c.name for c in diagram.classes if c.name.isidentifier()])
+    inner = f"{outer}.{rng.choice(NESTED_WORDS)}"
+    name, typ = rng.choice(ATTRIBUTES)
+    return [*lines[:-1], f"class {inner} {{", f"  -{name} : {typ}", "}",
+            f"{outer} +-- {inner}", lines[-1]]
+
+
 def random_skinned(rng: random.Random, classes: tuple[int, int] = (3, 30)) -> Skinned:
     """A random diagram of ``classes`` classes in a random skin; its truth is what our parser
     reads from the text rendered (as for a real render's ``.puml``)."""
@@ -142,6 +153,9 @@ def random_skinned(rng: random.Random, classes: tuple[int, int] = (3, 30)) -> Sk
         text = styled(text, "left_to_right")
         features.append("left to right")
     lines = text.strip().splitlines()
+    if rng.random() < 0.15:  # drawn last, so the draws above stay as they were
+        lines, skin = _with_nested(lines, diagram, rng), [*skin, "set separator none"]
+        features.append("nested class")
     text = "\n".join([lines[0], *skin, *lines[1:]]) + "\n"
     size = len(diagram.classes)
     features.append("3–8 classes" if size <= 8 else "9–16 classes" if size <= 16
