@@ -1,0 +1,97 @@
+"""The draft converter and the check on PlantUML renders in random skins and sizes (issue 29).
+
+    .venv/bin/python benchmarks/bench_draft_skins.py --skins 60 --seed 1 [--misses] [--json]
+
+A held-out proxy for "PlantUML renders in other people's skins and sizes": ``--skins`` diagrams
+of 3–30 classes in random skins (``core/synth_skins.py``, drawn from ``--seed``; no rule was
+tuned on them) are rendered by the project's renderer and measured exactly as
+``bench_realimages.py`` measures a real render (its ``run_item``, ``summarise`` and table):
+the draft's class/attribute/method/relation P/R/F1, the check's faithful-flag rate and
+dropped/invented-class recall, CPU seconds per image. Then the draft's class and attribute
+F1 and the faithful-flag rate per skin feature (a theme, monochrome, ortho lines, a scale,
+a size…), which names the kinds of skin the draft fails on. Figures:
+``benchmarks/realimages_figures.md``, "Held-out proxy: random skins".
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from bench_realimages import (
+    ImageResult,
+    Item,
+    _fmt,
+    print_misses,
+    print_table,
+    run_item,
+    summarise,
+)
+
+from cluestudio.core.ocr import get_engine
+from cluestudio.core.synth import render_png_batch
+from cluestudio.core.synth_skins import random_skinned
+
+
+def run(count: int, seed: int, folder: Path) -> list[tuple[ImageResult, tuple[str, ...]]]:
+    out = []
+    for i in range(count):
+        skinned = random_skinned(random.Random(f"{seed}:{i}"))
+        path = folder / f"skin{seed}-{i:03d}.png"
+        path.write_bytes(render_png_batch([skinned.text])[0])
+        item = Item(f"seed{seed}", path.name, path, skinned.truth, "plantuml")
+        out.append((run_item(item, None, False), skinned.features))
+        print(f"{i + 1}/{count} {', '.join(skinned.features)}", file=sys.stderr, flush=True)
+    return out
+
+
+def by_feature(results: list[tuple[ImageResult, tuple[str, ...]]]) -> dict[str, dict[str, Any]]:
+    groups: dict[str, list[ImageResult]] = defaultdict(list)
+    for result, features in results:
+        for feature in features:
+            groups[feature].append(result)
+        if not features or all(f.endswith("classes") for f in features):
+            groups["no skin (default)"].append(result)
+    return {f: summarise(rs) for f, rs in sorted(groups.items())}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--skins", type=int, default=20, help="diagrams to render")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--misses", action="store_true", help="list each image's misses")
+    parser.add_argument("--keep", default=None, metavar="DIR", help="keep the renders here")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(args.keep or scratch)
+        folder.mkdir(parents=True, exist_ok=True)
+        results = run(args.skins, args.seed, folder)
+    overall = summarise([r for r, _ in results])
+    features = by_feature(results)
+    if args.json:
+        print(json.dumps({"all": overall, "features": features}, indent=2, default=str))
+        return 0
+    print(f"{args.skins} random skins, seed {args.seed}")
+    print_table({"all": overall}, get_engine().engine_id)
+    print("per skin feature (images: draft class F1, attribute F1, relation F1; "
+          "check faithful flagged, dropped class found):")
+    for name, s in features.items():
+        draft, check = s["draft"], s["check"]
+        print(f"  {name:22} {s['images']:3d}: class {_fmt(draft['class']['f1'])}, "
+              f"attribute {_fmt(draft['attributes']['f1'])}, "
+              f"relation {_fmt(draft['relation']['f1'])}; flagged "
+              f"{_fmt(check['false_flag_rate'])}, dropped found {_fmt(check['dropped_recall'])}")
+    if args.misses:
+        print_misses([r for r, _ in results])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
