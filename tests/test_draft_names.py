@@ -206,3 +206,20 @@ def test_a_closed_region_round_a_label_and_a_multiplicity_is_no_class() -> None:
         _class_box(draw, 350, 50, 560, 140)
 
     assert _draft(texts, drawing) == ["Parcel"]
+
+
+def test_a_class_named_like_a_palette_shape_keeps_its_members() -> None:
+    # "Package" or "Note" over members is a class of the model (an editor's palette shows
+    # such words over an empty sample shape); "Class" over members is still a sample class
+    texts: list[Text] = [("Package", (90, 64, 180, 82), 0.99),
+                         ("- weight : float", (62, 100, 200, 116), 0.98),
+                         ("Class", (410, 64, 470, 82), 0.99),
+                         ("+ attribute : type", (362, 100, 520, 116), 0.98),
+                         ("Note", (110, 214, 160, 232), 0.99)]
+
+    def drawing(draw: ImageDraw.ImageDraw) -> None:
+        _class_box(draw, 50, 50, 260, 150, rules=(90, 125))
+        _class_box(draw, 350, 50, 560, 150, rules=(90, 125))
+        _class_box(draw, 50, 200, 260, 300, rules=(240, 275))  # a sample shape, empty
+
+    assert _draft(texts, drawing) == ["Package"]

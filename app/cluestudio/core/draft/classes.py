@@ -44,6 +44,9 @@ _KEYWORD_STEREOTYPES = {"abstract": "abstract class", "interface": "interface",
 # what a tool's palette or a frame calls its shapes: never a class of a model
 _PLACEHOLDERS = frozenset({"class", "abstract", "abstractclass", "interface", "enumeration",
                            "enum", "package", "object", "note", "datatype"})
+# the placeholders that name a kind of class: a palette's sample class shows them over
+# sample members, so such a box is no class even with members under it
+_KIND_WORDS = _PLACEHOLDERS - {"package", "object", "note"}
 # characters a member line never has (past its visibility icon): OCR misread something
 _GARBLED = re.compile(r"[^\w\s:(),<>\[\]*.+\-#~={}\"'/|;&]")
 # letters whose two cases differ only in size: OCR often gets their case wrong, most of all
@@ -355,8 +358,12 @@ def classes_from(ocr: OcrResult, pixels: np.ndarray | None = None) -> list[Draft
             continue  # a closed loop of lines with a label in it, not a class
         if not parts and any(_MULTIPLICITY_LINE.fullmatch(ln.text) for ln in lines):
             continue  # the same with a multiplicity in it: drawn at a line's end, no class's
-        if name.casefold() in _PLACEHOLDERS:
-            continue  # a palette's sample shape (an editor's screenshot), not the model's
+        if name.casefold() in _PLACEHOLDERS and (
+                name.casefold() in _KIND_WORDS or not any(_lines_in(ocr, p) for p in parts)):
+            # a palette's sample shape (an editor's screenshot), not the model's; but a box
+            # with members under a name that is no class kind is the model's (a class named
+            # Package or Note: the held-out random skins have them)
+            continue
         headers.append((box, lines, generics, read))
     image = pixels if pixels is not None and not ocr.layout.angle else None
     out: list[DraftClass] = []
