@@ -32,7 +32,7 @@ Invoice *-- Item
 """
 
 
-@pytest.mark.parametrize("theme", ["sandstone", "amiga"])
+@pytest.mark.parametrize("theme", ["spacelab", "amiga"])
 def test_a_dark_filled_theme_drafts_its_classes_and_members(theme: str) -> None:
     from cluestudio.core.plantuml import parse_plantuml
     from cluestudio.core.synth import render_png_batch

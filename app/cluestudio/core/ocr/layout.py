@@ -216,9 +216,12 @@ def find_layout(pixels: np.ndarray, *, min_side: int = 12,
     # crt-green, reddress-darkblue) or with a faint border on a grey gradient (silver): the
     # fill next to the light letters counts as ink and cuts the compartments up, or the
     # border is not dark enough. Look again at the steps in brightness (fill against paper,
-    # header against body), and keep those boxes where no box was found, or where the
-    # only box found is a piece of it (a compartment the light text did not cut up).
-    for box in _boxes(edge_mask(gray), min_side):
+    # header against body) when they show at least twice as many boxes as the ink did (a
+    # whole diagram missed; an ordinary render or a photo keeps its ink's boxes alone),
+    # and keep those boxes where no box was found, or where the only box found is a piece
+    # of it (a compartment the light text did not cut up).
+    by_edges = _boxes(edge_mask(gray), min_side)
+    for box in by_edges if len(by_edges) >= 2 * len(boxes) else []:
         same = [i for i, b in enumerate(boxes) if _overlap(box.rect, b.rect)]
         if not same:
             boxes.append(box)
