@@ -31,13 +31,15 @@ if TYPE_CHECKING:
 # Bump when our use of the engine changes what it reads (settings, preprocessing) or when
 # core/ocr/layout.py changes the class boxes it finds: the cache keeps both under this id
 # (OcrResult.layout), so cached results from the old way are not reused.
-PREPARATION_VERSION = "5"  # 2: the layout also looks with thicker strokes (issue 29)
+PREPARATION_VERSION = "6"  # 2: the layout also looks with thicker strokes (issue 29)
 # 3: detection at the letters' size, recognition of full-resolution crops, Latin script only
 # 4: detection at letters 8 px high instead of 10 (issues 28, 29: big renders' CPU), and the
 #    layout's package tab over a narrow frame (draft round 4)
 # 5: the letters' size told from 10 letter-shaped blobs instead of 30, and from blobs up to
 #    400 px high instead of 120, so a whiteboard photo of a few big names is detected at its
 #    letters' size (issue 29: a 48 MP photo's CPU)
+# 6: the layout also finds boxes by steps in brightness where ink found none: dark or
+#    gradient fills with light text, faint borders on grey (issue 29: random skins' themes)
 INSTALL_HINT = ("pip install 'cluestudio[ocr]' && pip install --no-deps rapidocr==3.10.0 "
                 "(its PP-OCR models; 'cluestudio[ocr,ocr-opencv]' brings its OpenCV too)")
 # The models run by our own OpenCV-free port of rapidocr's pipeline (core/ocr/onnx_pipeline.py,

@@ -36,6 +36,17 @@ def ink_mask(gray: np.ndarray) -> np.ndarray:
     return _dilated(ink)
 
 
+def edge_mask(gray: np.ndarray, step: float = 20.0) -> np.ndarray:
+    """Steps in brightness of a grayscale image (float H×W): pixels whose 3×3 neighbourhood
+    spans more than ``step`` grey levels, lines bridged and thickened as :func:`ink_mask`."""
+    from scipy import ndimage
+
+    edges = (ndimage.maximum_filter(gray, size=3) - ndimage.minimum_filter(gray, size=3)) > step
+    for axis in (1, 0):
+        edges |= _closed(_opened(edges, 25, axis), 9, axis)
+    return _dilated(edges)
+
+
 # Morphology with straight-line and cross structures by shifted copies of the mask, a
 # line of n pixels in log2(n) doublings (scipy's binary_* visit every element of the
 # structure at every pixel: 2.9 of the 5 CPU-s of a 16-megapixel render's layout went
@@ -164,7 +175,7 @@ def find_layout(pixels: np.ndarray, *, min_side: int = 12,
     ``text``: where OCR read lines of text (image pixels), so thick strokes of writing are
     not taken for outlines."""
 
-    _gray, angle, ink = _straightened_ink(pixels)
+    gray, angle, ink = _straightened_ink(pixels)
     center = (pixels.shape[1] / 2, pixels.shape[0] / 2)
     boxes = _boxes(ink, min_side)
     # A marker's or a pen's outline has gaps a pixel's thickening does not close (a corner
@@ -201,6 +212,23 @@ def find_layout(pixels: np.ndarray, *, min_side: int = 12,
             # the same box, whose compartment rule stops short of its sides: the thick
             # look splits it where the thin one could not
             boxes[same[0]] = grown
+    # A theme may draw a box as a dark or gradient fill with light text (sandstone, amiga,
+    # crt-green, reddress-darkblue) or with a faint border on a grey gradient (silver): the
+    # fill next to the light letters counts as ink and cuts the compartments up, or the
+    # border is not dark enough. Look again at the steps in brightness (fill against paper,
+    # header against body) when they show at least twice as many boxes as the ink did (a
+    # whole diagram missed; an ordinary render or a photo keeps its ink's boxes alone),
+    # and keep those boxes where no box was found, or where the only box found is a piece
+    # of it (a compartment the light text did not cut up).
+    by_edges = _boxes(edge_mask(gray), min_side)
+    for box in by_edges if len(by_edges) >= 2 * len(boxes) else []:
+        same = [i for i, b in enumerate(boxes) if _overlap(box.rect, b.rect)]
+        if not same:
+            boxes.append(box)
+        elif (len(same) == 1 and _inside(boxes[same[0]].rect, box.rect)
+              and not _similar(box.rect, boxes[same[0]].rect, 6)
+              and len(box.compartments) >= len(boxes[same[0]].compartments)):
+            boxes[same[0]] = box
     boxes = [b for b in boxes if not _package_tab(ink, b)]
     return Layout(tuple(boxes), angle, center)
 
