@@ -39,9 +39,14 @@ def test_fit_shows_the_whole_big_diagram_and_says_its_text_got_small(session,
     assert "small" in bar.label.text() and bar.readable_button.isVisible()
     assert "Ctrl+9" in bar.readable_button.toolTip()
     window.grading.candidate_tabs.setCurrentWidget(window.grading.reference_tabs)
+    shown_before = image_a.image
     session.press(_keys().Key_PageDown, modifier=_ctrl())  # the next one: still whole
-    session.qtbot.waitUntil(lambda: image_a.image is not None, timeout=10_000)
-    assert _whole_on_screen(image_a)
+    # wait for the next submission's image itself (the previous one is "not None" too, so
+    # waiting on that alone raced the load on a busy machine), then for the kept Fit
+    session.qtbot.waitUntil(
+        lambda: image_a.image is not None and image_a.image is not shown_before,
+        timeout=10_000)
+    session.qtbot.waitUntil(lambda: _whole_on_screen(image_a), timeout=5_000)
     session.press(_keys().Key_9, modifier=_ctrl())  # the readable zoom back
     assert image_a.zoom() >= READABLE_ZOOM and not bar.readable_button.isVisible()
 
