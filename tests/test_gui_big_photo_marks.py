@@ -11,7 +11,6 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from cluestudio.core.jobs import run_job
-from cluestudio.core.settings import ScoringSettings, Settings, UISettings
 
 pytest.importorskip("rapidocr", reason="the ocr extra is not installed")
 pytestmark = [pytest.mark.gui, pytest.mark.xdist_group("ocr")]
@@ -41,11 +40,9 @@ def _whiteboard(path: Path) -> dict[str, tuple[int, int, int, int]]:
 
 
 def test_a_ta_checking_a_48_mp_phone_photo_of_a_whiteboard_sees_the_box_marks_on_the_words(
-        qtbot, tmp_path: Path) -> None:
+        session, tmp_path: Path) -> None:
     from cluestudio.core.workspace import import_path, open_workspace
-    from cluestudio.gui.main_window import MainWindow
     from cluestudio.gui.qt import QRectF
-    from cluestudio.gui.worker import JobRunner
 
     task = tmp_path / "course" / "tasks" / "shop"
     (task / "submissions").mkdir(parents=True)
@@ -55,38 +52,28 @@ def test_a_ta_checking_a_48_mp_phone_photo_of_a_whiteboard_sees_the_box_marks_on
     (task / "submissions" / "s1.puml").write_text(CONVERTED, encoding="utf-8")
     ws = open_workspace(tmp_path / "shop.sqlite")
     run_job(import_path(ws, tmp_path / "course"))
-    runner = JobRunner()
-    window = MainWindow(runner, Settings(ui=UISettings(grader="ta"),
-                                         scoring=ScoringSettings(embedder="exact")))
-    window.ask_before_discard = False
-    qtbot.addWidget(window)
-    try:
-        window.open(ws)
-        window.resize(1366, 768)
-        window.show()
-        shown = window.review.image_a.image
-        assert shown is not None and shown.width() < WIDTH  # decoded reduced
-        scale = shown.width() / WIDTH
-        assert shown.height() == pytest.approx(HEIGHT * scale, abs=1)
-        job = window.check_current()  # Jobs → Check this conversion (Ctrl+J)
-        assert job is not None
-        with qtbot.waitSignal(job.finished, timeout=180_000):
-            pass
-        qtbot.waitUntil(lambda: bool(window.review.image_a.marks()), timeout=10_000)
+    ws.close()
+    window = session.open(tmp_path / "shop.sqlite")  # the TA's window (grader "ta")
+    shown = window.review.image_a.image
+    assert shown is not None and shown.width() < WIDTH  # decoded reduced
+    scale = shown.width() / WIDTH
+    assert shown.height() == pytest.approx(HEIGHT * scale, abs=1)
+    job = window.check_current()  # Jobs → Check this conversion (Ctrl+J)
+    assert job is not None
+    with session.qtbot.waitSignal(job.finished, timeout=180_000):
+        pass
+    session.qtbot.waitUntil(lambda: bool(window.review.image_a.marks()), timeout=10_000)
 
-        def on_screen(name: str) -> QRectF:  # the word, in image A's displayed pixels
-            left, top, right, bottom = words[name]
-            return QRectF(left * scale, top * scale, (right - left) * scale,
-                          (bottom - top) * scale)
+    def on_screen(name: str) -> QRectF:  # the word, in image A's displayed pixels
+        left, top, right, bottom = words[name]
+        return QRectF(left * scale, top * scale, (right - left) * scale,
+                      (bottom - top) * scale)
 
-        marks = window.review.image_a.marks()
-        invoice = on_screen("Invoice")
-        assert any(mark.contains(invoice) for mark in marks), (marks, invoice)
-        for mark in marks:  # each mark hugs a dropped word, not the board
-            assert mark.intersects(invoice), (mark, invoice)
-            assert mark.width() * mark.height() < 4 * invoice.width() * invoice.height()
-        assert not any(mark.intersects(on_screen(kept)) for mark in marks
-                       for kept in ("Order", "Customer"))
-    finally:
-        window.close()
-        runner.shutdown()
+    marks = window.review.image_a.marks()
+    invoice = on_screen("Invoice")
+    assert any(mark.contains(invoice) for mark in marks), (marks, invoice)
+    for mark in marks:  # each mark hugs a dropped word, not the board
+        assert mark.intersects(invoice), (mark, invoice)
+        assert mark.width() * mark.height() < 4 * invoice.width() * invoice.height()
+    assert not any(mark.intersects(on_screen(kept)) for mark in marks
+                   for kept in ("Order", "Customer"))
