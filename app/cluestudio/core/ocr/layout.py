@@ -29,11 +29,7 @@ def ink_mask(gray: np.ndarray) -> np.ndarray:
     paper = ndimage.maximum_filter(gray, size=15)
     ink = (gray < 0.88 * paper) | (gray < 90)
     ink &= gray < 200
-    # A blurred photo loses bits of a thin outline: bridge short gaps in long straight
-    # strokes only (box edges), so text never gets joined to the edges around it.
-    for axis in (1, 0):
-        ink |= _closed(_opened(ink, 25, axis), 9, axis)
-    return _dilated(ink)
+    return _bridged(ink)
 
 
 def edge_mask(gray: np.ndarray, step: float = 20.0) -> np.ndarray:
@@ -42,9 +38,16 @@ def edge_mask(gray: np.ndarray, step: float = 20.0) -> np.ndarray:
     from scipy import ndimage
 
     edges = (ndimage.maximum_filter(gray, size=3) - ndimage.minimum_filter(gray, size=3)) > step
+    return _bridged(edges)
+
+
+def _bridged(strokes: np.ndarray) -> np.ndarray:
+    """``strokes`` with short gaps in long straight lines bridged, thickened by one pixel."""
+    # A blurred photo loses bits of a thin outline: bridge short gaps in long straight
+    # strokes only (box edges), so text never gets joined to the edges around it.
     for axis in (1, 0):
-        edges |= _closed(_opened(edges, 25, axis), 9, axis)
-    return _dilated(edges)
+        strokes |= _closed(_opened(strokes, 25, axis), 9, axis)
+    return _dilated(strokes)
 
 
 # Morphology with straight-line and cross structures by shifted copies of the mask, a
