@@ -16,7 +16,7 @@ pytest.importorskip("rapidocr", reason="the ocr extra is not installed")
 pytestmark = [pytest.mark.java, pytest.mark.xdist_group("ocr")]
 
 GENERICS = """@startuml
-class MinHeap<T extends Comparable<T>> {
+class RankedQueue<T extends Comparable<T>> {
   - size : int
   + insert(item : T) : void
 }
@@ -26,7 +26,7 @@ class Dictionary<Key, Value> {
 class Registry {
   - items : int
 }
-Registry --> MinHeap
+Registry --> RankedQueue
 Registry --> Dictionary
 @enduml
 """
@@ -54,14 +54,14 @@ def _draft(truth: str):
 def test_a_generic_class_s_parameters_are_its_own_not_a_class() -> None:
     draft = _draft(GENERICS)
     names = sorted(c.name for c in draft.diagram.classes)
-    assert names == ["Dictionary", "MinHeap", "Registry"]
+    assert names == ["Dictionary", "RankedQueue", "Registry"]
     # drafted as PlantUML writes a generic class, so the draft renders the same corner box
     assert "class Dictionary<Key, Value> {" in draft.puml
-    assert "class MinHeap<T extends Comparable<T>> {" in draft.puml
+    assert "class RankedQueue<T extends Comparable<T>> {" in draft.puml
     dictionary = next(c for c in draft.diagram.classes if c.name == "Dictionary")
     assert [a.name for a in dictionary.attributes] == ["count"]
     ends = {(r.begin, r.end) for r in draft.diagram.relations}
-    assert ends == {("Registry", "MinHeap"), ("Registry", "Dictionary")}
+    assert ends == {("Registry", "RankedQueue"), ("Registry", "Dictionary")}
 
 
 def test_a_nested_class_keeps_the_dot_of_its_name() -> None:

@@ -31,6 +31,8 @@ _NAME = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
 # box's top-right corner: ``T``, ``K, V``, ``T extends Comparable<T>``
 _TYPE_PARAM = r"[A-Z]\w*(?:\s+(?:extends|super)\s+[\w.]+(?:<[^<>]*(?:<[^<>]*>)?[^<>]*>)?)?"
 _TYPE_PARAMS = re.compile(rf"\s*{_TYPE_PARAM}(?:\s*,?\s*{_TYPE_PARAM})*\s*")
+# OCR drops the narrow space of a small parameter box: ``Textends Comparable<T>``
+_GLUED_BOUND = re.compile(r"\b([A-Z]\w*?)(extends|super)(?=\s)")
 _BRACKETED = re.compile(r"«[^»]*»?|\{[^}]*\}?")
 # how OCR reads guillemets: doubled angle brackets, full-width or mathematical ones
 _GUILLEMETS = (("<<", "«"), (">>", "»"), ("《", "«"), ("》", "»"), ("≪", "«"), ("≫", "»"))
@@ -257,7 +259,7 @@ def member_confidence(line: TextLine, member: str,
 
 def _type_params(lines: list[TextLine]) -> str | None:
     """The type parameter list ``lines`` read (``K, V``), or None when they read otherwise."""
-    text = " ".join(ln.text.strip() for ln in lines)
+    text = _GLUED_BOUND.sub(r"\1 \2", " ".join(ln.text.strip() for ln in lines))
     return text.strip() if lines and _TYPE_PARAMS.fullmatch(text) else None
 
 
