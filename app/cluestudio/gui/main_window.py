@@ -109,7 +109,7 @@ class MainWindow(WindowPreferences):
         for bar in self.findChildren(ZoomBar):
             bar.set_shortcuts(shortcuts)
         self.grading.rubric.set_comment_key(shortcuts.get("focus_comment", ""))
-        self.review.doubts.set_key(shortcuts.get("next_doubt", ""))
+        self.review.doubts.set_keys(shortcuts)  # F9's note, the empty editor's hint
         self.files.recent.attach(self.menu_actions["open_recent"])
         self.grading.group_panel.set_shortcuts(shortcuts.get("find_groups", ""),
                                                shortcuts.get("apply_group_rating", ""))
