@@ -109,3 +109,25 @@ def test_a_ta_on_a_small_laptop_sees_a_long_jobs_progress_beside_the_path_not_un
         assert readable, why
     assert window.job_status.label.text().startswith("offline draft submission 1 — ")
     handle.finished.emit()
+
+
+@pytest.mark.parametrize("size", [(1024, 700), (1366, 768), (1920, 1080)])
+def test_a_ta_on_a_small_laptop_reads_where_they_are_in_the_heading(session, tmp_path,
+                                                                    size) -> None:
+    """The line above the modes (task, submission, place, rated, grader, mode) ran past the
+    window at 1024 px with a task title like "Hospital appointments": it drops what is shown
+    elsewhere first (the mode: its tab is right below), whole in its tooltip."""
+    window = session.open(_course_workspace(tmp_path, tasks=("hospital_appointments",)))
+    _settle(session, window, *size)
+    heading = window.heading
+    session.qtbot.waitUntil(lambda: "submission" in heading.toolTip(), timeout=5000)
+    assert heading.sizeHint().width() <= heading.width(), (heading.sizeHint(), heading.width())
+    shown = heading.shown()
+    for part in ("Hospital appointments", "submission <b>s01</b>", "1 of 3 listed",
+                 "rated by you: <b>0</b> of 3"):
+        assert part in shown, shown
+    whole = heading.toolTip()
+    assert "grader ta" in whole and whole.endswith("· Review conversion"), whole
+    assert heading.text() == shown or "Review conversion" in heading.text()
+    if size[0] >= 1366:
+        assert shown.endswith("· Review conversion"), shown  # room for all of it
