@@ -148,7 +148,8 @@ def print_batch_summary(summary: Any, workspace: Path) -> None:
 
     counts = summary.to_dict()["counts"]
     line = ", ".join(f"{n} {k}" for k, n in counts.items())
-    print(f"{workspace}: {line} ({summary.model}, {summary.tokens} tokens)")
+    tokens = f", {summary.tokens} tokens" if summary.tokens else ""  # none: offline drafts
+    print(f"{workspace}: {line} ({summary.model}{tokens})")
     for outcome in summary.failed:
         print(f"  failed {outcome.label}: {outcome.reason}")
     for reason, n in Counter(o.reason for o in summary.skipped).most_common():

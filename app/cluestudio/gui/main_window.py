@@ -25,7 +25,6 @@ from cluestudio.gui.navigator import Navigator, Row
 from cluestudio.gui.operations import Workbench
 from cluestudio.gui.qt import (
     QDockWidget,
-    QLabel,
     Qt,
     QTabWidget,
     QTimer,
@@ -37,6 +36,7 @@ from cluestudio.gui.review_mode import ReviewMode
 from cluestudio.gui.single_instance import WorkspaceBeacon, bring_forward
 from cluestudio.gui.unsaved import confirm_quit, unsaved_edits
 from cluestudio.gui.widgets.job_panel import ErrorPanel, JobStatus
+from cluestudio.gui.widgets.status_line import ElidedLabel, StatusLine
 from cluestudio.gui.widgets.zoom_bar import ZoomBar
 from cluestudio.gui.window_preferences import WindowPreferences
 from cluestudio.gui.worker import JobHandle, JobRunner, ProcessRunner
@@ -76,9 +76,11 @@ class MainWindow(WindowPreferences):
         self.setCentralWidget(central)
         self.navigator = Navigator()
         self.errors = ErrorPanel()
+        self.setStatusBar(StatusLine())  # fits 1024 px: each part elided, whole in tooltips
         self.job_status = JobStatus()
         self.statusBar().addPermanentWidget(self.job_status)
-        self.workspace_label = QLabel()  # where the open workspace lives (first-run users)
+        # where the open workspace lives (first-run users); a third of the row at most
+        self.workspace_label = ElidedLabel(Qt.TextElideMode.ElideMiddle, share=1 / 3)
         self.workspace_label.setObjectName("workspaceLocation")
         self.workspace_label.setTextInteractionFlags(
             Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -107,7 +109,7 @@ class MainWindow(WindowPreferences):
         for bar in self.findChildren(ZoomBar):
             bar.set_shortcuts(shortcuts)
         self.grading.rubric.set_comment_key(shortcuts.get("focus_comment", ""))
-        self.review.doubts.set_key(shortcuts.get("next_doubt", ""))
+        self.review.doubts.set_keys(shortcuts)  # F9's note, the empty editor's hint
         self.files.recent.attach(self.menu_actions["open_recent"])
         self.grading.group_panel.set_shortcuts(shortcuts.get("find_groups", ""),
                                                shortcuts.get("apply_group_rating", ""))

@@ -41,17 +41,18 @@ def review_tabs(check: QWidget, summary: QWidget, history: QWidget, diff: QWidge
                 probe: QWidget, requirement: QWidget) -> QTabWidget:
     """The findings beside the editor: check, model, revisions, diff, VLM probe, task."""
     tabs = QTabWidget()
-    tabs.addTab(check, "Check")
-    tabs.setTabToolTip(0, "What the offline check of image A found: text the "
-                          "PlantUML dropped (boxed in A) or invented")
-    tabs.addTab(summary, "Model")
-    tabs.addTab(history, "Revisions")
-    tabs.addTab(diff, "Diff")
-    tabs.setTabToolTip(3, "This text against the model's output")
-    tabs.addTab(probe, "VLM")
-    tabs.setTabToolTip(4, "The VLM probe's reading of image A (F8)")
-    tabs.addTab(requirement, "Task")
-    tabs.setTabToolTip(5, "The task's requirement")
+    # Each tooltip starts with the tab's name: at 1024 px the names are shortened ("Ch…").
+    for page, name, tip in (
+            (check, "Check", "what the offline check of image A found: text the PlantUML "
+                             "dropped (boxed in A) or invented"),
+            (summary, "Model", "what the parser reads in this PlantUML (classes, relations, "
+                               "warnings)"),
+            (history, "Revisions", "every saved revision, oldest first; pick one for its "
+                                   "diff"),
+            (diff, "Diff", "this text against the model's output"),
+            (probe, "VLM", "the VLM probe's reading of image A (F8)"),
+            (requirement, "Task", "the task's requirement")):
+        tabs.setTabToolTip(tabs.addTab(page, name), f"{name}: {tip}")
     # Short names that all fit at 1366×768; should the pane still be narrower they
     # elide rather than hide behind scroll arrows.
     tabs.setUsesScrollButtons(False)
