@@ -140,14 +140,15 @@ class MatrixPlan:
         # scipy's solver minimises; negated once here, not per call (maximize=True
         # copies each matrix again: ~20% of the calls' time).
         cost, solve = -flat, hungarian_solver()
-        first_row = np.searchsorted(self.row_problem, hard)
-        col = col.copy()
-        for start, at, n, m in zip(first_row.tolist(), self.base[hard].tolist(),
+        first_row = np.searchsorted(self.row_problem, hard).tolist()
+        rows, matched = [], []
+        for start, at, n, m in zip(first_row, self.base[hard].tolist(),
                                    self.n[hard].tolist(), self.m[hard].tolist(),
                                    strict=True):
-            rows, cols = solve(cost[at:at + n * m].reshape(n, m))
-            if n > m:  # the short side is the columns
-                col[start + cols] = rows
-            else:
-                col[start + rows] = cols
+            a, b = solve(cost[at:at + n * m].reshape(n, m))
+            # (row, matched long-side position) of the short side: a for n ≤ m, else b.
+            rows.append((b if n > m else a) + start)
+            matched.append(a if n > m else b)
+        col = col.copy()
+        col[np.concatenate(rows)] = np.concatenate(matched)
         return col
