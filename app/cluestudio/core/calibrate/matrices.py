@@ -32,7 +32,9 @@ from cluestudio.core.clue.optmatch import hungarian_solver
 _I = np.int64
 # Rounds of price updates before a matrix goes to scipy instead: a price that still rises
 # then is on a long path or a cycle (the greedy matching is not optimal).
-_PRICE_ROUNDS = 3
+_PRICE_ROUNDS = 4
+# Rounds of moving rows off a shared column before a matrix goes to scipy instead.
+_CLASH_ROUNDS = 3
 
 
 class MatrixPlan:
@@ -75,7 +77,7 @@ class MatrixPlan:
         self.solver_calls = 0
         if clash.size:
             blocked = (chosen > 0) | self.outside.ravel()
-            col, hard = self._certify(values, col, clash, blocked.reshape(-1, cols))
+            col, hard = self._certify(values, col, clash, blocked)
             self.solver_calls = len(hard)
             if hard.size:
                 col = self._scipy(flat, col, hard)
@@ -84,46 +86,53 @@ class MatrixPlan:
         sums = np.bincount(self.row_problem, flat[cells], self.count)
         return sums, (cells if self.keep_matching else None)
 
-    def _certify(self, values: np.ndarray, col: np.ndarray, clash: np.ndarray,
+    def _certify(self, values: np.ndarray, best: np.ndarray, clash: np.ndarray,
                  blocked: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The greedy matching of the problems with clashing rows, and those of them whose
         matching the prices do not prove optimal: (matched column per row, problems).
-        ``blocked``: per problem, the columns a row chose and those past the matrix.
+        ``best``: each row's best column; ``blocked`` (problem·cols + column): the columns
+        some row chose and those past the matrix.
         """
-        q, cols = self.row_problem[clash], self.width
-        cells = values[clash]
-        free = cells.copy()
-        free[blocked[q]] = -np.inf
-        move_to = free.argmax(axis=1)
-        at = np.arange(len(clash))
-        loss = cells[at, col[clash]] - free[at, move_to]
-        # In each group sharing a column, the row losing most by moving keeps it (the
-        # first such row on a tie).
-        group = q * cols + col[clash]
-        most = np.full(self.count * cols, -np.inf)
-        np.maximum.at(most, group, loss)
-        first = np.full(self.count * cols, len(clash))
-        np.minimum.at(first, group, np.where(loss == most[group], at, len(clash)))
-        moves = first[group] != at
-        moved, target = clash[moves], move_to[moves]
-        col = col.copy()
-        col[moved] = target
+        cols, col = self.width, best.copy()
+        problems = self.row_problem[clash]
+        for _ in range(_CLASH_ROUNDS):
+            # In each group sharing a column, the row losing most by moving to its best
+            # free column keeps it (the first such row on a tie); the others move there.
+            q = self.row_problem[clash]
+            cells = values[clash]
+            free = cells.copy()
+            free[blocked[q[:, None] * cols + np.arange(cols)]] = -np.inf
+            move_to = free.argmax(axis=1)
+            at = np.arange(len(clash))
+            loss = cells[at, col[clash]] - free[at, move_to]
+            group = q * cols + col[clash]
+            most = np.full(self.count * cols, -np.inf)
+            np.maximum.at(most, group, loss)
+            first = np.full(self.count * cols, len(clash))
+            np.minimum.at(first, group, np.where(loss == most[group], at, len(clash)))
+            moves = first[group] != at
+            clash, target = clash[moves], move_to[moves]
+            col[clash] = target
+            key = q[moves] * cols + target
+            blocked[key] = True
+            clash = clash[np.bincount(key)[key] > 1]  # rows that moved to one column
+            if not clash.size:
+                break
         failed = np.zeros(self.count, dtype=bool)
-        key = self.row_problem[moved] * cols + target
-        failed[key[np.bincount(key)[key] > 1] // cols] = True  # two rows took one column
+        failed[self.row_problem[clash]] = True
         # Least prices: longest paths from the moved rows (only they have cells above
         # their matched one at zero prices); a row joins when its column's price rises.
         row_at = np.full(self.count * cols, -1, dtype=_I)
         row_at[self.row_problem * cols + col] = np.arange(len(col))
         price = np.zeros(self.count * cols)
-        active = moved[~failed[self.row_problem[moved]]]
+        active = np.flatnonzero(col != best)
+        active = active[~failed[self.row_problem[active]]]
         for _ in range(_PRICE_ROUNDS):
             if not active.size:
                 break
             p = self.row_problem[active] * cols
-            matched = p + col[active]
             gain = values[active]
-            gain -= (gain[np.arange(len(active)), col[active]] - price[matched])[:, None]
+            gain -= (gain[np.arange(len(active)), col[active]] - price[p + col[active]])[:, None]
             raised = price.copy()
             np.maximum.at(raised, (p[:, None] + np.arange(cols)).ravel(), gain.ravel())
             rose = np.flatnonzero(raised != price)
@@ -132,8 +141,8 @@ class MatrixPlan:
             failed[rose[nxt < 0] // cols] = True  # an unmatched column would need a price
             active = nxt[(nxt >= 0) & ~failed[rose // cols]]
         failed[self.row_problem[active]] = True
-        hard = q[np.r_[True, q[1:] != q[:-1]]]
-        return col, hard[failed[hard]]
+        problems = problems[np.r_[True, problems[1:] != problems[:-1]]]
+        return col, problems[failed[problems]]
 
     def _scipy(self, flat: np.ndarray, col: np.ndarray, hard: np.ndarray) -> np.ndarray:
         """``col`` with the matchings of ``hard`` from scipy, one call each."""
