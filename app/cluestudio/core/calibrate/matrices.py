@@ -94,14 +94,12 @@ class MatrixPlan:
         some row chose and those past the matrix.
         """
         cols, col = self.width, best.copy()
-        problems = self.row_problem[clash]
         for _ in range(_CLASH_ROUNDS):
             # In each group sharing a column, the row losing most by moving to its best
             # free column keeps it (the first such row on a tie); the others move there.
             q = self.row_problem[clash]
             cells = values[clash]
-            free = cells.copy()
-            free[blocked[q[:, None] * cols + np.arange(cols)]] = -np.inf
+            free = np.where(blocked.reshape(-1, cols)[q], -np.inf, cells)
             move_to = free.argmax(axis=1)
             at = np.arange(len(clash))
             loss = cells[at, col[clash]] - free[at, move_to]
@@ -141,8 +139,7 @@ class MatrixPlan:
             failed[rose[nxt < 0] // cols] = True  # an unmatched column would need a price
             active = nxt[(nxt >= 0) & ~failed[rose // cols]]
         failed[self.row_problem[active]] = True
-        problems = problems[np.r_[True, problems[1:] != problems[:-1]]]
-        return col, problems[failed[problems]]
+        return col, np.flatnonzero(failed)
 
     def _scipy(self, flat: np.ndarray, col: np.ndarray, hard: np.ndarray) -> np.ndarray:
         """``col`` with the matchings of ``hard`` from scipy, one call each."""
