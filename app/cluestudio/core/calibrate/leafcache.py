@@ -11,7 +11,8 @@ handful of vectorised steps per level, not a Python loop (ADR 0008, issue 28):
 - methods: ES once per distinct method cell, the OptMatch once per distinct problem, by
   dynamic programming over column subsets (:mod:`.subsets`);
 - classes and relations: each row's best column where those are distinct (optimal by the
-  row-maxima bound), scipy for the other matrices (:mod:`.matrices`).
+  row-maxima bound), else a greedy matching proved optimal by column prices, scipy for
+  the few matrices left (:mod:`.matrices`).
 
 It must give the engine's scores (``LeafBatch.score_array``) for any weights; the tests
 check that to 1e-9 (1e-12 against :meth:`LeafCache.scores_previous`, the path before).

@@ -6,8 +6,9 @@ s·(l!/(l−s)!) values per problem and scipy's sparse matching ~1 µs per probl
 subsets of the long side does Σᵣ C(l, r+1)·(r+1) additions (55 for 3×5, 186 for 5×6, against
 180 and 3,600 gathered values), and with the problems of one shape laid out as an
 (short, long, problems) block it needs no gather of the cells at all: layer r reads whole
-rows of the previous layer and of the block. Measured on 2 cores: 1,000 realistic pairs,
-29 ms (brute force + LAPJVsp) → 7 ms.
+rows of the previous layer and of the block (with states in colex order, the way through
+a state's largest column reads a slice). Measured on 2 cores: 1,000 realistic pairs,
+29 ms (brute force + LAPJVsp) → 7 ms; the colex order 2.65 → 2.20 ms (interleaved, load 7.6).
 """
 
 from __future__ import annotations
