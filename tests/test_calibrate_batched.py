@@ -171,3 +171,16 @@ def test_evaluation_equals_the_engine_and_the_previous_path(embedder: object,
         np.testing.assert_allclose(new[:, columns],
                                    batch.score_array(weights, normalization)[:, columns],
                                    rtol=0, atol=1e-12)
+
+
+def test_class_matchings_at_tied_corner_weights_are_the_engines() -> None:
+    # Class ES from return types only (w_n = w_a = 0, w_mt = 1): many class matchings tie,
+    # and clue-attribute is read along the one chosen; a certified matching must be the
+    # unique optimum, else scipy (the engine's solver) chooses, as in the engine.
+    scorer = ClueScorer(HashEmbedder(), cache=False)
+    batch = run_job(scorer.build_leaves(_realistic_pairs(seed=8) + _realistic_pairs(seed=11)))
+    cache = LeafCache.from_batch(batch)
+    for u in (np.zeros(9), np.ones(9)):
+        weights = to_weights(to_free(u))
+        np.testing.assert_allclose(cache.scores(weights), batch.score_array(weights),
+                                   rtol=0, atol=1e-12)

@@ -15,7 +15,9 @@ vectorised steps over one padded (pairs, short, long) array:
   cell its best of (value − v) and v = 0 on the unmatched columns (LP duality). The
   least such prices are longest paths from the moved rows, found by a few rounds that
   touch only the rows whose column price rose (another 75–90% of the class and ~70% of
-  the relation matrices left).
+  the relation matrices left). Where the matching is kept (classes: clue-attribute and
+  clue-method are read along it), it must also be the unique optimum, so that ties are
+  broken by scipy, as in the engine.
 
 The rest go to scipy (the engine's solver), one call each on a view of the negated values.
 A numpy-batched Hungarian was measured and cost more than the calls it saved (ADR 0008).
@@ -93,7 +95,7 @@ class MatrixPlan:
         ``best``: each row's best column; ``blocked`` (problem·cols + column): the columns
         some row chose and those past the matrix.
         """
-        cols, col = self.width, best.copy()
+        cols, col, clash_rows = self.width, best.copy(), clash
         for _ in range(_CLASH_ROUNDS):
             # In each group sharing a column, the row losing most by moving to its best
             # free column keeps it (the first such row on a tie); the others move there.
@@ -139,6 +141,15 @@ class MatrixPlan:
             failed[rose[nxt < 0] // cols] = True  # an unmatched column would need a price
             active = nxt[(nxt >= 0) & ~failed[rose // cols]]
         failed[self.row_problem[active]] = True
+        if self.keep_matching:
+            # Only a unique optimum is sure to be the matching scipy (the engine) returns:
+            # a row whose matched cell ties another after prices sends its matrix there.
+            settled = np.zeros(self.count, dtype=bool)
+            settled[self.row_problem[clash_rows]] = True
+            rows = np.flatnonzero((settled & ~failed)[self.row_problem])
+            net = values[rows] - price.reshape(-1, cols)[self.row_problem[rows]]
+            top = net[np.arange(len(rows)), col[rows]]
+            failed[self.row_problem[rows[(net >= top[:, None]).sum(axis=1) > 1]]] = True
         return col, np.flatnonzero(failed)
 
     def _scipy(self, flat: np.ndarray, col: np.ndarray, hard: np.ndarray) -> np.ndarray:
