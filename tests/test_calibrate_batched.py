@@ -104,7 +104,7 @@ def test_matrices_whose_rows_share_a_best_column_are_settled_optimally_without_s
         near[np.arange(k), rng.permutation(near.shape[1])[:k]] += 1.0
         copies = rng.integers(1, 4)
         near[rng.choice(k, copies, replace=False)] = (
-            near[rng.integers(0, k)] + rng.random(near.shape[1]) * 0.05)
+            near[rng.integers(0, k)] + rng.random((copies, near.shape[1])) * 0.05)
         mats.append(near if rng.random() < 0.5 else near.T.copy())
     clashing = sum(len(set(np.argmax(mt if mt.shape[0] <= mt.shape[1] else mt.T, axis=1)))
                    < min(mt.shape) for mt in mats)

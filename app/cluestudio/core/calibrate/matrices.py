@@ -16,8 +16,8 @@ vectorised steps over one padded (pairs, short, long) array:
   least such prices are longest paths from the moved rows, found by a few rounds that
   touch only the rows whose column price rose (another 75–90% of the class and ~70% of
   the relation matrices left). Where the matching is kept (classes: clue-attribute and
-  clue-method are read along it), it must also be the unique optimum, so that ties are
-  broken by scipy, as in the engine.
+  clue-method are read along it), it must also be the unique optimum (no second tight
+  cell into a column), so that ties are broken by scipy, as in the engine.
 
 The rest go to scipy (the engine's solver), one call each on a view of the negated values.
 A numpy-batched Hungarian was measured and cost more than the calls it saved (ADR 0008).
@@ -35,6 +35,9 @@ _I = np.int64
 # Rounds of price updates before a matrix goes to scipy instead: a price that still rises
 # then is on a long path or a cycle (the greedy matching is not optimal).
 _PRICE_ROUNDS = 4
+# Cells within this of tight count as tight when a kept matching must be the unique
+# optimum (prices carry rounding: an exact tie may come out an ulp apart).
+_TIE = 1e-12
 # Rounds of moving rows off a shared column before a matrix goes to scipy instead.
 _CLASH_ROUNDS = 3
 
@@ -142,15 +145,32 @@ class MatrixPlan:
             active = nxt[(nxt >= 0) & ~failed[rose // cols]]
         failed[self.row_problem[active]] = True
         if self.keep_matching:
-            # Only a unique optimum is sure to be the matching scipy (the engine) returns:
-            # a row whose matched cell ties another after prices sends its matrix there.
-            settled = np.zeros(self.count, dtype=bool)
-            settled[self.row_problem[clash_rows]] = True
-            rows = np.flatnonzero((settled & ~failed)[self.row_problem])
-            net = values[rows] - price.reshape(-1, cols)[self.row_problem[rows]]
-            top = net[np.arange(len(rows)), col[rows]]
-            failed[self.row_problem[rows[(net >= top[:, None]).sum(axis=1) > 1]]] = True
+            self._fail_ties(values, col, price, clash_rows, failed)
         return col, np.flatnonzero(failed)
+
+    def _fail_ties(self, values: np.ndarray, col: np.ndarray, price: np.ndarray,
+                   clash: np.ndarray, failed: np.ndarray) -> None:
+        """Mark the settled problems whose optimum may not be unique: only then is it sure to
+        be the matching scipy (the engine) returns.
+
+        Another optimum would use only tight cells (value − price as high as the row's
+        matched one), entering some column off the matching. The least prices make one
+        such cell tight per priced column (the one that set its price); a second one, or
+        one into an unpriced column, may close an alternating cycle or path of equal sum.
+        """
+        cols = self.width
+        settled = np.zeros(self.count, dtype=bool)
+        settled[self.row_problem[clash]] = True
+        rows = np.flatnonzero((settled & ~failed)[self.row_problem])
+        problem = self.row_problem[rows]
+        net = values[rows] - price.reshape(-1, cols)[problem]
+        at = np.arange(len(rows))
+        tight = net >= net[at, col[rows]][:, None] - _TIE
+        tight[at, col[rows]] = False
+        where, column = np.nonzero(tight)
+        key = problem[where] * cols + column
+        entering = np.bincount(key, minlength=self.count * cols)
+        failed[key[entering[key] > (price[key] > _TIE)] // cols] = True
 
     def _scipy(self, flat: np.ndarray, col: np.ndarray, hard: np.ndarray) -> np.ndarray:
         """``col`` with the matchings of ``hard`` from scipy, one call each."""
