@@ -98,7 +98,7 @@ class MatrixPlan:
         ``best``: each row's best column; ``blocked`` (problem·cols + column): the columns
         some row chose and those past the matrix.
         """
-        cols, col, clash_rows = self.width, best.copy(), clash
+        cols, col = self.width, best.copy()
         for _ in range(_CLASH_ROUNDS):
             # In each group sharing a column, the row losing most by moving to its best
             # free column keeps it (the first such row on a tie); the others move there.
@@ -130,9 +130,11 @@ class MatrixPlan:
         price = np.zeros(self.count * cols)
         active = np.flatnonzero(col != best)
         active = active[~failed[self.row_problem[active]]]
+        touched = np.zeros(len(col), dtype=bool)
         for _ in range(_PRICE_ROUNDS):
             if not active.size:
                 break
+            touched[active] = True
             p = self.row_problem[active] * cols
             gain = values[active]
             gain -= (gain[np.arange(len(active)), col[active]] - price[p + col[active]])[:, None]
@@ -145,11 +147,11 @@ class MatrixPlan:
             active = nxt[(nxt >= 0) & ~failed[rose // cols]]
         failed[self.row_problem[active]] = True
         if self.keep_matching:
-            self._fail_ties(values, col, price, clash_rows, failed)
+            self._fail_ties(values, col, price, touched, failed)
         return col, np.flatnonzero(failed)
 
     def _fail_ties(self, values: np.ndarray, col: np.ndarray, price: np.ndarray,
-                   clash: np.ndarray, failed: np.ndarray) -> None:
+                   touched: np.ndarray, failed: np.ndarray) -> None:
         """Mark the settled problems whose optimum may not be unique: only then is it sure to
         be the matching scipy (the engine) returns.
 
@@ -157,11 +159,11 @@ class MatrixPlan:
         matched one), entering some column off the matching. The least prices make one
         such cell tight per priced column (the one that set its price); a second one, or
         one into an unpriced column, may close an alternating cycle or path of equal sum.
+        Only the rows the prices touched can have such cells, apart from exact ties of a
+        row's best value, which the row-maxima bound leaves as they come too.
         """
         cols = self.width
-        settled = np.zeros(self.count, dtype=bool)
-        settled[self.row_problem[clash]] = True
-        rows = np.flatnonzero((settled & ~failed)[self.row_problem])
+        rows = np.flatnonzero(touched & ~failed[self.row_problem])
         problem = self.row_problem[rows]
         net = values[rows] - price.reshape(-1, cols)[problem]
         at = np.arange(len(rows))
