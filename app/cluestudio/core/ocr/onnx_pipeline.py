@@ -292,28 +292,32 @@ class OnnxOcrEngine:
         return [code for code, letters in LANGUAGE_LETTERS.items() if set(letters) <= alphabet]
 
     def read(self, pixels: np.ndarray) -> list[TextLine]:
-        # the models were trained on OpenCV's channel order (BGR)
-        image = np.ascontiguousarray(pixels[:, :, ::-1])
         scale = 1.0 if self.plain else detection_scale(pixels, self.max_side)
         with self._lock:  # one session pair; the runtime already uses every core
-            found = self.read_bgr(image) if self.plain else self.read_at_scale(image, scale)
+            if self.plain:  # the models were trained on OpenCV's channel order (BGR)
+                found = self.read_bgr(np.ascontiguousarray(pixels[:, :, ::-1]))
+            else:
+                found = self.read_at_scale(pixels, scale)
         lines = []
         for quad, text, score in found:
             points: Any = tuple((round(float(x), 1), round(float(y), 1)) for x, y in quad)
             lines.append(TextLine(text, Box(points), round(float(score), 4)))
         return lines
 
-    def read_at_scale(self, bgr: np.ndarray, scale: float) -> list[tuple[np.ndarray, str, float]]:
+    def read_at_scale(self, rgb: np.ndarray, scale: float) -> list[tuple[np.ndarray, str, float]]:
         """Lines found on a copy shrunk by ``scale`` (area-averaged, as OpenCV's INTER_AREA),
-        each read from ``bgr`` itself, in rapidocr's batches."""
-        small = bgr
+        each read from ``rgb`` itself, in rapidocr's batches. The shrink and the crops
+        sample each channel alone, so they are taken from ``rgb`` as it is and only their
+        results turned to the models' BGR: no BGR copy of a full-resolution image."""
+        small = rgb
         if scale < 0.95:
-            h, w = bgr.shape[:2]
-            small = resize_area(bgr, max(1, round(w * scale)), max(1, round(h * scale)))
+            h, w = rgb.shape[:2]
+            small = resize_area(rgb, max(1, round(w * scale)), max(1, round(h * scale)))
         else:
             scale = 1.0
-        quads = [quad / np.float32(scale) for quad, _, _ in self.read_bgr(small, recognise=False)]
-        crops = [crop_quad(bgr, quad.copy()) for quad in quads]
+        found = self.read_bgr(np.ascontiguousarray(small[:, :, ::-1]), recognise=False)
+        quads = [quad / np.float32(scale) for quad, _, _ in found]
+        crops = [crop_quad(rgb, quad.copy())[:, :, ::-1] for quad in quads]
         kept = [i for i, crop in enumerate(crops) if crop.size]
         read = self.recognise([crops[i] for i in kept])
         return [(quads[i], text, score) for i, (text, score) in zip(kept, read, strict=True)
