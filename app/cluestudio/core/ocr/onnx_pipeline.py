@@ -232,8 +232,10 @@ def ctc_decode(probs: np.ndarray, characters: list[str], banned: np.ndarray | No
     are never chosen (their probability taken as 0)."""
     if banned is not None and banned.any():  # the choice among the allowed classes only
         allowed = np.flatnonzero(~banned)
-        kept_probs = probs[:, :, allowed]
-        bests, maxima = allowed[kept_probs.argmax(axis=2)], kept_probs.max(axis=2)
+        kept_probs = np.take(probs, allowed, axis=2)
+        choices = kept_probs.argmax(axis=2)  # the maximum is the value chosen: one pass
+        bests = allowed[choices]
+        maxima = np.take_along_axis(kept_probs, choices[..., None], axis=2)[..., 0]
     else:
         bests, maxima = probs.argmax(axis=2), probs.max(axis=2)
     results = []
