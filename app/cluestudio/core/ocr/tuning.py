@@ -67,9 +67,10 @@ def _otsu(counts: np.ndarray) -> int:
 def _gray_and_histogram(pixels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """OpenCV's RGB→grey (fixed point) of ``pixels`` and the count of each grey level, by
     bands of rows: small temporaries."""
-    gray = np.empty(pixels.shape[:2], np.uint8)
+    height, width = pixels.shape[:2]
+    gray = np.empty((height, width), np.uint8)
     counts = np.zeros(256, np.int64)
-    rows = _band_rows(gray.shape[1])
+    rows = _band_rows(width)
     for start in range(0, len(gray), rows):
         red, green, blue = (pixels[start:start + rows, :, i] for i in range(3))
         band = gray[start:start + rows]
