@@ -176,3 +176,19 @@ def test_ctc_decoding_among_allowed_classes_is_the_plain_choice() -> None:
     got = ctc_decode(probs, characters, banned)
     assert got == expected
     assert all("字" not in text and "文" not in text for text, _ in got)
+
+
+def test_the_recognisers_input_is_the_plain_normalisation() -> None:
+    """Each 8-bit value is looked up as the models take it, (v / 255 - 0.5) / 0.5."""
+    from cluestudio.core.ocr.onnx_pipeline import REC_HEIGHT, _rec_input
+
+    for crop in (IMAGES["drawn"][40:71, 10:300], IMAGES["noise"][:20, :90],
+                 IMAGES["noise"][:30, :40:-1]):
+        for max_ratio in (320 / REC_HEIGHT, 12.5):
+            width = int(REC_HEIGHT * max_ratio)
+            resized_w = min(width, -(-REC_HEIGHT * crop.shape[1] // crop.shape[0]))
+            resized = _plain_resize_linear(crop, resized_w, REC_HEIGHT).astype(np.float32)
+            expected = np.zeros((3, REC_HEIGHT, width), np.float32)
+            expected[:, :, :resized_w] = (resized.transpose(2, 0, 1) / 255 - 0.5) / 0.5
+            got = _rec_input(crop, max_ratio)
+            assert got.dtype == np.float32 and np.array_equal(got, expected)
