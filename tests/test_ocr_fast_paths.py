@@ -192,3 +192,12 @@ def test_the_recognisers_input_is_the_plain_normalisation() -> None:
             expected[:, :, :resized_w] = (resized.transpose(2, 0, 1) / 255 - 0.5) / 0.5
             got = _rec_input(crop, max_ratio)
             assert got.dtype == np.float32 and np.array_equal(got, expected)
+
+
+def test_the_detectors_input_is_the_plain_normalisation() -> None:
+    from cluestudio.core.ocr.onnx_pipeline import _det_input
+
+    for image in (IMAGES["drawn"], IMAGES["noise"], IMAGES["noise"][:, ::-1]):
+        expected = ((image.astype(np.float32) / 255.0 - 0.5) / 0.5).transpose(2, 0, 1)[None]
+        got = _det_input(image)
+        assert got.dtype == np.float32 and np.array_equal(got, expected)

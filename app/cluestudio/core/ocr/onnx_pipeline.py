@@ -220,6 +220,16 @@ def _reading_order(quads: list[np.ndarray]) -> list[np.ndarray]:
 _NORMALISED = (np.arange(256, dtype=np.float32) / 255 - 0.5) / 0.5
 
 
+def _det_input(image: np.ndarray) -> np.ndarray:
+    """DetPreProcess's tensor of ``image``: channels first, each value normalised."""
+    h, w = image.shape[:2]
+    tensor = np.empty((1, 3, h, w), np.float32)
+    for start in range(0, h, ROWS_AT_ONCE):  # small temporaries (see ROWS_AT_ONCE)
+        rows = image[start:start + ROWS_AT_ONCE].transpose(2, 0, 1)
+        tensor[0, :, start:start + ROWS_AT_ONCE] = _NORMALISED[rows]
+    return tensor
+
+
 def _rec_input(crop: np.ndarray, max_ratio: float) -> np.ndarray:
     width = int(REC_HEIGHT * max_ratio)
     h, w = crop.shape[:2]
@@ -370,13 +380,7 @@ class OnnxOcrEngine:
     def _probability(self, det_image: np.ndarray) -> np.ndarray:
         """The detector's text probability of each pixel of ``det_image`` (BGR, sides
         multiples of 32)."""
-        h, w = det_image.shape[:2]
-        tensor = np.empty((1, 3, h, w), np.float32)
-        for start in range(0, h, ROWS_AT_ONCE):  # small temporaries (see ROWS_AT_ONCE)
-            rows = det_image[start:start + ROWS_AT_ONCE].astype(np.float32)
-            normalised = (rows / 255.0 - 0.5) / 0.5
-            tensor[0, :, start:start + ROWS_AT_ONCE] = normalised.transpose(2, 0, 1)
-        return self._det.run(None, {self._det.get_inputs()[0].name: tensor},
+        return self._det.run(None, {self._det.get_inputs()[0].name: _det_input(det_image)},
                              self._run_options)[0][0, 0]
 
     def recognise(self, crops: list[np.ndarray]) -> list[tuple[str, float]]:
