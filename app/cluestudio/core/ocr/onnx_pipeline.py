@@ -213,8 +213,6 @@ def _reading_order(quads: list[np.ndarray]) -> list[np.ndarray]:
     return list(boxes[np.lexsort((boxes[:, 0, 0], line))])
 
 
-# --- recognition (rapidocr ch_ppocr_rec: resize_norm_img, CTCLabelDecode) ----------------
-
 # each 8-bit value as the models take it, (v / 255 - 0.5) / 0.5 in float32: looked up, the
 # same number as computed pixel by pixel
 _NORMALISED = (np.arange(256, dtype=np.float32) / 255 - 0.5) / 0.5
@@ -229,6 +227,8 @@ def _det_input(image: np.ndarray) -> np.ndarray:
         tensor[0, :, start:start + ROWS_AT_ONCE] = _NORMALISED[rows]
     return tensor
 
+
+# --- recognition (rapidocr ch_ppocr_rec: resize_norm_img, CTCLabelDecode) ----------------
 
 def _rec_input(crop: np.ndarray, max_ratio: float) -> np.ndarray:
     width = int(REC_HEIGHT * max_ratio)
