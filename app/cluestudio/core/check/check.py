@@ -5,7 +5,12 @@ from __future__ import annotations
 import time
 from collections.abc import Collection, Sequence
 
-from cluestudio.core.check.doubtful import kind_words, set_aside, template_boxes
+from cluestudio.core.check.doubtful import (
+    kind_words,
+    set_aside,
+    template_boxes,
+    type_parameter_tokens,
+)
 from cluestudio.core.check.match import match
 from cluestudio.core.check.names import ModelName, diagram_names
 from cluestudio.core.check.report import (
@@ -168,13 +173,16 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "
     templates = template_boxes(tokens, {t for t, n in paired_t.items()
                                         if names[n].kind == "class"})
     edge = cut_edge(ocr)
+    type_parameters = type_parameter_tokens(tokens, ocr.layout)
     missing = []
     unjudged = 0
     for t in counted:
         if t in paired_t:
             continue
-        if tokens[t].class_box in templates or (edge and _touches(ocr, tokens[t].box, edge)):
-            unjudged += 1  # a sample shape's word, or a word the image's edge cuts
+        if tokens[t].class_box in templates or t in type_parameters \
+                or (edge and _touches(ocr, tokens[t].box, edge)):
+            # a sample shape's word, a generic's type parameter, a word the image's edge cuts
+            unjudged += 1
             continue
         token = tokens[t]
         owner, owner_line = owners.get(token.class_box, ("", None)) \

@@ -39,6 +39,11 @@ KEYWORDS = TYPE_KEYWORDS | frozenset((
 ))
 
 
+# OCR reads a small ``s`` at a word's end as ``$`` (``pay$``); no name of a class diagram
+# ends in one
+_S_READ_AS_DOLLAR = re.compile(r"(?<=[^\W\d_])\$(?![\w$])")
+
+
 def keyword_kind(word: str) -> str:
     """"type keyword" for a primitive type's name, "keyword" for any other keyword, ""."""
     folded = fold_diacritics(word).casefold()
@@ -95,9 +100,12 @@ def _weak(word: str) -> bool:
 
 
 def _member_shaped(text: str) -> bool:
-    """A line written as a member (``+swim()``, ``- weight: float``): found in a box's
-    header compartment only when the layout missed a compartment line."""
+    """A line written as a member (``+swim()``, ``- weight: float``, and behind its
+    visibility icon read as a sign, ``□ weight : float``): found in a box's header
+    compartment only when the layout missed a compartment line (or the box's top edge)."""
     stripped = text.strip()
+    while stripped and not fold_diacritics(stripped[0]).isascii():
+        stripped = stripped[1:].lstrip()  # icon noise, as :func:`_clean` drops it
     return bool(re.match(r"^[+#~-]\s*[^\W\d]", stripped)) or bool(
         re.match(r"^[^\W\d]\w*\s*(?:\(.*\)|:\s*[^\W\d])", stripped))
 
@@ -133,6 +141,7 @@ def image_tokens(ocr: OcrResult, layout: Layout | None = None) -> list[ImageToke
         # character offsets still point into the line's box
         text = unicodedata.normalize("NFKC", line.text)
         text = text if len(text) == len(line.text) else line.text
+        text = _S_READ_AS_DOLLAR.sub("s", text)
         bracketed = [m.span() for m in _BRACKETED.finditer(text)]
         for match in _TOKEN.finditer(text):
             if match.group("mult") is not None:
