@@ -148,3 +148,32 @@ def test_a_name_read_as_two_lines_side_by_side_is_that_name() -> None:
                                                    ).diagram)
     assert "suppl" in [m.text for m in renamed.missing]
     assert "stocks" in [i.text for i in renamed.invented]
+
+
+SCHEDULE = """@startuml
+class Planner {
+  - slots : int
+  + reschedule(day : int) : void
+}
+class Timetable {
+  - terms : int
+}
+Planner --> Timetable
+@enduml
+"""
+
+
+def test_an_invented_class_is_found_when_its_name_is_inside_another_word() -> None:
+    # ``Shift`` is a piece of no word here, ``Schedule`` of ``reschedule``, a method the
+    # image shows: a class of that name is invented all the same
+    read: Read = [("Planner", 60, 66, 140, 90, 0.99), ("□ slots : int", 40, 104, 170, 124, 0.97),
+                  ("○ reschedule(day : int) : void", 40, 130, 320, 150, 0.97),
+                  ("Timetable", 460, 66, 560, 90, 0.99),
+                  ("□ terms : int", 440, 104, 560, 124, 0.97)]
+    ocr = _ocr(read, (_box(30, 60, 330, 160, 96, 126), _box(430, 60, 620, 140, 96)))
+    assert check_conversion(ocr, parse_plantuml(SCHEDULE).diagram).verdict == "clean"
+    for name in ("Shift", "Schedule"):
+        invented = SCHEDULE.replace("Planner --> Timetable", f"class {name}\nPlanner --> {name}")
+        report = check_conversion(ocr, parse_plantuml(invented).diagram)
+        assert report.verdict == "flagged", name
+        assert [i.text for i in report.invented if i.confidence >= 0.5] == [name]

@@ -154,6 +154,18 @@ def _owners(tokens: Sequence[ImageToken], names: Sequence[ModelName],
     return owners
 
 
+def _unexplained_text(ocr: OcrResult, tokens: Sequence[ImageToken], paired: set[int]) -> str:
+    """Image A's text run together (no spaces, no underscores, folded case), less the
+    words paired with a name: a name found in it is written there, glued to something
+    else; one found only inside a longer word another name explains (``schedule`` inside
+    ``reschedule``) is not."""
+    texts = [line.text for line in ocr.lines]
+    for t in sorted(paired, key=lambda u: (tokens[u].line, tokens[u].position)):
+        word = tokens[t].text
+        texts[tokens[t].line] = texts[tokens[t].line].replace(word, "\0" * len(word), 1)
+    return " ".join(texts).replace(" ", "").replace("_", "").casefold()
+
+
 def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "auto",
                      also_drawn: Collection[str] = ()) -> CheckReport:
     """Compare what OCR read in image A with what ``diagram`` (the PlantUML) says.
@@ -192,8 +204,8 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "
                                    owner_line))
 
     blind = _blind_owners(names, paired_n)
-    line_texts = [line.text for line in ocr.lines]
-    compact = " ".join(line_texts).replace(" ", "").replace("_", "").casefold()
+    compact = _unexplained_text(ocr, tokens, set(paired_t))
+    paired_keys = {tokens[t].key for t in paired_t}
     keys = [token.key for token in tokens]
     invented = []
     for n, name in enumerate(names):
@@ -206,8 +218,10 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "
             similarity = _similarity(name.key, key)
             if similarity > best:
                 best, nearest, nearest_read = similarity, token.text, token.confidence
-        if len(name.key) >= 4 and name.key in compact:
-            best = max(best, 0.8)  # written in the image, glued to something else
+        if len(name.key) >= 4 and (name.key in compact or name.key in paired_keys):
+            # written in the image, glued to something else, or as a word another name of
+            # its spelling was paired with (a type drawn more often than OCR read it)
+            best = max(best, 0.8)
         confidence = invented_confidence(best)
         if best >= INVENTED_SURE_BELOW:
             # a word OCR was unsure of that half resembles the name: the name, misread
