@@ -79,6 +79,18 @@ def test_a_centred_header_the_layout_s_top_edge_cuts_is_still_judged() -> None:
     assert "Harbour" in _flags(check_conversion(ocr, parse_plantuml(dropped).diagram))
 
 
+def test_a_class_box_over_a_neighbour_s_corner_is_no_type_parameter_box() -> None:
+    # Ferry's box, its rules not found (one compartment), reaches over the top edge of
+    # Harbour's box at its right end: a class all the same, and dropping it is found
+    read: Read = [("Harbour", 60, 106, 160, 130, 0.99), ("□ berths : int", 40, 144, 190, 164, 0.97),
+                  ("Ferry", 200, 66, 260, 90, 0.99), ("□ deck : int", 180, 104, 300, 124, 0.97)]
+    ocr = _ocr(read, (_box(30, 100, 226, 260, 136), _box(170, 60, 330, 150)))
+    assert check_conversion(ocr, parse_plantuml(GENERIC).diagram).verdict == "clean"
+    dropped = GENERIC.replace("class Ferry {\n  - deck : int\n}\n", "").replace(
+        "Ferry --> Harbour\n", "")
+    assert "Ferry" in _flags(check_conversion(ocr, parse_plantuml(dropped).diagram))
+
+
 MEMBERS = """@startuml
 class Lighthouse {
   - dock : String
@@ -95,17 +107,21 @@ Beacon --> Lighthouse
 def test_a_member_behind_its_icon_where_the_layout_missed_the_header_is_a_member() -> None:
     # the layout took the rule under Lighthouse's header for the box's top: its name is
     # read outside any box, its members in the box's first compartment, each behind the
-    # visibility icon OCR reads as a sign (``□ dock : String``)
-    read: Read = [("Lighthouse", 60, 66, 180, 90, 0.99),
-                  ("□ dock : String", 40, 104, 210, 124, 0.97),
-                  ("□ mast : int", 40, 128, 190, 148, 0.97),
-                  ("Beacon", 460, 66, 540, 90, 0.99),
-                  ("□ dock : String", 440, 104, 610, 124, 0.97)]
-    ocr = _ocr(read, (_box(30, 96, 226, 170), _box(430, 60, 620, 140, 96)))
-    report = check_conversion(ocr, parse_plantuml(MEMBERS).diagram)
-    assert report.verdict == "clean", _flags(report)
-    dropped = MEMBERS.replace("  - mast : int\n", "")
-    assert _flags(check_conversion(ocr, parse_plantuml(dropped).diagram)) == ["mast"]
+    # visibility icon OCR reads as a sign (``□ dock : String``); OCR may also read a
+    # member's type as a line of its own (``□ dock :`` and ``String``)
+    members: Read = [("□ dock : String", 40, 104, 210, 124, 0.97),
+                     ("□ mast : int", 40, 128, 190, 148, 0.97)]
+    split: Read = [("□ dock :", 40, 104, 120, 124, 0.97), ("String", 126, 103, 190, 123, 0.99),
+                   ("□ mast : int", 40, 128, 190, 148, 0.97)]
+    for lines in (members, split):
+        read: Read = [("Lighthouse", 60, 66, 180, 90, 0.99), *lines,
+                      ("Beacon", 460, 66, 540, 90, 0.99),
+                      ("□ dock : String", 440, 104, 610, 124, 0.97)]
+        ocr = _ocr(read, (_box(30, 96, 226, 170), _box(430, 60, 620, 140, 96)))
+        report = check_conversion(ocr, parse_plantuml(MEMBERS).diagram)
+        assert report.verdict == "clean", _flags(report)
+        dropped = MEMBERS.replace("  - mast : int\n", "")
+        assert _flags(check_conversion(ocr, parse_plantuml(dropped).diagram)) == ["mast"]
 
 
 PIECES = """@startuml

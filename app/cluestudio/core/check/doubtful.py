@@ -109,6 +109,13 @@ def _over_corner(small: Rect, box: Rect, height: float) -> bool:
             and (left + right) / 2 < x0 < right and y1 - y0 < bottom - top)
 
 
+def _much_smaller(small: Rect, box: Rect) -> bool:
+    """A type parameter box is a line of small text: under half the class box each way (a
+    class box whose rules the layout missed is no such box, over a neighbour's corner)."""
+    return (small[2] - small[0] < 0.5 * (box[2] - box[0])
+            and small[3] - small[1] < 0.5 * (box[3] - box[1]))
+
+
 def type_parameter_tokens(tokens: Sequence[ImageToken], layout: Layout) -> set[int]:
     """Tokens read in the small box PlantUML draws over a generic class's top-right corner:
     its type parameters (``T``, ``K, V`` read as ``KV``, ``T extends Comparable<T>``). The
@@ -120,7 +127,7 @@ def type_parameter_tokens(tokens: Sequence[ImageToken], layout: Layout) -> set[i
     boxes = [b.rect for b in layout.boxes]
     corner_boxes = {i for i, small in enumerate(layout.boxes) if len(small.compartments) == 1
                     and any(j != i and _over_corner(small.rect, box, 0.0)
-                            for j, box in enumerate(boxes))}
+                            and _much_smaller(small.rect, box) for j, box in enumerate(boxes))}
     out = set()
     for t, token in enumerate(tokens):
         if token.class_box is None:

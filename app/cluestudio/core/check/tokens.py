@@ -106,8 +106,28 @@ def _member_shaped(text: str) -> bool:
     stripped = text.strip()
     while stripped and not fold_diacritics(stripped[0]).isascii():
         stripped = stripped[1:].lstrip()  # icon noise, as :func:`_clean` drops it
+    # ``name :`` alone: OCR read the type after the colon as a line of its own
     return bool(re.match(r"^[+#~-]\s*[^\W\d]", stripped)) or bool(
-        re.match(r"^[^\W\d]\w*\s*(?:\(.*\)|:\s*[^\W\d])", stripped))
+        re.match(r"^[^\W\d]\w*\s*(?:\(.*\)|:\s*(?:[^\W\d]|$))", stripped))
+
+
+def _members_from(ocr: OcrResult, layout: Layout | None) -> dict[int, float]:
+    """Per class box, the top of the first member-shaped line read in its header
+    compartment: the layout missed a rule (or the box's top edge), and what lies from
+    there down is members, not the class's name (a header is above its members)."""
+    tops: dict[int, float] = {}
+    if layout is None:
+        return tops
+    for line in ocr.lines:
+        located = layout.locate(line.box)
+        if located is not None and located[1] == 0 and _member_shaped(line.text):
+            top = layout.upright(line.box.center)[1] - 0.5 * _height(line.box)
+            tops[located[0]] = min(top, tops.get(located[0], top))
+    return tops
+
+
+def _height(box: Box) -> float:
+    return box.rect[3] - box.rect[1]
 
 
 def _line_kinds(text: str, spans: list[tuple[int, int]]) -> list[str]:
@@ -135,6 +155,7 @@ def _line_kinds(text: str, spans: list[tuple[int, int]]) -> list[str]:
 
 def image_tokens(ocr: OcrResult, layout: Layout | None = None) -> list[ImageToken]:
     out: list[ImageToken] = []
+    members_from = _members_from(ocr, layout)
     for index, line in enumerate(ocr.lines):
         found: list[tuple[str, int, int, bool]] = []
         # full-width letters (ＢＣ) are the same letters; NFKC keeps their count, so
@@ -154,13 +175,18 @@ def image_tokens(ocr: OcrResult, layout: Layout | None = None) -> list[ImageToke
         idents = [(s, e) for w, s, e, mult in found if not mult]
         shape = iter(_line_kinds(text, idents))
         located = None if layout is None else layout.locate(line.box)
+        # a line from the first member line down (``List<String>``, the type OCR read
+        # apart from ``tags :``) is a member too
+        member = _member_shaped(text) or (
+            located is not None and located[0] in members_from and layout is not None
+            and layout.upright(line.box.center)[1] + 0.3 * _height(line.box)
+            >= members_from[located[0]])
         for position, (word, start, end, mult) in enumerate(found):
             kind = "multiplicity" if mult else next(shape)
             # a digit before a member's name in a box is its visibility icon misread
             icon = (mult and position == 0 and located is not None and located[1] > 0
                     and len(found) > 1 and not found[1][3])
-            if (not mult and located is not None and located[1] == 0
-                    and not _member_shaped(text)):
+            if not mult and located is not None and located[1] == 0 and not member:
                 kind = "stereotype" if "«" in line.text or "<<" in line.text else "class"
                 if kind == "class" and len(idents) >= 3:
                     kind = "label"  # a sentence in a box: a note's or a legend's text
