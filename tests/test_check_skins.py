@@ -193,3 +193,27 @@ def test_an_invented_class_is_found_when_its_name_is_inside_another_word() -> No
         report = check_conversion(ocr, parse_plantuml(invented).diagram)
         assert report.verdict == "flagged", name
         assert [i.text for i in report.invented if i.confidence >= 0.5] == [name]
+
+
+def test_a_dropped_class_read_outside_any_box_is_no_piece_of_a_label() -> None:
+    # no box found (a dark skin): ``Parcel`` is read as loose text beside the label
+    # ``parcels``; a letter short of it, it is a word of its own, and its drop is found
+    text = """@startuml
+class Depot {
+  - bays : int
+}
+class Parcel {
+  - weight : int
+}
+Depot --> Parcel : parcels
+@enduml
+"""
+    read: Read = [("Depot", 60, 66, 120, 90, 0.99), ("bays : int", 40, 104, 160, 124, 0.97),
+                  ("parcels", 200, 200, 270, 220, 0.98), ("Parcel", 300, 300, 360, 324, 0.99),
+                  ("weight : int", 280, 340, 400, 360, 0.97)]
+    ocr = _ocr(read, ())
+    assert check_conversion(ocr, parse_plantuml(text).diagram).verdict == "clean"
+    dropped = text.replace("class Parcel {\n  - weight : int\n}\n", "").replace(
+        "Depot --> Parcel : parcels\n", "Depot --> Depot : parcels\n")
+    report = check_conversion(ocr, parse_plantuml(dropped).diagram)
+    assert "Parcel" in [m.text for m in report.missing if m.confidence >= 0.5]

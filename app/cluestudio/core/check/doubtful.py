@@ -182,12 +182,13 @@ def _kindred(read_kind: str, stated_kind: str) -> bool:
 
 
 def _piece_of(key: str, labels: Collection[str]) -> bool:
-    """Whether ``key`` is what is left of one of ``labels`` where a line crosses it: its
-    start or its end (``co`` and ``ains`` of ``contains``), three letters or more of it
-    (``oks`` of ``books``), or three or more of its start and end run together (``bks``)."""
+    """Whether ``key`` is what is left of one of ``labels`` where a line crosses it, two
+    letters or more short of it: its start or its end (``co`` and ``ains`` of
+    ``contains``), three letters or more of it (``oks`` of ``books``), or three or more of
+    its start and end run together (``bks``)."""
     def piece(label: str) -> bool:
-        if len(key) >= len(label):
-            return False
+        if len(key) > len(label) - 2:
+            return False  # a letter short is a word of its own (``Review`` by ``reviews``)
         if label.startswith(key) or label.endswith(key):
             return True
         return len(key) >= 3 and (key in label or any(
