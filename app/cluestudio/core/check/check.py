@@ -205,7 +205,8 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "
 
     blind = _blind_owners(names, paired_n)
     compact = _unexplained_text(ocr, tokens, set(paired_t))
-    paired_keys = {tokens[t].key for t in paired_t}
+    # spellings image A shows, each paired with a name: as read, and as the name is written
+    paired_keys = {tokens[t].key for t in paired_t} | {names[n].key for n in paired_n}
     keys = [token.key for token in tokens]
     invented = []
     for n, name in enumerate(names):
@@ -220,7 +221,8 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "
                 best, nearest, nearest_read = similarity, token.text, token.confidence
         if len(name.key) >= 4 and (name.key in compact or name.key in paired_keys):
             # written in the image, glued to something else, or as a word another name of
-            # its spelling was paired with (a type drawn more often than OCR read it)
+            # its spelling was paired with (a type drawn more often than OCR read it, a
+            # member two classes have, read once as ``tite``)
             best = max(best, 0.8)
         confidence = invented_confidence(best)
         if best >= INVENTED_SURE_BELOW:

@@ -110,8 +110,9 @@ def match(tokens: Sequence[ImageToken], names: Sequence[ModelName]) -> list[Pair
         if headers:  # a header OCR misspelt (``ClearlO``) before a type takes its class
             _pair_near_headers(tokens, names, free_t, free_n, pairs, box_owner)
 
-    # 2. near spellings, closest first
-    near: list[tuple[int, float, int, int]] = []
+    # 2. near spellings, closest first; among equally close, a name of the class whose box
+    # the token sits in (``tite`` in Flight's box is Flight's ``title``, not a ``time``)
+    near: list[tuple[int, int, float, int, int]] = []
     for t in free_t:
         tk = tokens[t].key
         if tokens[t].kind == "multiplicity" or tokens[t].weak:
@@ -123,8 +124,9 @@ def match(tokens: Sequence[ImageToken], names: Sequence[ModelName]) -> list[Pair
                 continue
             if near_spelling(tk, nk):
                 near.append((_distance(ocr_fold(tk), ocr_fold(nk)),
+                             -_owner_agrees(tokens[t], names[n], box_owner),
                              -tokens[t].confidence, t, n))
-    for _d, _c, t, n in sorted(near):
+    for _d, _o, _c, t, n in sorted(near):
         if t in free_t and n in free_n:
             pairs.append(Pair((t,), (n,), "fuzzy"))
             free_t.discard(t)
