@@ -15,8 +15,8 @@ and the window all leave it out alike (the window only says how many were left o
 - a stereotype the PlantUML states, read with its guillemets as letters
   (``simplementeds`` for «implemented»);
 - a piece of a relation's label the PlantUML states, read outside any box (``oks`` or
-  ``bks`` of ``books``, ``co`` and ``ains`` of ``contains``): a line crosses the label and OCR reads
-  the letters either side of it;
+  ``bks`` of ``books``, ``co`` and ``ains`` of ``contains``): a line crosses the label
+  and OCR reads the letters either side of it (:func:`_piece_of`);
 - the words of a generic class's type parameter box, drawn over its top-right corner
   (``K, V`` read as a header word ``KV``): the model names the class without them
   (:func:`type_parameter_tokens`);
