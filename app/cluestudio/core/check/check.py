@@ -222,7 +222,7 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "
         if len(name.key) >= 4 and (name.key in compact or name.key in paired_keys):
             # written in the image, glued to something else, or as a word another name of
             # its spelling was paired with (a type drawn more often than OCR read it, a
-            # member two classes have, read once as ``tite``)
+            # member two classes have, read once)
             best = max(best, 0.8)
         confidence = invented_confidence(best)
         if best >= INVENTED_SURE_BELOW:

@@ -15,7 +15,7 @@ and the window all leave it out alike (the window only says how many were left o
 - a stereotype the PlantUML states, read with its guillemets as letters
   (``simplementeds`` for «implemented»);
 - a piece of a relation's label the PlantUML states, read outside any box (``oks`` or
-  ``bks`` of ``books``, ``co`` and ``ains`` of ``contains``): a line crosses the label
+  ``bks`` of ``books``, ``con`` and ``eys`` of ``conveys``): a line crosses the label
   and OCR reads the letters either side of it (:func:`_piece_of`);
 - the words of a generic class's type parameter box, drawn over its top-right corner
   (``K, V`` read as a header word ``KV``): the model names the class without them
@@ -183,12 +183,12 @@ def _kindred(read_kind: str, stated_kind: str) -> bool:
 
 def _piece_of(key: str, labels: Collection[str]) -> bool:
     """Whether ``key`` is what is left of one of ``labels`` where a line crosses it, two
-    letters or more short of it: its start or its end (``co`` and ``ains`` of
-    ``contains``), three letters or more of it (``oks`` of ``books``), or three or more of
+    letters or more short of it: its start or its end (``con`` and ``eys`` of
+    ``conveys``), three letters or more of it (``oks`` of ``books``), or three or more of
     its start and end run together (``bks``)."""
     def piece(label: str) -> bool:
         if len(key) > len(label) - 2:
-            return False  # a letter short is a word of its own (``Review`` by ``reviews``)
+            return False  # a letter short is a word of its own (``Parcel`` by ``parcels``)
         if label.startswith(key) or label.endswith(key):
             return True
         return len(key) >= 3 and (key in label or any(

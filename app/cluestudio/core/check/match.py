@@ -9,7 +9,7 @@ would have claimed:
    edit, two beyond ten letters, with lengths at most one apart (OCR confuses ``l``/``I``,
    drops a letter, glues an icon on: ``obook``); shorter names must be exact;
 3. OCR glued two neighbouring words (``employshead``): names that together make up the
-   token; or it split one (``patient No``, or two lines side by side, ``teach`` ``es``):
+   token; or it split one (``patient No``, or two lines side by side, ``conv`` ``eys``):
    neighbouring tokens that together make a name;
 4. a name the drawing wrapped over two lines (``Research`` above ``Associate`` in a box
    too narrow for ``ResearchAssociate``): a token and the one just below or above it,
@@ -111,7 +111,7 @@ def match(tokens: Sequence[ImageToken], names: Sequence[ModelName]) -> list[Pair
             _pair_near_headers(tokens, names, free_t, free_n, pairs, box_owner)
 
     # 2. near spellings, closest first; among equally close, a name of the class whose box
-    # the token sits in (``tite`` in Flight's box is Flight's ``title``, not a ``time``)
+    # the token sits in (``hul`` in Ferry's box is Ferry's ``hull``, not a ``haul``)
     near: list[tuple[int, int, float, int, int]] = []
     for t in free_t:
         tk = tokens[t].key
@@ -184,7 +184,7 @@ def match(tokens: Sequence[ImageToken], names: Sequence[ModelName]) -> list[Pair
             free_n.difference_update(used)
 
     # 3b. one name split over neighbouring tokens: of one line, or of two OCR lines side by
-    # side (``teach`` and ``es``: OCR cut a label or a header in two pieces)
+    # side (``conv`` and ``eys``: OCR cut a label or a header in two pieces)
     line_ends: dict[int, int] = {}
     for token in tokens:
         line_ends[token.line] = max(line_ends.get(token.line, 0), token.position)

@@ -175,8 +175,8 @@ def image_tokens(ocr: OcrResult, layout: Layout | None = None) -> list[ImageToke
         idents = [(s, e) for w, s, e, mult in found if not mult]
         shape = iter(_line_kinds(text, idents))
         located = None if layout is None else layout.locate(line.box)
-        # a line from the first member line down (``List<String>``, the type OCR read
-        # apart from ``tags :``) is a member too
+        # a line from the first member line down (``List<Bay>``, the type OCR read
+        # apart from ``berths :``) is a member too
         member = _member_shaped(text) or (
             located is not None and located[0] in members_from and layout is not None
             and layout.upright(line.box.center)[1] + 0.3 * _height(line.box)
