@@ -121,13 +121,9 @@ def _members_from(ocr: OcrResult, layout: Layout | None) -> dict[int, float]:
     for line in ocr.lines:
         located = layout.locate(line.box)
         if located is not None and located[1] == 0 and _member_shaped(line.text):
-            top = layout.upright(line.box.center)[1] - 0.5 * _height(line.box)
+            top = layout.upright(line.box.center)[1] - 0.5 * line.box.height
             tops[located[0]] = min(top, tops.get(located[0], top))
     return tops
-
-
-def _height(box: Box) -> float:
-    return box.rect[3] - box.rect[1]
 
 
 def _line_kinds(text: str, spans: list[tuple[int, int]]) -> list[str]:
@@ -179,7 +175,7 @@ def image_tokens(ocr: OcrResult, layout: Layout | None = None) -> list[ImageToke
         # apart from ``berths :``) is a member too
         member = _member_shaped(text) or (
             located is not None and located[0] in members_from and layout is not None
-            and layout.upright(line.box.center)[1] + 0.3 * _height(line.box)
+            and layout.upright(line.box.center)[1] + 0.3 * line.box.height
             >= members_from[located[0]])
         for position, (word, start, end, mult) in enumerate(found):
             kind = "multiplicity" if mult else next(shape)
