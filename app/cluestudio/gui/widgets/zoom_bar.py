@@ -93,7 +93,7 @@ class ZoomBar(QWidget):
         self.label.setText(f"{round(100 * zoom)}%" + (" small" if small else ""))
         self.label.setStyleSheet("color: #e65100;" if small else "")
         self.label.setToolTip(
-            "PlantUML's text is below a readable size at this zoom: "
+            "The text is below a readable size at this zoom: "
              + self.readable_button.toolTip() if small else
              "Zoom of the image on screen (wheel or Ctrl+=/Ctrl+− to change)")
         self.readable_button.setVisible(small)
