@@ -10,26 +10,36 @@ from cluestudio.app.submissions import SubmissionView
 from cluestudio.core.workspace import kinds
 from cluestudio.gui.qt import (
     QHBoxLayout,
-    QLabel,
     QListWidget,
     QScrollArea,
+    QSizePolicy,
     QSplitter,
     Qt,
     QTabWidget,
     QVBoxLayout,
     QWidget,
 )
+from cluestudio.gui.widgets.status_line import ElidedLabel
 
 
 def titled(title: str, widget: QWidget, extra: QWidget | None = None) -> QWidget:
-    """``widget`` under a bold title, with ``extra`` (buttons) at the title's right."""
+    """``widget`` under a bold title, with ``extra`` (buttons) at the title's right. The
+    buttons keep their one row first: the title gives way ("A: submit…", whole in its
+    tooltip) before they wrap, since a second row of buttons takes the image's height
+    (at 1016 px "A: submitted image" pushed the zoom onto a row of its own, issue 29)."""
     box = QWidget()
     layout = QVBoxLayout(box)
     layout.setContentsMargins(2, 2, 2, 2)
     head = QHBoxLayout()
-    label = QLabel(f"<b>{title}</b>")
-    head.addWidget(label)
-    head.addStretch(1)
+    label = ElidedLabel()
+    font = label.font()
+    font.setBold(True)
+    label.setFont(font)
+    label.setText(title)
+    if extra is not None:
+        label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        label.setMinimumWidth(label.fontMetrics().horizontalAdvance(title[:2] + "…") + 4)
+    head.addWidget(label, 1)
     if extra is not None:
         head.addWidget(extra)
     layout.addLayout(head)
