@@ -10,6 +10,7 @@ from cluestudio.app.submissions import SubmissionView
 from cluestudio.core.workspace import kinds
 from cluestudio.gui.qt import (
     QHBoxLayout,
+    QLabel,
     QListWidget,
     QScrollArea,
     QSizePolicy,
@@ -31,16 +32,18 @@ def titled(title: str, widget: QWidget, extra: QWidget | None = None) -> QWidget
     layout = QVBoxLayout(box)
     layout.setContentsMargins(2, 2, 2, 2)
     head = QHBoxLayout()
-    label = ElidedLabel()
-    font = label.font()
-    font.setBold(True)
-    label.setFont(font)
-    label.setText(title)
-    if extra is not None:
+    if extra is None:
+        head.addWidget(QLabel(f"<b>{title}</b>"))
+        head.addStretch(1)
+    else:
+        label = ElidedLabel()
+        font = label.font()
+        font.setBold(True)
+        label.setFont(font)
+        label.setText(title)
         label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         label.setMinimumWidth(label.fontMetrics().horizontalAdvance(title[:2] + "…") + 4)
-    head.addWidget(label, 1)
-    if extra is not None:
+        head.addWidget(label, 1)
         head.addWidget(extra)
     layout.addLayout(head)
     layout.addWidget(widget, 1)
