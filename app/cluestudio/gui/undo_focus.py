@@ -62,20 +62,27 @@ class FocusUndo(QObject):
         self.undo_saved_action.triggered.connect(lambda: self._saved[0]())
         self.redo_saved_action = QAction("Redo saved change", self)
         self.redo_saved_action.triggered.connect(lambda: self._saved[1]())
+        # Ours, not the menu's: the window's teardown moves the focus while it deletes
+        # its menus, and an update then must not reach a deleted separator.
+        self.separator = QAction(self)
+        self.separator.setSeparator(True)
         menu = next((m for m in undo_action.associatedObjects() if isinstance(m, QMenu)), None)
         if menu is not None:
-            self.separator = menu.addSeparator()
-            menu.addAction(self.undo_saved_action)
-            menu.addAction(self.redo_saved_action)
+            menu.addActions([self.separator, self.undo_saved_action, self.redo_saved_action])
             menu.aboutToShow.connect(self.update)
-        app = QApplication.instance()
-        if isinstance(app, QApplication):
-            # a method of this object, not a lambda: Qt drops the connection with the window
-            app.focusChanged.connect(self._on_focus_changed)
+        self._app = QApplication.instance()
+        if isinstance(self._app, QApplication):
+            self._app.focusChanged.connect(self._on_focus_changed)
+            undo_action.destroyed.connect(self._detach)  # the window's actions go first
         self.update()
 
     def _on_focus_changed(self, _old: QWidget | None, _new: QWidget | None) -> None:
         self.update()
+
+    def _detach(self) -> None:
+        if isinstance(self._app, QApplication):
+            self._app.focusChanged.disconnect(self._on_focus_changed)
+            self._app = None
 
     def field(self) -> TextField | None:
         return focused_text_field(self.window)
@@ -95,8 +102,7 @@ class FocusUndo(QObject):
                            f"{verb} saved change")
             action.setEnabled(bool(label))
             action.setVisible(field is not None)
-        if hasattr(self, "separator"):
-            self.separator.setVisible(field is not None)
+        self.separator.setVisible(field is not None)
 
     @staticmethod
     def _where(field: TextField) -> str:
