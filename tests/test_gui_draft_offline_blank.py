@@ -43,6 +43,9 @@ def test_a_ta_drafting_a_blank_scan_offline_is_told_no_class_box_was_found(
         window.menu_actions["draft_offline"].trigger()
         handle = window.model_actions._job
         assert handle is not None
+        source = window.review.view.submission.source_id
+        # the job line names the submission as the list does, not by its database id
+        assert handle.label == f"offline draft of library_loans/{source}"
         with qtbot.waitSignal(handle.finished, timeout=180_000):
             pass
         qtbot.waitUntil(lambda: "class box" in window.statusBar().currentMessage(),
