@@ -13,7 +13,7 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from test_gui_fit_whole import _whole_on_screen
-from test_gui_stories import run_job
+from test_gui_stories import _big_workspace
 
 pytestmark = pytest.mark.gui
 
@@ -36,24 +36,10 @@ def _board(path: Path) -> None:
     image.save(path, compress_level=1)
 
 
-def _workspace(tmp_path: Path) -> Path:
-    from cluestudio.core.workspace import import_path, open_workspace
-    from gui_course import make_course
-
-    course = make_course(tmp_path / "boards", tasks=("library_loans",))
-    for png in course.glob("tasks/*/submissions/*.png"):
-        _board(png)
-    path = tmp_path / "boards.sqlite"
-    ws = open_workspace(path)
-    run_job(import_path(ws, course))
-    ws.close()
-    return path
-
-
 def test_a_new_ta_opening_a_whiteboard_photo_sees_the_whole_diagram(session, tmp_path) -> None:
     from cluestudio.gui.widgets.zoom_bar import ZoomBar
 
-    window = session.open(_workspace(tmp_path))
+    window = session.open(_big_workspace(tmp_path, _board, tasks=("library_loans",)))
     window.resize(1024, 700)
     image_a = window.review.image_a
     session.qtbot.waitUntil(lambda: image_a.image is not None, timeout=10_000)

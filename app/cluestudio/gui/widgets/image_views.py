@@ -261,9 +261,11 @@ class DiagramImageView(QGraphicsView):
         self._fit_to(READABLE)
 
     def _fit_to(self, mode: str) -> None:
+        # Kept without an image too: B still rendering when Fit was pressed opened at the
+        # readable zoom on arrival, and A, following it, lost the Fit.
+        self._fit_mode = mode
         if self.image is None:
             return
-        self._fit_mode = mode
         self._apply_fit()
         self._emit_changed()
 
