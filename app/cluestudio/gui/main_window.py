@@ -34,6 +34,7 @@ from cluestudio.gui.qt import (
 )
 from cluestudio.gui.review_mode import ReviewMode
 from cluestudio.gui.single_instance import WorkspaceBeacon, bring_forward
+from cluestudio.gui.undo_focus import FocusUndo
 from cluestudio.gui.unsaved import confirm_quit, unsaved_edits
 from cluestudio.gui.widgets.job_panel import ErrorPanel, JobStatus
 from cluestudio.gui.widgets.status_line import ElidedLabel, StatusLine
@@ -119,6 +120,8 @@ class MainWindow(WindowPreferences):
                                         + (f" ({key})" if key else ""))
             mode.diff_toggled.connect(lambda _on: self.sync_diff_action())
         self.undo_action, self.redo_action = self.menu_actions["undo"], self.menu_actions["redo"]
+        self.focus_undo = FocusUndo(self, self.undo_action, self.redo_action,
+                                    self.bench.session, self._guarded)
         self.blind_action = self.menu_actions["blind_grading"]
         self.blind_action.setChecked(settings.ui.blind_grading)
         self.menu_actions["dark_theme"].setChecked(settings.ui.theme == "dark")
@@ -306,17 +309,15 @@ class MainWindow(WindowPreferences):
             self.statusBar().showMessage("Every listed submission is rated by you.", 8000)
 
     def _update_undo_labels(self) -> None:
-        undo, redo = self.bench.session.undo_label(), self.bench.session.redo_label()
-        self.undo_action.setText(f"&Undo {undo}" if undo else "&Undo")
-        self.redo_action.setText(f"&Redo {redo}" if redo else "&Redo")
+        self.focus_undo.update()  # the focused text field's typing, or the workspace's
 
     # --- actions ------------------------------------------------------------------------
 
     def undo(self) -> None:
-        self._guarded(self.bench.session.undo)
+        self.focus_undo.undo()
 
     def redo(self) -> None:
-        self._guarded(self.bench.session.redo)
+        self.focus_undo.redo()
 
     def _guarded(self, action: Callable[[], object]) -> None:
         try:

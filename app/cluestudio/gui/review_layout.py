@@ -13,24 +13,37 @@ from cluestudio.gui.qt import (
     QLabel,
     QListWidget,
     QScrollArea,
+    QSizePolicy,
     QSplitter,
     Qt,
     QTabWidget,
     QVBoxLayout,
     QWidget,
 )
+from cluestudio.gui.widgets.status_line import ElidedLabel
 
 
 def titled(title: str, widget: QWidget, extra: QWidget | None = None) -> QWidget:
-    """``widget`` under a bold title, with ``extra`` (buttons) at the title's right."""
+    """``widget`` under a bold title, with ``extra`` (buttons) at the title's right. The
+    buttons keep their one row first: the title gives way ("A: submit…", whole in its
+    tooltip) before they wrap, since a second row of buttons takes the image's height
+    (at 1016 px "A: submitted image" pushed the zoom onto a row of its own, issue 29)."""
     box = QWidget()
     layout = QVBoxLayout(box)
     layout.setContentsMargins(2, 2, 2, 2)
     head = QHBoxLayout()
-    label = QLabel(f"<b>{title}</b>")
-    head.addWidget(label)
-    head.addStretch(1)
-    if extra is not None:
+    if extra is None:
+        head.addWidget(QLabel(f"<b>{title}</b>"))
+        head.addStretch(1)
+    else:
+        label = ElidedLabel()
+        font = label.font()
+        font.setBold(True)
+        label.setFont(font)
+        label.setText(title)
+        label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        label.setMinimumWidth(label.fontMetrics().horizontalAdvance(title[:2] + "…") + 4)
+        head.addWidget(label, 1)
         head.addWidget(extra)
     layout.addLayout(head)
     layout.addWidget(widget, 1)
