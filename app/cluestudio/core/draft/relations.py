@@ -535,6 +535,7 @@ class _Blob:
     paper: float
     balance: float
     solidity: float
+    fill: float = 0.5  # its area's share of length × width (a diamond's 0.5, a disc's 0.8)
 
 
 def _disk(radius: int) -> np.ndarray:
@@ -662,8 +663,9 @@ def _head_blob(gray: np.ndarray, point: tuple[float, float], box: Rect, stroke: 
     balance = min(left, right) / max(left, right, 1.0)
     core = ndimage.binary_erosion(head)
     paper = float((core & ~window).sum()) / max(1, int(core.sum()))
+    fill = float(in_head.sum()) / max(1.0, length * widest)
     return _Blob(float(length), widest, peak, paper, balance,
-                 _solidity(xs[in_head], ys[in_head]))
+                 _solidity(xs[in_head], ys[in_head]), fill)
 
 
 def _solidity(xs: np.ndarray, ys: np.ndarray) -> float:
@@ -685,13 +687,18 @@ def _blob_kind(blob: _Blob) -> Head | None:
     """The head a solid shape is, or None where its measures leave it open: paper inside
     makes it hollow (a triangle widest at its far end, else a diamond); a solid one is a
     composition's diamond when it fills its hull and is widest before its far end, an
-    arrowhead (notched, or a V) when it does not."""
+    arrowhead (notched, or a V) when it does not. A round shape (a letter's bowl, a
+    nesting circle) is no diamond, and a hollow head fills its hull."""
     if blob.balance < 0.3:
         return None  # beside the line, not across it: a letter or another line
     if blob.paper >= 0.35:
-        return Head(TRIANGLE if blob.peak >= 0.65 else DIAMOND)
+        if blob.solidity < 0.68:
+            return None
+        if blob.peak >= 0.65:
+            return Head(TRIANGLE)
+        return Head(DIAMOND) if blob.fill <= 0.8 else None
     if blob.paper > 0.2:
         return None
     if blob.solidity >= 0.75 and blob.peak < 0.6:
-        return Head(FILLED_DIAMOND)
+        return Head(FILLED_DIAMOND) if blob.fill <= 0.8 else None
     return Head(ARROW)
