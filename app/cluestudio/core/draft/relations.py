@@ -25,6 +25,7 @@ _CLEAR = 6  # px around a compartment's inside that are its outline (thick in a 
 _RING = 4  # px beyond that where a line must end to touch the box
 _NEAR_END = 45  # px: a multiplicity this close to where a line meets a box is that end's
 _NEAR_LINE = 30  # px: a label this close to a line is its label
+_THIN = 4  # px: strokes this thick in the ink mask (drawn 1-2 px) are a render's
 # A multiplicity as OCR reads it: the ``*`` after the dots is often lost (``0..``).
 _READ_MULTIPLICITY = re.compile(r"[0-9*nN]+(?:\s*\.+\s*[0-9*nN]*)?")
 
@@ -206,7 +207,14 @@ def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Rin
     def head_at(box: int, point: tuple[float, float]) -> Head:
         blob = _head_blob(gray, point, rects[box], stroke, words)
         seen = _blob_kind(blob) if blob is not None else None
-        return seen or _head((kept, marks), point, rects[box], stroke)
+        if seen:
+            return seen
+        old = _head((kept, marks), point, rects[box], stroke)
+        # in thin strokes (a render) the strokes as drawn close every hollow head: a
+        # triangle they do not show is a letter or a crossing the thickened mask closed
+        if blob is None and old.shape == TRIANGLE and stroke <= _THIN:
+            return Head("")
+        return old
 
     doubts: list[str] = ["a line pieced together across gaps"] if pieced else []
     # pieced together or not, a run is dashed by the rhythm of its pieces: a solid line
@@ -568,7 +576,7 @@ def _head_blob(gray: np.ndarray, point: tuple[float, float], box: Rect, stroke: 
     from scipy import ndimage
 
     stroke = max(1, stroke)
-    reach = max(32, 8 * stroke)
+    reach = max(48, 10 * stroke)  # how far from the box a head may reach
     x, y = int(point[0]), int(point[1])
     h, w = gray.shape
     x0, y0 = max(0, x - reach), max(0, y - reach)
@@ -699,6 +707,9 @@ def _blob_kind(blob: _Blob) -> Head | None:
         return Head(DIAMOND) if blob.fill <= 0.8 else None
     if blob.paper > 0.2:
         return None
-    if blob.solidity >= 0.75 and blob.peak < 0.6:
-        return Head(FILLED_DIAMOND) if blob.fill <= 0.8 else None
+    # (a notched arrowhead fills at most three quarters of its hull; a long, narrow
+    # diamond's widest rows are hard to place, but it fills its hull)
+    if (blob.solidity >= 0.75 and blob.peak < 0.6) or (blob.solidity >= 0.85
+                                                         and blob.peak < 0.75):
+        return Head(FILLED_DIAMOND) if blob.fill <= 0.9 else None
     return Head(ARROW)
