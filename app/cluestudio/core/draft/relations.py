@@ -166,9 +166,11 @@ def _components(labels: np.ndarray) -> Iterator[tuple[tuple[slice, slice], np.nd
             yield found, labels[found] == index
 
 
-def _touches(component: np.ndarray, found: tuple[slice, slice], rings: list[Ring]
-             ) -> list[tuple[int, tuple[float, float]]]:
-    """(box index, where the run meets it) for every box the run reaches."""
+def _touches(component: np.ndarray, found: tuple[slice, slice], rings: list[Ring],
+             bare: np.ndarray | None = None) -> list[tuple[int, tuple[float, float]]]:
+    """(box index, where the run meets it) for every box the run reaches; where it meets
+    it is placed on the strokes of ``bare`` (text taken out) when there are any there, so
+    a multiplicity written against the line does not pull it aside."""
     import numpy as np
 
     touches: list[tuple[int, tuple[float, float]]] = []
@@ -185,6 +187,8 @@ def _touches(component: np.ndarray, found: tuple[slice, slice], rings: list[Ring
         ys, xs = ys + oy0, xs + ox0
         keep = ~((xs >= inner[0]) & (xs < inner[2]) & (ys >= inner[1]) & (ys < inner[3]))
         if keep.any():
+            if bare is not None and (keep & bare[ys, xs]).any():
+                keep &= bare[ys, xs]
             touches.append((b, (float(xs[keep].mean()), float(ys[keep].mean()))))
     return touches
 
@@ -197,16 +201,24 @@ def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Rin
     drawing's stroke width, against which heads are measured, and its grey image."""
     import numpy as np
 
+    bare, marks, kept = ink
     touches = _touches(component, found, rings)
     if len(touches) < 2:
         return []
-    bare, marks, kept = ink
+    # where the line itself meets each box, a multiplicity written against it left out
+    on_line = dict(_touches(component, found, rings, bare))
     rects, stroke, gray = drawing
     words = [_text_rect(t) for t in texts]
 
     def head_at(box: int, point: tuple[float, float]) -> Head:
-        blob = _head_blob(gray, point, rects[box], stroke, words)
+        blob = _head_blob(gray, on_line.get(box, point), rects[box], stroke, words)
         seen = _blob_kind(blob) if blob is not None else None
+        if not seen and stroke <= _THIN:
+            # a render's small head may lie within the margin taken for the box's
+            # outline: again with the outline as thin as drawn
+            blob = _head_blob(gray, on_line.get(box, point), rects[box], stroke, words,
+                              outline=stroke - 1)
+            seen = _blob_kind(blob) if blob is not None else None
         if seen:
             return seen
         old = _head((kept, marks), point, rects[box], stroke)
@@ -566,7 +578,7 @@ def drawn_ink(gray: np.ndarray) -> np.ndarray:
 
 
 def _head_blob(gray: np.ndarray, point: tuple[float, float], box: Rect, stroke: int,
-               texts: list[Rect]) -> _Blob | None:
+               texts: list[Rect], outline: int | None = None) -> _Blob | None:
     """The solid head (a triangle, a diamond or an arrowhead, hollow or filled) where a
     line meets ``box`` near ``point``, read on the strokes as drawn: letters of ``texts``
     (OCR's boxes) taken out, the paper the strokes close in (against the box's outline
@@ -598,13 +610,16 @@ def _head_blob(gray: np.ndarray, point: tuple[float, float], box: Rect, stroke: 
         window &= ~np.isin(pieces, letters[letters > 0])
     # the box and its outline as one block: the paper a head closes in against the
     # outline is the head's inside
-    grow = stroke + 1
+    drawn = max(1, stroke - 2)  # the mask's thickening taken back
+    # ``outline``: how far beyond ``box`` its outline reaches (the mask's stroke and a
+    # pixel, unless told)
+    grow = stroke + 1 if outline is None else outline
     block = np.zeros_like(window)
     block[max(0, int(box[1]) - grow - y0):max(0, int(box[3]) + grow + 1 - y0),
           max(0, int(box[0]) - grow - x0):max(0, int(box[2]) + grow + 1 - x0)] = True
     solid = ndimage.binary_fill_holes(window | block) & ~block
-    drawn = max(1, stroke - 2)
-    radius = drawn // 2 + 1  # lines (a stroke thick) vanish in the opening, heads stay
+    # lines (a stroke thick) vanish in the opening, heads stay
+    radius = drawn // 2 + 1
     opened = ndimage.binary_opening(solid, structure=_disk(radius))
     labels, count = ndimage.label(opened)
     if count == 0:
@@ -699,6 +714,8 @@ def _blob_kind(blob: _Blob) -> Head | None:
     nesting circle) is no diamond, and a hollow head fills its hull."""
     if blob.balance < 0.3:
         return None  # beside the line, not across it: a letter or another line
+    if blob.peak < 0.12:
+        return None  # widest on the box: no head narrows to its tip there (a crow's foot)
     if blob.paper >= 0.35:
         if blob.solidity < 0.68:
             return None
