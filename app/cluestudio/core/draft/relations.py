@@ -215,14 +215,15 @@ def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Rin
     words = [_text_rect(t) for t in texts]
 
     def head_at(box: int, point: tuple[float, float]) -> Head:
-        blob = solid_head(gray, on_line.get(box, point), rects[box], stroke, words)
-        seen = _blob_kind(blob) if blob is not None else None
-        if not seen and stroke <= _THIN:
-            # a render's small head may lie within the margin taken for the box's
-            # outline: again with the outline as thin as drawn
-            blob = solid_head(gray, on_line.get(box, point), rects[box], stroke, words,
-                              outline=stroke - 1)
+        # a render's small head may lie within the margin taken for the box's outline:
+        # read again with the outline as thin as drawn
+        outlines = (None, stroke - 1) if stroke <= _THIN else (None,)
+        blob, seen = None, None
+        for blob in solid_head(gray, on_line.get(box, point), rects[box], stroke, words,
+                               outlines):
             seen = _blob_kind(blob) if blob is not None else None
+            if seen:
+                break
         if seen:
             return seen
         old = _head((kept, marks), point, rects[box], stroke)

@@ -52,12 +52,14 @@ def drawn_ink(gray: np.ndarray) -> np.ndarray:
 
 
 def solid_head(gray: np.ndarray, point: tuple[float, float], box: Rect, stroke: int,
-               texts: list[Rect], outline: int | None = None) -> SolidHead | None:
+               texts: list[Rect], outlines: tuple[int | None, ...] = (None,)
+               ) -> list[SolidHead | None]:
     """The solid head (a triangle, a diamond or an arrowhead, hollow or filled) where a
     line meets ``box`` near ``point``, read on the strokes as drawn: letters of ``texts``
     (OCR's boxes) taken out, the paper the strokes close in (against the box's outline
     too) filled, and lines opened away — what is left touching the box there is the head.
-    None where there is none."""
+    One reading for each of ``outlines`` (how far beyond ``box`` its outline reaches; None:
+    the mask's stroke and a pixel), None where there is none."""
     import numpy as np
     from scipy import ndimage
 
@@ -68,7 +70,7 @@ def solid_head(gray: np.ndarray, point: tuple[float, float], box: Rect, stroke: 
     x0, y0 = max(0, x - reach), max(0, y - reach)
     x1, y1 = min(w, x + reach + 1), min(h, y + reach + 1)
     if x1 - x0 < 8 or y1 - y0 < 8:
-        return None
+        return [None for _ in outlines]
     window = drawn_ink(gray[y0:y1, x0:x1])
     # letters: the pieces of ink that stay inside a text's box
     pieces, _count = ndimage.label(window, structure=np.ones((3, 3), dtype=bool))
@@ -82,15 +84,24 @@ def solid_head(gray: np.ndarray, point: tuple[float, float], box: Rect, stroke: 
         outside[ty0:ty1, tx0:tx1] = 0
         letters = np.setdiff1d(inside, np.unique(outside))
         window &= ~np.isin(pieces, letters[letters > 0])
+    return [_measured(window, (x - x0, y - y0), (box[0] - x0, box[1] - y0, box[2] - x0,
+                                                  box[3] - y0), stroke,
+                      stroke + 1 if outline is None else outline) for outline in outlines]
+
+
+def _measured(window: np.ndarray, point: tuple[int, int], box: Rect, stroke: int, grow: int
+              ) -> SolidHead | None:
+    """:func:`solid_head` in a window of drawn ink (``point`` and ``box`` in it), the box's
+    outline taken to reach ``grow`` px beyond it."""
+    import numpy as np
+    from scipy import ndimage
+
     # the box and its outline as one block: the paper a head closes in against the
     # outline is the head's inside
     drawn = max(1, stroke - 2)  # the mask's thickening taken back
-    # ``outline``: how far beyond ``box`` its outline reaches (the mask's stroke and a
-    # pixel, unless told)
-    grow = stroke + 1 if outline is None else outline
     block = np.zeros_like(window)
-    block[max(0, int(box[1]) - grow - y0):max(0, int(box[3]) + grow + 1 - y0),
-          max(0, int(box[0]) - grow - x0):max(0, int(box[2]) + grow + 1 - x0)] = True
+    block[max(0, int(box[1]) - grow):max(0, int(box[3]) + grow + 1),
+          max(0, int(box[0]) - grow):max(0, int(box[2]) + grow + 1)] = True
     solid = ndimage.binary_fill_holes(window | block) & ~block
     # lines (a stroke thick) vanish in the opening, heads stay
     radius = drawn // 2 + 1
@@ -100,16 +111,16 @@ def solid_head(gray: np.ndarray, point: tuple[float, float], box: Rect, stroke: 
         return None
     # the piece that touches the box where the line meets it
     near_box = ndimage.binary_dilation(block, iterations=stroke + 3)
-    px, py = x - x0, y - y0
-    best, best_d = 0, float(2 * stroke + 5)
-    for index in range(1, count + 1):
-        ys, xs = np.nonzero(labels == index)
-        if not near_box[ys, xs].any():
-            continue
-        d = float(np.min(np.hypot(xs - px, ys - py)))
-        if d <= best_d:
-            best, best_d = index, d
-    if best == 0:
+    px, py = point
+    rows, cols = np.indices(window.shape)
+    away = np.hypot(cols - px, rows - py)
+    indices = np.arange(1, count + 1)
+    nearest = np.asarray(ndimage.minimum(away, labels, indices), dtype=float)
+    touching = np.asarray(ndimage.maximum(near_box, labels, indices), dtype=bool)
+    nearest[~touching] = np.inf
+    # (the last of equally near pieces, as a scan in label order keeps)
+    best = int(indices[len(nearest) - 1 - int(np.argmin(nearest[::-1]))])
+    if not nearest.min() <= 2 * stroke + 5:
         return None
     blob = labels == best
     # its barbs and tips (thinner than the opening) back: the solid ink round it
