@@ -6,6 +6,7 @@ row-by-row reading of the thickened ink mask."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -53,13 +54,13 @@ def drawn_ink(gray: np.ndarray) -> np.ndarray:
 
 def solid_head(gray: np.ndarray, point: tuple[float, float], box: Rect, stroke: int,
                texts: list[Rect], outlines: tuple[int | None, ...] = (None,)
-               ) -> list[SolidHead | None]:
+               ) -> Iterator[SolidHead | None]:
     """The solid head (a triangle, a diamond or an arrowhead, hollow or filled) where a
     line meets ``box`` near ``point``, read on the strokes as drawn: letters of ``texts``
     (OCR's boxes) taken out, the paper the strokes close in (against the box's outline
     too) filled, and lines opened away — what is left touching the box there is the head.
-    One reading for each of ``outlines`` (how far beyond ``box`` its outline reaches; None:
-    the mask's stroke and a pixel), None where there is none."""
+    One reading for each of ``outlines`` in turn (how far beyond ``box`` its outline
+    reaches; None: the mask's stroke and a pixel), None where there is none."""
     import numpy as np
     from scipy import ndimage
 
@@ -70,7 +71,8 @@ def solid_head(gray: np.ndarray, point: tuple[float, float], box: Rect, stroke: 
     x0, y0 = max(0, x - reach), max(0, y - reach)
     x1, y1 = min(w, x + reach + 1), min(h, y + reach + 1)
     if x1 - x0 < 8 or y1 - y0 < 8:
-        return [None for _ in outlines]
+        yield from (None for _ in outlines)
+        return
     window = drawn_ink(gray[y0:y1, x0:x1])
     # letters: the pieces of ink that stay inside a text's box
     pieces, _count = ndimage.label(window, structure=np.ones((3, 3), dtype=bool))
@@ -84,9 +86,10 @@ def solid_head(gray: np.ndarray, point: tuple[float, float], box: Rect, stroke: 
         outside[ty0:ty1, tx0:tx1] = 0
         letters = np.setdiff1d(inside, np.unique(outside))
         window &= ~np.isin(pieces, letters[letters > 0])
-    return [_measured(window, (x - x0, y - y0), (box[0] - x0, box[1] - y0, box[2] - x0,
-                                                  box[3] - y0), stroke,
-                      stroke + 1 if outline is None else outline) for outline in outlines]
+    for outline in outlines:
+        yield _measured(window, (x - x0, y - y0),
+                        (box[0] - x0, box[1] - y0, box[2] - x0, box[3] - y0), stroke,
+                        stroke + 1 if outline is None else outline)
 
 
 def _measured(window: np.ndarray, point: tuple[int, int], box: Rect, stroke: int, grow: int
