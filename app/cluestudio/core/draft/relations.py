@@ -1,12 +1,15 @@
 """Relations traced between class boxes: the strokes left once boxes and text are removed.
 
 Each connected run of those strokes that reaches two class boxes is a relation between
-them. Its decoration is read at the ends, by shape (:func:`_head`): a hollow triangle makes
+them. Its decoration is read at the ends, by shape: a hollow triangle makes
 a generalization towards that box, a diamond (hollow or filled) an aggregation or a
 composition whose whole is that box, an arrowhead (filled or open) points the association
-at that box; a run whose pieces are like-sized dashes in a chain (:func:`is_dashed`) is
-dashed (a dependency, or a realization with a triangle). Text read beside the run becomes
-its label; multiplicities near an end belong to that end."""
+at that box. The shape is read first as a solid on the strokes as drawn, along the line's
+own slant (:func:`.solid_heads.solid_head`, :func:`_blob_kind`), then, where that leaves it
+open, row by row on the thickened ink (:func:`_head`). A run whose pieces are like-sized
+dashes in a chain (:func:`is_dashed`) is dashed (a dependency, or a realization with a
+triangle). Text read beside the run becomes its label; multiplicities near an end belong
+to that end."""
 
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from cluestudio.core.draft.solid_heads import SolidHead, solid_head
 from cluestudio.core.model import RelationType
 from cluestudio.core.ocr.result import OcrResult, Rect
 
@@ -25,6 +29,7 @@ _CLEAR = 6  # px around a compartment's inside that are its outline (thick in a 
 _RING = 4  # px beyond that where a line must end to touch the box
 _NEAR_END = 45  # px: a multiplicity this close to where a line meets a box is that end's
 _NEAR_LINE = 30  # px: a label this close to a line is its label
+_THIN = 4  # px: strokes this thick in the ink mask (drawn 1-2 px) are a render's
 # A multiplicity as OCR reads it: the ``*`` after the dots is often lost (``0..``).
 _READ_MULTIPLICITY = re.compile(r"[0-9*nN]+(?:\s*\.+\s*[0-9*nN]*)?")
 
@@ -65,7 +70,8 @@ def trace_relations(pixels: np.ndarray, ocr: OcrResult, boxes: list[Rect]
 
     from cluestudio.core.ocr.layout import ink_mask, upright_gray
 
-    raw = ink_mask(upright_gray(pixels, ocr.layout.angle))
+    gray = upright_gray(pixels, ocr.layout.angle)
+    raw = ink_mask(gray)
     lines = raw.copy()
     shape = lines.shape
     # a box's outline is as thick as the drawing's strokes (a big export draws them 5 px)
@@ -104,7 +110,7 @@ def trace_relations(pixels: np.ndarray, ocr: OcrResult, boxes: list[Rect]
     loose = np.zeros(shape, dtype=bool)  # pieces that reach fewer than two boxes
     for found, component in _components(labels):
         found_relations = _relation(component, found, rings, (bare, marks, kept), outside,
-                                    used_labels, False, (boxes, stroke))
+                                    used_labels, False, (boxes, stroke, gray))
         if found_relations:
             relations.extend(found_relations)
         elif len(_touches(component, found, rings)) < 2:
@@ -114,11 +120,17 @@ def trace_relations(pixels: np.ndarray, ocr: OcrResult, boxes: list[Rect]
     labels, _count = ndimage.label(ndimage.binary_dilation(loose, iterations=6))
     for found, component in _components(labels):
         relations.extend(_relation(component, found, rings, (bare, marks, kept), outside,
-                                   used_labels, True, (boxes, stroke)))
+                                   used_labels, True, (boxes, stroke, gray)))
     return relations
 
 
 Ring = tuple[tuple[int, int, int, int], tuple[int, int, int, int]]
+
+
+def _text_rect(text: _Text) -> Rect:
+    cx, cy = text.center
+    return (cx - text.width / 2, cy - text.height / 2, cx + text.width / 2,
+            cy + text.height / 2)
 
 
 def _running_out(window: np.ndarray) -> np.ndarray:
@@ -158,9 +170,11 @@ def _components(labels: np.ndarray) -> Iterator[tuple[tuple[slice, slice], np.nd
             yield found, labels[found] == index
 
 
-def _touches(component: np.ndarray, found: tuple[slice, slice], rings: list[Ring]
-             ) -> list[tuple[int, tuple[float, float]]]:
-    """(box index, where the run meets it) for every box the run reaches."""
+def _touches(component: np.ndarray, found: tuple[slice, slice], rings: list[Ring],
+             bare: np.ndarray | None = None) -> list[tuple[int, tuple[float, float]]]:
+    """(box index, where the run meets it) for every box the run reaches; where it meets
+    it is placed on the strokes of ``bare`` (text taken out) when there are any there, so
+    a multiplicity written against the line does not pull it aside."""
     import numpy as np
 
     touches: list[tuple[int, tuple[float, float]]] = []
@@ -177,22 +191,48 @@ def _touches(component: np.ndarray, found: tuple[slice, slice], rings: list[Ring
         ys, xs = ys + oy0, xs + ox0
         keep = ~((xs >= inner[0]) & (xs < inner[2]) & (ys >= inner[1]) & (ys < inner[3]))
         if keep.any():
+            if bare is not None and (keep & bare[ys, xs]).any():
+                keep &= bare[ys, xs]
             touches.append((b, (float(xs[keep].mean()), float(ys[keep].mean()))))
     return touches
 
 
 def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Ring],
               ink: tuple[np.ndarray, np.ndarray, np.ndarray], texts: list[_Text], used: set[int],
-              pieced: bool, drawing: tuple[list[Rect], int]) -> list[DraftRelation]:
-    """The relation(s) a run of strokes makes; ``drawing``: the class boxes and the
-    drawing's stroke width, against which heads are measured."""
+              pieced: bool, drawing: tuple[list[Rect], int, np.ndarray]
+              ) -> list[DraftRelation]:
+    """The relation(s) a run of strokes makes; ``drawing``: the class boxes, the
+    drawing's stroke width, against which heads are measured, and its grey image."""
     import numpy as np
 
+    bare, marks, kept = ink
     touches = _touches(component, found, rings)
     if len(touches) < 2:
         return []
-    bare, marks, kept = ink
-    rects, stroke = drawing
+    # where the line itself meets each box, a multiplicity written against it left out
+    on_line = dict(_touches(component, found, rings, bare))
+    rects, stroke, gray = drawing
+    words = [_text_rect(t) for t in texts]
+
+    def head_at(box: int, point: tuple[float, float]) -> Head:
+        # a render's small head may lie within the margin taken for the box's outline:
+        # read again with the outline as thin as drawn
+        outlines = (None, stroke - 1) if stroke <= _THIN else (None,)
+        blob, seen = None, None
+        for blob in solid_head(gray, on_line.get(box, point), rects[box], stroke, words,
+                               outlines):
+            seen = _blob_kind(blob) if blob is not None else None
+            if seen:
+                break
+        if seen:
+            return seen
+        old = _head((kept, marks), point, rects[box], stroke)
+        # in thin strokes (a render) the strokes as drawn close every hollow head: a
+        # triangle they do not show is a letter or a crossing the thickened mask closed
+        if blob is None and old.shape == TRIANGLE and stroke <= _THIN:
+            return Head("")
+        return old
+
     doubts: list[str] = ["a line pieced together across gaps"] if pieced else []
     # pieced together or not, a run is dashed by the rhythm of its pieces: a solid line
     # cut by crossing lines, labels or a line jump falls into pieces too
@@ -200,7 +240,7 @@ def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Rin
     if len(touches) > 2:
         # One triangle and several boxes on one tree of lines: the generalizations of a
         # shared trunk (UML's tree style), each child to the one parent.
-        heads = [_head((kept, marks), point, rects[b], stroke).shape for b, point in touches]
+        heads = [head_at(b, point).shape for b, point in touches]
         if heads.count(TRIANGLE) == 1:
             parent, where = touches[heads.index(TRIANGLE)]
             facing = _OPPOSITE[_side(where, rings[parent][1])]
@@ -223,8 +263,7 @@ def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Rin
         touches = [touches[i], touches[j]]
         doubts.append("the line passes other boxes: are these its ends?")
     (a, pa), (b, pb) = touches
-    head_a = _head((kept, marks), pa, rects[a], stroke)
-    head_b = _head((kept, marks), pb, rects[b], stroke)
+    head_a, head_b = head_at(a, pa), head_at(b, pb)
     shapes = (head_a.shape, head_b.shape)
     doubts += [h.doubt for h in (head_a, head_b) if h.doubt]
     rtype, begin, end = RelationType.ASSOCIATION, a, b
@@ -504,3 +543,30 @@ def _texts(lines: list[_Text], at_begin: tuple[float, float], at_end: tuple[floa
                 name = text
                 used.add(i)
     return from_, to, name
+
+
+
+def _blob_kind(blob: SolidHead) -> Head | None:
+    """The head a solid shape is, or None where its measures leave it open: paper inside
+    makes it hollow (a triangle widest at its far end, else a diamond); a solid one is a
+    composition's diamond when it fills its hull and is widest before its far end, an
+    arrowhead (notched, or a V) when it does not. A round shape (a letter's bowl, a
+    nesting circle) is no diamond, and a hollow head fills its hull."""
+    if blob.balance < 0.3:
+        return None  # beside the line, not across it: a letter or another line
+    if blob.peak < 0.12:
+        return None  # widest on the box: no head narrows to its tip there (a crow's foot)
+    if blob.paper >= 0.35:
+        if blob.solidity < 0.68:
+            return None
+        if blob.peak >= 0.65:
+            return Head(TRIANGLE)
+        return Head(DIAMOND) if blob.fill <= 0.8 else None
+    if blob.paper > 0.2:
+        return None
+    # (a notched arrowhead fills at most three quarters of its hull; a long, narrow
+    # diamond's widest rows are hard to place, but it fills its hull)
+    if (blob.solidity >= 0.75 and blob.peak < 0.6) or (blob.solidity >= 0.85
+                                                         and blob.peak < 0.75):
+        return Head(FILLED_DIAMOND) if blob.fill <= 0.9 else None
+    return Head(ARROW)

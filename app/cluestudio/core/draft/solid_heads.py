@@ -1,0 +1,194 @@
+"""A relation's head read as a solid shape on the strokes as drawn, along the line's own
+axis, whatever its slant (:func:`solid_head`): what :mod:`.relations` tells a hollow or
+filled diamond, a hollow triangle and an arrowhead apart by. Small renderer heads on a
+slanting spline, anti-aliased and with a multiplicity written against them, defeat a
+row-by-row reading of the thickened ink mask."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from cluestudio.core.ocr.result import Rect
+
+
+@dataclass(frozen=True)
+class SolidHead:
+    """A head's solid shape where a line meets a box, measured along the line's own axis
+    (however the line slants): how long and wide it is, where it is widest (0 at the tip on
+    the box, 1 at its far end), how much of its inside is paper (a hollow head), how evenly
+    it sits on the line (the smaller side's share of the larger) and how much of its convex
+    hull it fills (a notched arrowhead less than a diamond)."""
+
+    length: float
+    width: float
+    peak: float
+    paper: float
+    balance: float
+    solidity: float
+    fill: float = 0.5  # its area's share of length × width (a diamond's 0.5, a disc's 0.8)
+
+
+def _disk(radius: int) -> np.ndarray:
+    import numpy as np
+
+    yy, xx = np.mgrid[-radius:radius + 1, -radius:radius + 1]
+    return (xx * xx + yy * yy) <= radius * radius + radius
+
+
+def drawn_ink(gray: np.ndarray) -> np.ndarray:
+    """The strokes of a grey window as drawn, not thickened: pixels darker than the paper
+    round them by at least 40 % of the contrast there (an anti-aliased edge that is mostly
+    paper is not ink, so letters stay apart from the line they sit by)."""
+    from scipy import ndimage
+
+    paper = ndimage.maximum_filter(gray, size=31)
+    dark = ndimage.minimum_filter(gray, size=7)
+    contrast = paper - dark
+    return (paper - gray >= 0.4 * contrast) & (contrast >= 40)
+
+
+def solid_head(gray: np.ndarray, point: tuple[float, float], box: Rect, stroke: int,
+               texts: list[Rect], outlines: tuple[int | None, ...] = (None,)
+               ) -> Iterator[SolidHead | None]:
+    """The solid head (a triangle, a diamond or an arrowhead, hollow or filled) where a
+    line meets ``box`` near ``point``, read on the strokes as drawn: letters of ``texts``
+    (OCR's boxes) taken out, the paper the strokes close in (against the box's outline
+    too) filled, and lines opened away — what is left touching the box there is the head.
+    One reading for each of ``outlines`` in turn (how far beyond ``box`` its outline
+    reaches; None: the mask's stroke and a pixel), None where there is none."""
+    import numpy as np
+    from scipy import ndimage
+
+    stroke = max(1, stroke)
+    reach = max(48, 10 * stroke)  # how far from the box a head may reach
+    x, y = int(point[0]), int(point[1])
+    h, w = gray.shape
+    x0, y0 = max(0, x - reach), max(0, y - reach)
+    x1, y1 = min(w, x + reach + 1), min(h, y + reach + 1)
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        yield from (None for _ in outlines)
+        return
+    window = drawn_ink(gray[y0:y1, x0:x1])
+    # letters: the pieces of ink that stay inside a text's box
+    pieces, _count = ndimage.label(window, structure=np.ones((3, 3), dtype=bool))
+    for rect in texts:
+        tx0, ty0 = max(0, int(rect[0]) - 2 - x0), max(0, int(rect[1]) - 2 - y0)
+        tx1, ty1 = int(rect[2]) + 3 - x0, int(rect[3]) + 3 - y0
+        if tx1 <= 0 or ty1 <= 0 or tx0 >= x1 - x0 or ty0 >= y1 - y0:
+            continue
+        inside = np.unique(pieces[ty0:ty1, tx0:tx1])
+        outside = pieces.copy()
+        outside[ty0:ty1, tx0:tx1] = 0
+        letters = np.setdiff1d(inside, np.unique(outside))
+        window &= ~np.isin(pieces, letters[letters > 0])
+    for outline in outlines:
+        yield _measured(window, (x - x0, y - y0),
+                        (box[0] - x0, box[1] - y0, box[2] - x0, box[3] - y0), stroke,
+                        stroke + 1 if outline is None else outline)
+
+
+def _measured(window: np.ndarray, point: tuple[int, int], box: Rect, stroke: int, grow: int
+              ) -> SolidHead | None:
+    """:func:`solid_head` in a window of drawn ink (``point`` and ``box`` in it), the box's
+    outline taken to reach ``grow`` px beyond it."""
+    import numpy as np
+    from scipy import ndimage
+
+    # the box and its outline as one block: the paper a head closes in against the
+    # outline is the head's inside
+    drawn = max(1, stroke - 2)  # the mask's thickening taken back
+    block = np.zeros_like(window)
+    block[max(0, int(box[1]) - grow):max(0, int(box[3]) + grow + 1),
+          max(0, int(box[0]) - grow):max(0, int(box[2]) + grow + 1)] = True
+    solid = ndimage.binary_fill_holes(window | block) & ~block
+    # lines (a stroke thick) vanish in the opening, heads stay
+    radius = drawn // 2 + 1
+    opened = ndimage.binary_opening(solid, structure=_disk(radius))
+    labels, count = ndimage.label(opened)
+    if count == 0:
+        return None
+    # the piece that touches the box where the line meets it
+    near_box = ndimage.binary_dilation(block, iterations=stroke + 3)
+    px, py = point
+    rows, cols = np.indices(window.shape)
+    away = np.hypot(cols - px, rows - py)
+    indices = np.arange(1, count + 1)
+    nearest = np.asarray(ndimage.minimum(away, labels, indices), dtype=float)
+    touching = np.asarray(ndimage.maximum(near_box, labels, indices), dtype=bool)
+    nearest[~touching] = np.inf
+    # (the last of equally near pieces, as a scan in label order keeps)
+    best = int(indices[len(nearest) - 1 - int(np.argmin(nearest[::-1]))])
+    if not nearest.min() <= 2 * stroke + 5:
+        return None
+    blob = labels == best
+    # its barbs and tips (thinner than the opening) back: the solid ink round it
+    head = ndimage.binary_propagation(
+        blob, mask=solid & ndimage.binary_dilation(blob, structure=_disk(2 * radius + 2)))
+    ys, xs = np.nonzero(head)
+    if len(ys) < 9:
+        return None
+    centre = np.array([xs.mean(), ys.mean()])
+    # the line leaving it: ink in a ring round the head, off the box
+    grown = ndimage.binary_dilation(head, iterations=2)
+    ring = ndimage.binary_dilation(grown, iterations=2 * stroke + 2) & ~grown & window & ~block
+    ry, rx = np.nonzero(ring)
+    if len(ry):
+        axis = np.array([rx.mean(), ry.mean()]) - centre
+    else:  # no line seen: the head points at the box
+        dist = ndimage.distance_transform_edt(~block)[ys, xs]
+        tip = dist <= dist.min() + 1
+        axis = centre - np.array([xs[tip].mean(), ys[tip].mean()])
+    norm = float(np.hypot(*axis))
+    if norm < 1:
+        return None
+    axis /= norm
+    across = np.array([-axis[1], axis[0]])
+    along = (xs - centre[0]) * axis[0] + (ys - centre[1]) * axis[1]
+    side = (xs - centre[0]) * across[0] + (ys - centre[1]) * across[1]
+    bins = np.round(along - along.min()).astype(int)
+    lo = np.full(bins.max() + 1, np.inf)
+    hi = np.full(bins.max() + 1, -np.inf)
+    np.minimum.at(lo, bins, side)
+    np.maximum.at(hi, bins, side)
+    spans = np.where(np.isfinite(lo), hi - lo + 1, 0)
+    wide = np.flatnonzero(spans > drawn + 1)
+    if len(wide) == 0:
+        return None
+    first, last = int(wide[0]), int(wide[-1])
+    widest = float(spans[first:last + 1].max())
+    at = np.flatnonzero(spans[first:last + 1] >= 0.9 * widest)
+    length = last - first + 1
+    peak = float(at.mean()) / max(1, length - 1)
+    in_head = (bins >= first) & (bins <= last)
+    # where the line runs: across the axis at the ring's middle
+    line = 0.0
+    if len(ry):
+        line = float(np.median((rx - centre[0]) * across[0] + (ry - centre[1]) * across[1]))
+    left, right = float(np.sum(np.maximum(0, line - side[in_head]))), float(
+        np.sum(np.maximum(0, side[in_head] - line)))
+    balance = min(left, right) / max(left, right, 1.0)
+    core = ndimage.binary_erosion(head)
+    paper = float((core & ~window).sum()) / max(1, int(core.sum()))
+    fill = float(in_head.sum()) / max(1.0, length * widest)
+    return SolidHead(float(length), widest, peak, paper, balance,
+                 _solidity(xs[in_head], ys[in_head]), fill)
+
+
+def _solidity(xs: np.ndarray, ys: np.ndarray) -> float:
+    """The share of its convex hull a set of pixels fills (a notched arrowhead or an open
+    V fills less of it than a diamond or a triangle)."""
+    import numpy as np
+    from scipy.spatial import ConvexHull, QhullError
+
+    corners = np.concatenate([np.stack([xs + dx, ys + dy], axis=1)
+                              for dx in (0, 1) for dy in (0, 1)]).astype(float)
+    try:
+        hull = ConvexHull(corners)
+    except (QhullError, ValueError):
+        return 1.0
+    return float(len(xs)) / max(1.0, float(hull.volume))
