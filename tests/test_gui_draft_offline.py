@@ -6,27 +6,33 @@ many of its elements the draft doubts; F7 without an endpoint points to it."""
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from cluestudio.core.jobs import run_job
 from cluestudio.core.settings import Settings, updated
 
+if TYPE_CHECKING:
+    from cluestudio.gui.main_window import MainWindow
+
 pytest.importorskip("rapidocr", reason="the ocr extra is not installed")
 pytestmark = [pytest.mark.gui, pytest.mark.xdist_group("ocr")]
 
 
-def test_a_ta_without_a_vlm_drafts_image_a_offline_and_is_told_its_doubts(
-        qtbot, tmp_path: Path) -> None:
+@contextmanager
+def _offline_window(qtbot, path: Path,  # type: ignore[no-untyped-def]
+                    course: Path) -> Iterator[MainWindow]:
+    """The TA's window on a workspace imported from ``course``, with no VLM set."""
     from cluestudio.core.workspace import import_path, open_workspace
     from cluestudio.gui.main_window import MainWindow
     from cluestudio.gui.worker import JobRunner
-    from gui_course import make_course
 
-    path = tmp_path / "course.sqlite"
     ws = open_workspace(path)
-    run_job(import_path(ws, make_course(tmp_path / "course", ("library_loans",))))
+    run_job(import_path(ws, course))
     runner = JobRunner()
     window = MainWindow(runner, updated(Settings(), llm={"model": ""},
                                         scoring={"embedder": "exact"}))
@@ -35,6 +41,19 @@ def test_a_ta_without_a_vlm_drafts_image_a_offline_and_is_told_its_doubts(
     try:
         window.open(ws)
         window.show()
+        yield window
+    finally:
+        window.close()
+        runner.shutdown()
+
+
+def test_a_ta_without_a_vlm_drafts_image_a_offline_and_is_told_its_doubts(
+        qtbot, tmp_path: Path) -> None:
+    from gui_course import make_course
+
+    path = tmp_path / "course.sqlite"
+    course = make_course(tmp_path / "course", ("library_loans",))
+    with _offline_window(qtbot, path, course) as window:
         # F7 has no model to ask: the message names the way that needs none
         window.menu_actions["convert"].trigger()
         assert "Tools → Draft image A offline" in window.errors.item(0).text()
@@ -60,9 +79,6 @@ def test_a_ta_without_a_vlm_drafts_image_a_offline_and_is_told_its_doubts(
         # the review pane shows the stored draft
         qtbot.waitUntil(lambda: window.review.editor.toPlainText().strip() == puml.strip(),
                         timeout=10_000)
-    finally:
-        window.close()
-        runner.shutdown()
 
 
 def test_a_ta_drafting_a_large_photo_offline_is_told_it_takes_a_while(tmp_path: Path) -> None:
@@ -92,3 +108,37 @@ def test_a_ta_drafting_a_large_photo_offline_is_told_it_takes_a_while(tmp_path: 
     first = next(job).message  # before the OCR read starts
     assert first.endswith(" — a large image (20 MP): this takes a while"), first
     job.close()
+
+
+def test_a_ta_drafting_a_blank_scan_offline_is_told_no_class_box_was_found(
+        qtbot, tmp_path: Path) -> None:
+    """Issue 29: a TA drafts a blank scan offline from the window (Tools → Draft image A
+offline): the status bar said "offline-draft-1: still invalid: found no class box in image
+A after 3 attempt(s)", after running the same draft three times. It says plainly what the
+draft found, once."""
+    from PIL import Image
+
+    from gui_course import make_course
+
+    course = make_course(tmp_path / "course", ("library_loans",))
+    for png in course.glob("tasks/*/submissions/*.png"):
+        Image.new("RGB", (400, 300), "white").save(png)  # a blank scan
+    path = tmp_path / "course.sqlite"
+    with _offline_window(qtbot, path, course) as window:
+        sid = window.review.view.submission.id
+        window.menu_actions["draft_offline"].trigger()
+        handle = window.model_actions._job
+        assert handle is not None
+        source = window.review.view.submission.source_id
+        # the job line names the submission as the list does, not by its database id
+        assert handle.label == f"offline draft of library_loans/{source}"
+        with qtbot.waitSignal(handle.finished, timeout=180_000):
+            pass
+        qtbot.waitUntil(lambda: "class box" in window.statusBar().currentMessage(),
+                        timeout=10_000)
+        message = window.statusBar().currentMessage()
+        assert message == "The offline draft found no class box in image A"
+        with sqlite3.connect(path) as conn:  # one draft stored, not three
+            drafts = conn.execute("SELECT COUNT(*) FROM conversions WHERE submission_id = ? "
+                                  "AND author LIKE 'offline-draft%'", (sid,)).fetchone()[0]
+        assert drafts == 1
