@@ -5,13 +5,14 @@ offline-draft-1". It is asked once, says what it did, and says plainly what it f
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from PIL import Image
 
 from cluestudio.core.jobs import CancelToken, Progress, run_job
-from cluestudio.core.vlm.backend import ImageInput
+from cluestudio.core.vlm.backend import ImageInput, VLMBackend
 from cluestudio.core.vlm.conversion import attempts_text, convert_image, parser_checker
 from cluestudio.core.vlm.factory import BackendOptions, make_backend
 
@@ -19,11 +20,19 @@ pytest.importorskip("rapidocr", reason="the ocr extra is not installed")
 pytestmark = [pytest.mark.xdist_group("ocr")]
 
 
+def _as_a_plugin() -> VLMBackend:
+    from cluestudio.core.draft.plugin import OfflineDraftConverter
+
+    return OfflineDraftConverter()  # as the plugin registry loads it, not via make_backend
+
+
+@pytest.mark.parametrize("made", [lambda: make_backend(BackendOptions(backend="offline")),
+                                  _as_a_plugin], ids=["backend option", "plugin"])
 def test_a_blank_scan_is_drafted_once_and_the_draft_says_it_found_no_class_box(
-        tmp_path: Path) -> None:
+        tmp_path: Path, made: Callable[[], VLMBackend]) -> None:
     blank = tmp_path / "blank.png"
     Image.new("RGB", (400, 300), "white").save(blank)
-    backend = make_backend(BackendOptions(backend="offline"))
+    backend = made()
     seen: list[Progress] = []
     result = run_job(convert_image(ImageInput.from_file(blank), backend, CancelToken(),
                                    source="s02", max_repairs=2, check=parser_checker,

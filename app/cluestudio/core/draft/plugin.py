@@ -29,6 +29,8 @@ class OfflineDraftConverter:
 
     manifest = BackendManifest(
         name=NAME, version=DRAFT_VERSION, kinds=("converter",),
+        # the same draft however often it is asked: a repair round would only run it again
+        deterministic=True,
         description="First-draft conversion without a VLM: class boxes and compartments "
                     "from the image, their text by OCR, relations traced along the lines.")
 
