@@ -11,7 +11,7 @@ Works for straight (PlantUML), wobbly (``handwritten``) and slightly rotated out
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from cluestudio.core.ocr.result import Box, ClassBox, Layout, Rect
@@ -35,10 +35,23 @@ def ink_mask(gray: np.ndarray) -> np.ndarray:
 def edge_mask(gray: np.ndarray, step: float = 20.0) -> np.ndarray:
     """Steps in brightness of a grayscale image (float H×W): pixels whose 3×3 neighbourhood
     spans more than ``step`` grey levels, lines bridged and thickened as :func:`ink_mask`."""
+    return _bridged(_spread(gray) > step)
+
+
+def _spread(gray: np.ndarray) -> np.ndarray:
+    """How many grey levels each pixel's 3×3 neighbourhood spans."""
     from scipy import ndimage
 
-    edges = (ndimage.maximum_filter(gray, size=3) - ndimage.minimum_filter(gray, size=3)) > step
-    return _bridged(edges)
+    return ndimage.maximum_filter(gray, size=3) - ndimage.minimum_filter(gray, size=3)
+
+
+def _faint_step(spread: np.ndarray) -> float:
+    """The least step in brightness that outlines a box: 8 grey levels in a render, whose
+    fills are flat (a faint border on a grey fill steps by 10–20), 20 in a photo, whose
+    grain makes nearly every pixel's neighbourhood span a few levels."""
+    import numpy as np
+
+    return 8.0 if float(np.mean(spread[::4, ::4] <= 2)) >= 0.5 else 20.0
 
 
 def _bridged(strokes: np.ndarray) -> np.ndarray:
@@ -180,6 +193,15 @@ def find_layout(pixels: np.ndarray, *, min_side: int = 12,
 
     gray, angle, ink = _straightened_ink(pixels)
     center = (pixels.shape[1] / 2, pixels.shape[0] / 2)
+    spreads: list[np.ndarray] = []
+
+    def edges(faint: bool = False) -> np.ndarray:  # the spread found once, when needed
+        if not spreads:
+            spreads.append(_spread(gray))
+        step = _faint_step(spreads[0]) if faint else 20.0
+        return _bridged(spreads[0] > step)
+
+    ink = _strokes(ink, [line.rect[3] - line.rect[1] for line in text], edges)
     boxes = _boxes(ink, min_side)
     # A marker's or a pen's outline has gaps a pixel's thickening does not close (a corner
     # drawn in two strokes that do not meet): look again with thicker strokes, and keep
@@ -215,25 +237,41 @@ def find_layout(pixels: np.ndarray, *, min_side: int = 12,
             # the same box, whose compartment rule stops short of its sides: the thick
             # look splits it where the thin one could not
             boxes[same[0]] = grown
-    # A theme may draw a box as a dark or gradient fill with light text (sandstone, amiga,
-    # crt-green, reddress-darkblue) or with a faint border on a grey gradient (silver): the
-    # fill next to the light letters counts as ink and cuts the compartments up, or the
-    # border is not dark enough. Look again at the steps in brightness (fill against paper,
-    # header against body) when they show at least twice as many boxes as the ink did (a
-    # whole diagram missed; an ordinary render or a photo keeps its ink's boxes alone),
-    # and keep those boxes where no box was found, or where the only box found is a piece
-    # of it (a compartment the light text did not cut up).
-    by_edges = _boxes(edge_mask(gray), min_side)
-    for box in by_edges if len(by_edges) >= 2 * len(boxes) else []:
+    # A box whose outline is no darker than the paper (a faint border on a grey gradient, a
+    # light fill on white) has no ink round it, or ink only where the gradient darkens: look
+    # at the steps in brightness too, and keep the boxes they show where nothing was found,
+    # or in place of pieces of them (ink only round the bottom compartment).
+    for box in _boxes(edges(faint=True), min_side):
         same = [i for i, b in enumerate(boxes) if _overlap(box.rect, b.rect)]
         if not same:
             boxes.append(box)
-        elif (len(same) == 1 and _inside(boxes[same[0]].rect, box.rect)
-              and not _similar(box.rect, boxes[same[0]].rect, 6)
-              and len(box.compartments) >= len(boxes[same[0]].compartments)):
-            boxes[same[0]] = box
+        elif (len(box.compartments) >= 2
+              and all(_inside(boxes[i].rect, box.rect)
+                      and not _similar(box.rect, boxes[i].rect, 6)
+                      and len(boxes[i].compartments) < len(box.compartments) for i in same)):
+            boxes = [b for i, b in enumerate(boxes) if i not in same] + [box]
     boxes = [b for b in boxes if not _package_tab(ink, b)]
     return Layout(tuple(boxes), angle, center)
+
+
+def _strokes(ink: np.ndarray, heights: Sequence[float], edges: Callable[[], np.ndarray]
+             ) -> np.ndarray:
+    """``ink`` where it is strokes; where it is areas (a box filled dark, or the fill round
+    light letters, which is darker than they are), the steps in brightness there instead:
+    the outline of a filled box is where its fill meets the paper, whatever their
+    brightness. An area is ink wider than half a line of text (and than 9 pixels) every
+    way; a stroke, even a marker's, is narrower."""
+    import numpy as np
+
+    width = max(9, int(np.median(heights) / 2) | 1 if len(heights) else 9)
+    areas = ink
+    for axis in (1, 0):
+        areas = _line_min(areas, width, axis)
+    if not areas.any():
+        return ink
+    for axis in (1, 0):
+        areas = _line_max(areas, width + 8, axis)
+    return np.where(areas, edges(), ink)
 
 
 def _package_tab(ink: np.ndarray, box: ClassBox) -> bool:
@@ -309,7 +347,39 @@ def _boxes(ink: np.ndarray, min_side: int, cover: float = 0.85, overlap: int = 0
                 thin.append(rect)
         elif _outlined(ink, rect, cover):
             parts.append(rect)
-    return _stack(parts, thin, overlap, min_side)
+    return _stack(_uncut(parts, ink), thin, overlap, min_side)
+
+
+def _uncut(parts: list[Rect], ink: np.ndarray) -> list[Rect]:
+    """``parts`` with a header cut short by the icon in it made whole again: a part right
+    over a wider one below, sharing its right (or left) side, whose top and bottom rules
+    run on, unbroken, to the wider part's other side (PlantUML's circled kind letter can
+    touch both rules of a low header; the piece beside it is too narrow to be a part). A
+    package's name tab sits over its frame too, but its top ends where the tab does."""
+    import numpy as np
+
+    out = list(parts)
+    whole: list[Rect] = []
+    for k, part in enumerate(parts):
+        x0, y0, x1, y1 = part
+        tolerance = max(6.0, 0.04 * (x1 - x0))
+        for below in parts:
+            if not 0 <= below[1] - y1 <= 18 or below[2] - below[0] <= x1 - x0 + tolerance:
+                continue
+            if abs(below[2] - x1) <= tolerance and below[0] < x0 - tolerance:
+                gap = slice(int(below[0]) + 2, int(x0))
+            elif abs(below[0] - x0) <= tolerance and below[2] > x1 + tolerance:
+                gap = slice(int(x1), int(below[2]) - 2)
+            else:
+                continue
+            rules = [np.asarray(ink[max(0, int(y) - 3):int(y) + 3, gap]).any(axis=0)
+                     for y in (y0, y1)]
+            if all(r.size and float(r.mean()) >= 0.95 for r in rules):
+                out[k] = (min(x0, below[0]), y0, max(x1, below[2]), y1)
+                whole.append(out[k])
+                break
+    # the pieces the icon left are inside the part made whole
+    return [p for p in out if p in whole or not any(_inside(p, w) for w in whole)]
 
 
 def _outlined(ink: np.ndarray, rect: Rect, cover: float = 0.85) -> bool:
