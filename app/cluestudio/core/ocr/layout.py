@@ -241,6 +241,7 @@ def find_layout(pixels: np.ndarray, *, min_side: int = 12,
     # light fill on white) has no ink round it, or ink only where the gradient darkens: look
     # at the steps in brightness too, and keep the boxes they show where nothing was found,
     # or in place of pieces of them (ink only round the bottom compartment).
+    framed = False
     for box in _boxes(edges(faint=True), min_side):
         same = [i for i, b in enumerate(boxes) if _overlap(box.rect, b.rect)]
         if not same:
@@ -250,6 +251,18 @@ def find_layout(pixels: np.ndarray, *, min_side: int = 12,
                       and not _similar(box.rect, boxes[i].rect, 6)
                       and len(boxes[i].compartments) < len(box.compartments) for i in same)):
             boxes = [b for i, b in enumerate(boxes) if i not in same] + [box]
+        elif (len(same) == 1 and _similar(box.rect, boxes[same[0]].rect, 6)
+              and len(box.compartments) > len(boxes[same[0]].compartments)):
+            # the same box, its rules too faint for the ink (dark on a dark fill)
+            boxes[same[0]] = box
+        elif all(len(boxes[i].compartments) == 1 and _inside(box.rect, boxes[i].rect)
+                 and not _similar(box.rect, boxes[i].rect, 6) for i in same):
+            # inside what the ink showed as one region: a package whose fill hides the
+            # boxes in it from the ink; with two or more found in it, it is a frame
+            boxes.append(box)
+            framed = True
+    if framed:
+        boxes = _unframed(boxes, min_side)
     boxes = [b for b in boxes if not _package_tab(ink, b)]
     return Layout(tuple(boxes), angle, center)
 
@@ -347,7 +360,7 @@ def _boxes(ink: np.ndarray, min_side: int, cover: float = 0.85, overlap: int = 0
                 thin.append(rect)
         elif _outlined(ink, rect, cover):
             parts.append(rect)
-    return _stack(_uncut(parts, ink), thin, overlap, min_side)
+    return _stack(_uncut(parts, ink), thin, overlap, min_side, ink)
 
 
 def _uncut(parts: list[Rect], ink: np.ndarray) -> list[Rect]:
@@ -405,10 +418,11 @@ def _outlined(ink: np.ndarray, rect: Rect, cover: float = 0.85) -> bool:
 
 
 def _stack(parts: list[Rect], thin: list[Rect] = [], overlap: int = 0,  # noqa: B006
-           min_side: int = 12) -> list[ClassBox]:
+           min_side: int = 12, ink: np.ndarray | None = None) -> list[ClassBox]:
     """Group compartments into class boxes: same left/right edges, touching vertically; an
     empty (thin) compartment joins a box but never starts one. ``overlap``: how far regions
-    of thickened strokes may overlap and still stack."""
+    of thickened strokes may overlap and still stack. With ``ink``: only across a rule
+    (two boxes of the same width one over the other have paper between them)."""
     starts = len(parts)
     parts = sorted(parts, key=lambda r: (r[1], r[0])) + sorted(thin, key=lambda r: r[1])
     used = [False] * len(parts)
@@ -425,7 +439,8 @@ def _stack(parts: list[Rect], thin: list[Rect] = [], overlap: int = 0,  # noqa: 
             nxt = next((j for j, r in enumerate(parts) if not used[j]
                         and abs(r[0] - last[0]) <= tolerance
                         and abs(r[2] - last[2]) <= tolerance
-                        and -overlap <= r[1] - last[3] <= 18), None)
+                        and -overlap <= r[1] - last[3] <= 18
+                        and not _paper_between(ink, last, r)), None)
             if nxt is None:
                 break
             used[nxt] = True
@@ -433,6 +448,11 @@ def _stack(parts: list[Rect], thin: list[Rect] = [], overlap: int = 0,  # noqa: 
         rect = (min(r[0] for r in column), column[0][1], max(r[2] for r in column),
                 column[-1][3])
         boxes.append(ClassBox(rect, tuple(column)))
+    return _unframed(boxes, min_side)
+
+
+def _unframed(boxes: list[ClassBox], min_side: int) -> list[ClassBox]:
+    """``boxes`` less frames and the boxes inside others."""
     # A frame round class boxes (a package's body, a UML frame) is no class: the boxes in
     # it are. It is one region holding two or more boxes of a class's size, or one with
     # compartments of its own that leaves room round it. Any other region inside another
@@ -444,6 +464,15 @@ def _stack(parts: list[Rect], thin: list[Rect] = [], overlap: int = 0,  # noqa: 
     return [b for b in boxes if not any(b is f for f in frames) and not any(
         o is not b and _inside(b.rect, o.rect) and not any(o is f for f in frames)
         for o in boxes)]
+
+
+def _paper_between(ink: np.ndarray | None, upper: Rect, lower: Rect) -> bool:
+    """Whether a row between ``upper`` and ``lower`` is mostly free of ink."""
+    if ink is None:
+        return False
+    x0, x1 = int(max(upper[0], lower[0])), int(min(upper[2], lower[2]))
+    rows = ink[int(upper[3]):int(lower[1]), x0:x1]
+    return bool(rows.size) and float(rows.mean(axis=1).min()) < 0.5
 
 
 def _frame(outer: ClassBox, inner: list[ClassBox]) -> bool:
