@@ -195,11 +195,16 @@ def find_layout(pixels: np.ndarray, *, min_side: int = 12,
     center = (pixels.shape[1] / 2, pixels.shape[0] / 2)
     spreads: list[np.ndarray] = []
 
-    def edges(faint: bool = False) -> np.ndarray:  # the spread found once, when needed
+    def spread() -> np.ndarray:  # found once, when needed
         if not spreads:
             spreads.append(_spread(gray))
-        step = _faint_step(spreads[0]) if faint else 20.0
-        return _bridged(spreads[0] > step)
+        return spreads[0]
+
+    def edges(step: float = 20.0) -> np.ndarray:
+        return _bridged(spread() > step)
+
+    def faint_step() -> float:
+        return _faint_step(spread())
 
     ink = _strokes(ink, [line.rect[3] - line.rect[1] for line in text], edges)
     boxes = _boxes(ink, min_side)
@@ -239,20 +244,34 @@ def find_layout(pixels: np.ndarray, *, min_side: int = 12,
             boxes[same[0]] = grown
     # A box whose outline is no darker than the paper (a faint border on a grey gradient, a
     # light fill on white) has no ink round it, or ink only where the gradient darkens: look
-    # at the steps in brightness too, and keep the boxes they show where nothing was found,
-    # or in place of pieces of them (ink only round the bottom compartment).
+    # at the steps in brightness too (20 grey levels, then fainter ones in a render).
+    for step in dict.fromkeys((20.0, faint_step())):
+        boxes = _with_edge_boxes(boxes, _boxes(edges(step), min_side), min_side)
+    boxes = [b for b in boxes if not _package_tab(ink, b)]
+    return Layout(tuple(boxes), angle, center)
+
+
+def _with_edge_boxes(boxes: list[ClassBox], by_edges: list[ClassBox], min_side: int
+                     ) -> list[ClassBox]:
+    """``boxes`` (found by the ink) and the boxes steps in brightness show: those where
+    nothing was found, or in place of pieces of them (ink only round the bottom
+    compartment, or round a header cut short by its icon)."""
+    boxes = list(boxes)
     framed = False
-    for box in _boxes(edges(faint=True), min_side):
+    for box in by_edges:
         same = [i for i, b in enumerate(boxes) if _overlap(box.rect, b.rect)]
         if not same:
-            boxes.append(box)
+            # a class's header over its members; a lone region (a button, a panel, a
+            # scan's smudge) is not taken on this evidence alone
+            if len(box.compartments) >= 2:
+                boxes.append(box)
         elif (len(box.compartments) >= 2
               and all(_inside(boxes[i].rect, box.rect)
                       and not _similar(box.rect, boxes[i].rect, 6)
                       and len(boxes[i].compartments) < len(box.compartments) for i in same)):
             boxes = [b for i, b in enumerate(boxes) if i not in same] + [box]
         elif (len(same) == 1 and _similar(box.rect, boxes[same[0]].rect, 6)
-              and len(box.compartments) > len(boxes[same[0]].compartments)):
+              and len(boxes[same[0]].compartments) == 1 < len(box.compartments)):
             # the same box, its rules too faint for the ink (dark on a dark fill)
             boxes[same[0]] = box
         elif all(len(boxes[i].compartments) == 1 and _inside(box.rect, boxes[i].rect)
@@ -261,10 +280,7 @@ def find_layout(pixels: np.ndarray, *, min_side: int = 12,
             # boxes in it from the ink; with two or more found in it, it is a frame
             boxes.append(box)
             framed = True
-    if framed:
-        boxes = _unframed(boxes, min_side)
-    boxes = [b for b in boxes if not _package_tab(ink, b)]
-    return Layout(tuple(boxes), angle, center)
+    return _unframed(boxes, min_side) if framed else boxes
 
 
 def _strokes(ink: np.ndarray, heights: Sequence[float], edges: Callable[[], np.ndarray]
@@ -272,18 +288,17 @@ def _strokes(ink: np.ndarray, heights: Sequence[float], edges: Callable[[], np.n
     """``ink`` where it is strokes; where it is areas (a box filled dark, or the fill round
     light letters, which is darker than they are), the steps in brightness there instead:
     the outline of a filled box is where its fill meets the paper, whatever their
-    brightness. An area is ink wider than half a line of text (and than 9 pixels) every
-    way; a stroke, even a marker's, is narrower."""
+    brightness. An area is ink a line of text high (and 9 pixels) and three times as long:
+    a stroke, even a marker's, is narrower, and a filled icon (PlantUML's circled kind
+    letter) shorter. ``heights``: of the lines of text read."""
     import numpy as np
 
-    width = max(9, int(np.median(heights) / 2) | 1 if len(heights) else 9)
-    areas = ink
-    for axis in (1, 0):
-        areas = _line_min(areas, width, axis)
+    high = max(9, int(np.median(heights)) | 1 if len(heights) else 9)
+    areas = _line_min(_line_min(ink, 3 * high, 1), high, 0)
     if not areas.any():
         return ink
-    for axis in (1, 0):
-        areas = _line_max(areas, width + 8, axis)
+    # grown back, and a few pixels more: the outline at the area's edge
+    areas = _line_max(_line_max(areas, 3 * high + 8, 1), high + 8, 0)
     return np.where(areas, edges(), ink)
 
 
@@ -392,7 +407,8 @@ def _uncut(parts: list[Rect], ink: np.ndarray) -> list[Rect]:
                 whole.append(out[k])
                 break
     # the pieces the icon left are inside the part made whole
-    return [p for p in out if p in whole or not any(_inside(p, w) for w in whole)]
+    return [p for p in dict.fromkeys(out) if p in whole
+            or not any(_inside(p, w) for w in whole)]
 
 
 def _outlined(ink: np.ndarray, rect: Rect, cover: float = 0.85) -> bool:
@@ -467,12 +483,18 @@ def _unframed(boxes: list[ClassBox], min_side: int) -> list[ClassBox]:
 
 
 def _paper_between(ink: np.ndarray | None, upper: Rect, lower: Rect) -> bool:
-    """Whether a row between ``upper`` and ``lower`` is mostly free of ink."""
+    """Whether three rows or more between ``upper`` and ``lower`` are mostly free of ink
+    (one such row is the gap in a doubled rule)."""
+    import numpy as np
+
     if ink is None:
         return False
     x0, x1 = int(max(upper[0], lower[0])), int(min(upper[2], lower[2]))
-    rows = ink[int(upper[3]):int(lower[1]), x0:x1]
-    return bool(rows.size) and float(rows.mean(axis=1).min()) < 0.5
+    rows = np.asarray(ink[int(upper[3]):int(lower[1]), x0:x1])
+    if rows.shape[0] < 3 or not rows.size:
+        return False
+    free = rows.mean(axis=1) < 0.5
+    return bool((free[:-2] & free[1:-1] & free[2:]).any())
 
 
 def _frame(outer: ClassBox, inner: list[ClassBox]) -> bool:
