@@ -244,8 +244,8 @@ def find_layout(pixels: np.ndarray, *, min_side: int = 12,
             boxes[same[0]] = grown
     # A box whose outline is no darker than the paper (a faint border on a grey gradient, a
     # light fill on white) has no ink round it, or ink only where the gradient darkens: look
-    # at the steps in brightness too (20 grey levels, then fainter ones in a render).
-    for step in dict.fromkeys((20.0, faint_step())):
+    # at the steps in brightness too (a render's faint ones, then 20 grey levels).
+    for step in dict.fromkeys((faint_step(), 20.0)):
         boxes = _with_edge_boxes(boxes, _boxes(edges(step), min_side), min_side)
     boxes = [b for b in boxes if not _package_tab(ink, b)]
     return Layout(tuple(boxes), angle, center)
@@ -288,17 +288,18 @@ def _strokes(ink: np.ndarray, heights: Sequence[float], edges: Callable[[], np.n
     """``ink`` where it is strokes; where it is areas (a box filled dark, or the fill round
     light letters, which is darker than they are), the steps in brightness there instead:
     the outline of a filled box is where its fill meets the paper, whatever their
-    brightness. An area is ink a line of text high (and 9 pixels) and three times as long:
+    brightness. An area is ink half a line of text high (and 9 pixels) and two lines long:
     a stroke, even a marker's, is narrower, and a filled icon (PlantUML's circled kind
     letter) shorter. ``heights``: of the lines of text read."""
     import numpy as np
 
-    high = max(9, int(np.median(heights)) | 1 if len(heights) else 9)
-    areas = _line_min(_line_min(ink, 3 * high, 1), high, 0)
+    line = int(np.median(heights)) if len(heights) else 18
+    high, long = max(9, line // 2 | 1), max(9, 2 * line + 1)
+    areas = _line_min(_line_min(ink, long, 1), high, 0)
     if not areas.any():
         return ink
     # grown back, and a few pixels more: the outline at the area's edge
-    areas = _line_max(_line_max(areas, 3 * high + 8, 1), high + 8, 0)
+    areas = _line_max(_line_max(areas, long + 8, 1), high + 8, 0)
     return np.where(areas, edges(), ink)
 
 
@@ -382,8 +383,9 @@ def _uncut(parts: list[Rect], ink: np.ndarray) -> list[Rect]:
     """``parts`` with a header cut short by the icon in it made whole again: a part right
     over a wider one below, sharing its right (or left) side, whose top and bottom rules
     run on, unbroken, to the wider part's other side (PlantUML's circled kind letter can
-    touch both rules of a low header; the piece beside it is too narrow to be a part). A
-    package's name tab sits over its frame too, but its top ends where the tab does."""
+    touch both rules of a low header; the piece beside it is too narrow to be a part), and
+    the cut, less the pieces as high beside it, is no wider than an icon. A package's name
+    tab sits over its frame too, but its top ends where the tab does."""
     import numpy as np
 
     out = list(parts)
@@ -402,7 +404,11 @@ def _uncut(parts: list[Rect], ink: np.ndarray) -> list[Rect]:
                 continue
             rules = [np.asarray(ink[max(0, int(y) - 3):int(y) + 3, gap]).any(axis=0)
                      for y in (y0, y1)]
-            if all(r.size and float(r.mean()) >= 0.95 for r in rules):
+            # what of the cut no piece as high covers: an icon and its margins
+            beside = sum(max(0.0, min(o[2], gap.stop) - max(o[0], gap.start)) for o in parts
+                         if o is not part and abs(o[1] - y0) <= 4 and abs(o[3] - y1) <= 4)
+            narrow = gap.stop - gap.start - beside <= 2.5 * (y1 - y0)
+            if narrow and all(r.size and float(r.mean()) >= 0.95 for r in rules):
                 out[k] = (min(x0, below[0]), y0, max(x1, below[2]), y1)
                 whole.append(out[k])
                 break
