@@ -244,9 +244,8 @@ def find_layout(pixels: np.ndarray, *, min_side: int = 12,
             boxes[same[0]] = grown
     # A box whose outline is no darker than the paper (a faint border on a grey gradient, a
     # light fill on white) has no ink round it, or ink only where the gradient darkens: look
-    # at the steps in brightness too (a render's faint ones, then 20 grey levels).
-    for step in dict.fromkeys((faint_step(), 20.0)):
-        boxes = _with_edge_boxes(boxes, _boxes(edges(step), min_side), min_side)
+    # at the steps in brightness too (a render's faint ones, a photo's of 20 grey levels).
+    boxes = _with_edge_boxes(boxes, _boxes(edges(faint_step()), min_side), min_side)
     boxes = [b for b in boxes if not _package_tab(ink, b)]
     return Layout(tuple(boxes), angle, center)
 
