@@ -7,6 +7,12 @@ the enclosed regions that are big and nearly fill their bounding rectangle (a cl
 header, attributes and methods); compartments stacked with the same left and right edges
 make one class box. Loops formed by relation lines are not rectangles and are left out.
 Works for straight (PlantUML), wobbly (``handwritten``) and slightly rotated outlines.
+
+A box is a closed region whose fill differs from what is round it, whichever is the darker
+(PlantUML's themes): where the ink is areas rather than strokes (a dark fill, the fill round
+light letters) the steps in brightness there stand for it, and the boxes that steps in
+brightness show (faint ones in a render: a light border on a grey gradient, a fill on a
+coloured package) are taken where the ink found none, or only pieces of them.
 """
 
 from __future__ import annotations
