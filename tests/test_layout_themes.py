@@ -81,7 +81,7 @@ def test_filled_boxes_with_light_letters_are_found_with_their_compartments() -> 
     for x0 in (40, 260, 480):
         box = _one_over(boxes, x0 + 95, 100)
         assert len(box.compartments) == 3
-        assert abs(box.rect[0] - x0) <= 4 and abs(box.rect[2] - (x0 + 190)) <= 4
+        assert abs(box.rect[0] - x0) <= 8 and abs(box.rect[2] - (x0 + 190)) <= 8
 
 
 def test_a_dark_paper_with_light_outlined_boxes() -> None:

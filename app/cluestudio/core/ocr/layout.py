@@ -279,10 +279,12 @@ def _with_edge_boxes(boxes: list[ClassBox], by_edges: list[ClassBox], min_side: 
               and len(boxes[same[0]].compartments) == 1 < len(box.compartments)):
             # the same box, its rules too faint for the ink (dark on a dark fill)
             boxes[same[0]] = box
-        elif all(len(boxes[i].compartments) == 1 and _inside(box.rect, boxes[i].rect)
-                 and not _similar(box.rect, boxes[i].rect, 6) for i in same):
+        elif len(box.compartments) >= 2 and all(
+                len(boxes[i].compartments) == 1 and _inside(box.rect, boxes[i].rect)
+                and not _similar(box.rect, boxes[i].rect, 6) for i in same):
             # inside what the ink showed as one region: a package whose fill hides the
-            # boxes in it from the ink; with two or more found in it, it is a frame
+            # class boxes (a header over members) in it from the ink; with two or more
+            # found in it, it is a frame (a box's solid dark scribbles are no classes)
             boxes.append(box)
             framed = True
     return _unframed(boxes, min_side) if framed else boxes
@@ -299,7 +301,7 @@ def _strokes(ink: np.ndarray, heights: Sequence[float], edges: Callable[[], np.n
     import numpy as np
 
     line = int(np.median(heights)) if len(heights) else 18
-    high, long = max(9, line // 2 | 1), max(9, 2 * line + 1)
+    high, long = max(9, line | 1), max(9, 2 * line + 1)
     areas = _line_min(_line_min(ink, long, 1), high, 0)
     if not areas.any():
         return ink
