@@ -251,19 +251,19 @@ def find_layout(pixels: np.ndarray, *, min_side: int = 12,
     # A box whose outline is no darker than the paper (a faint border on a grey gradient, a
     # light fill on white) has no ink round it, or ink only where the gradient darkens: look
     # at the steps in brightness too (a render's faint ones, a photo's of 20 grey levels).
-    boxes = _with_edge_boxes(boxes, _boxes(edges(faint_step()), min_side), min_side)
+    boxes = _with_edge_boxes(boxes, edges(faint_step()), min_side)
     boxes = [b for b in boxes if not _package_tab(ink, b)]
     return Layout(tuple(boxes), angle, center)
 
 
-def _with_edge_boxes(boxes: list[ClassBox], by_edges: list[ClassBox], min_side: int
+def _with_edge_boxes(boxes: list[ClassBox], edges: np.ndarray, min_side: int
                      ) -> list[ClassBox]:
     """``boxes`` (found by the ink) and the boxes steps in brightness show: those where
     nothing was found, or in place of pieces of them (ink only round the bottom
     compartment, or round a header cut short by its icon)."""
     boxes = list(boxes)
     framed = False
-    for box in by_edges:
+    for box in _boxes(edges, min_side):
         same = [i for i, b in enumerate(boxes) if _overlap(box.rect, b.rect)]
         if not same:
             # a class's header over its members; a lone region (a button, a panel, a
@@ -279,15 +279,21 @@ def _with_edge_boxes(boxes: list[ClassBox], by_edges: list[ClassBox], min_side: 
               and len(boxes[same[0]].compartments) == 1 < len(box.compartments)):
             # the same box, its rules too faint for the ink (dark on a dark fill)
             boxes[same[0]] = box
-        elif len(box.compartments) >= 2 and all(
+        elif _marked(edges, box.rect) and all(
                 len(boxes[i].compartments) == 1 and _inside(box.rect, boxes[i].rect)
                 and not _similar(box.rect, boxes[i].rect, 6) for i in same):
             # inside what the ink showed as one region: a package whose fill hides the
-            # class boxes (a header over members) in it from the ink; with two or more
-            # found in it, it is a frame (a box's solid dark scribbles are no classes)
+            # boxes in it from the ink; with two or more found in it, it is a frame (a
+            # solid dark blot, a marker's scribble of a word, has nothing in it: no box)
             boxes.append(box)
             framed = True
     return _unframed(boxes, min_side) if framed else boxes
+
+
+def _marked(edges: np.ndarray, rect: Rect) -> bool:
+    """Whether anything is drawn inside ``rect`` (its rim left out): steps in brightness."""
+    x0, y0, x1, y1 = (int(v) for v in rect)
+    return bool(edges[y0 + 3:y1 - 3, x0 + 3:x1 - 3].any())
 
 
 def _strokes(ink: np.ndarray, heights: Sequence[float], edges: Callable[[], np.ndarray]
