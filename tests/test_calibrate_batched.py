@@ -92,6 +92,35 @@ def test_class_and_relation_matchings_are_optimal_and_valid(ties: bool) -> None:
         assert mt[rows, cols].sum() == pytest.approx(sums[q], abs=1e-12)
 
 
+def test_matrices_whose_rows_share_a_best_column_are_settled_optimally_without_scipy(
+        ) -> None:
+    # Near-diagonal matrices in which some rows copy another row (plus a little noise):
+    # their best columns clash, the row-maxima bound cannot settle them, and the greedy
+    # matching with column prices must, or hand them to scipy.
+    rng = np.random.default_rng(7)
+    mats = []
+    for k in rng.integers(3, 14, 300):
+        near = rng.random((k, k + rng.integers(0, 3))) * 0.4
+        near[np.arange(k), rng.permutation(near.shape[1])[:k]] += 1.0
+        copies = rng.integers(1, 4)
+        near[rng.choice(k, copies, replace=False)] = (
+            near[rng.integers(0, k)] + rng.random((copies, near.shape[1])) * 0.05)
+        mats.append(near if rng.random() < 0.5 else near.T.copy())
+    clashing = sum(len(set(np.argmax(mt if mt.shape[0] <= mt.shape[1] else mt.T, axis=1)))
+                   < min(mt.shape) for mt in mats)
+    flat, base, n, m = _layout(mats)
+    plan = MatrixPlan(base, n, m, keep_matching=True)
+    sums, cells = plan.solve(flat)
+    np.testing.assert_allclose(sums, [_optimum(mt) for mt in mats], rtol=0, atol=1e-12)
+    assert clashing > 200 and plan.solver_calls < clashing / 2
+    assert cells is not None
+    owner = np.searchsorted(base, cells, side="right") - 1
+    for q, mt in enumerate(mats):
+        rows, cols = np.divmod(cells[owner == q] - base[q], mt.shape[1])
+        assert len(set(rows)) == len(set(cols)) == min(mt.shape)
+        assert mt[rows, cols].sum() == pytest.approx(sums[q], abs=1e-12)
+
+
 @pytest.mark.parametrize("normalization", ["reference", "paper-eq3"])
 def test_line_values_equal_the_envelope_with_optmatchs_empty_rules(normalization: str
                                                                    ) -> None:
@@ -141,4 +170,17 @@ def test_evaluation_equals_the_engine_and_the_previous_path(embedder: object,
                                    rtol=0, atol=1e-12)
         np.testing.assert_allclose(new[:, columns],
                                    batch.score_array(weights, normalization)[:, columns],
+                                   rtol=0, atol=1e-12)
+
+
+def test_class_matchings_at_tied_corner_weights_are_the_engines() -> None:
+    # Class ES from return types only (w_n = w_a = 0, w_mt = 1): many class matchings tie,
+    # and clue-attribute is read along the one chosen; a certified matching must be the
+    # unique optimum, else scipy (the engine's solver) chooses, as in the engine.
+    scorer = ClueScorer(HashEmbedder(), cache=False)
+    batch = run_job(scorer.build_leaves(_realistic_pairs(seed=8) + _realistic_pairs(seed=11)))
+    cache = LeafCache.from_batch(batch)
+    for u in (np.zeros(9), np.ones(9)):
+        weights = to_weights(to_free(u))
+        np.testing.assert_allclose(cache.scores(weights), batch.score_array(weights),
                                    rtol=0, atol=1e-12)

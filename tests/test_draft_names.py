@@ -143,6 +143,23 @@ def test_a_type_parameter_box_too_small_to_read_gives_the_members_type_variables
     assert "class Shelf {" in draft.puml
 
 
+def test_a_type_parameter_comma_read_as_a_dot_is_no_part_of_the_name() -> None:
+    # OCR reads the small ``K, V`` over the corner as ``K.V`` (or ``K;V``, ``K V``): still
+    # the class's type parameters, not glued to its name as ``K.VLedger``
+    for read in ("K.V", "K;V", "K V"):
+        texts: list[Text] = [(read, (236, 38, 262, 54), 0.75),
+                             ("Ledger", (110, 56, 180, 74), 0.99),
+                             ("- total : int", (62, 96, 180, 112), 0.98)]
+
+        def drawing(draw: ImageDraw.ImageDraw) -> None:
+            _class_box(draw, 50, 46, 250, 150, rules=(80, 130))
+            _dashed_box(draw, 232, 36, 266, 56)
+
+        draft = _drafted(texts, drawing)
+        assert list(draft.diagram.class_names) == ["Ledger"], read
+        assert "class Ledger<K, V> {" in draft.puml, read
+
+
 def _marker(draw: ImageDraw.ImageDraw, x0: int, y0: int, x1: int, y1: int) -> None:
     """A box in 4-px marker strokes."""
     draw.line((x0, y0, x1, y0), fill=INK, width=4)

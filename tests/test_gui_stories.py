@@ -419,14 +419,15 @@ def _big_image(path: Path) -> None:
     image.save(path)
 
 
-def _big_workspace(tmp_path: Path) -> Path:
-    """The small course with every image A 2400×1500: too big to fit readable anywhere."""
+def _big_workspace(tmp_path: Path, draw=_big_image, **course_options) -> Path:
+    """The small course with every image A 2400×1500: too big to fit readable anywhere
+    (or drawn by ``draw``)."""
     from cluestudio.core.workspace import import_path, open_workspace
     from gui_course import make_course
 
-    course = make_course(tmp_path / "big")
+    course = make_course(tmp_path / "big", **course_options)
     for png in course.glob("tasks/*/submissions/*.png"):
-        _big_image(png)
+        draw(png)
     path = tmp_path / "big.sqlite"
     ws = open_workspace(path)
     run_job(import_path(ws, course))

@@ -110,5 +110,55 @@ def test_an_image_member_inflating_past_the_image_size_limit_is_named_and_nothin
     pack = write_pack(tmp_path / "big.zip", members(good_pack) | {member: content})
     lines = _merge_refused(tmp_path, pack, capsys)
     assert lines == ["error: 1 error(s), nothing was written: "
-                     f"{pack}:{member}: error: inflates past {MAX_IMAGE_BYTES >> 20} MB "
-                     "(zip bomb?)"], lines
+                     f"{pack}:{member}: error: {len(content):,} bytes unpacked, over the "
+                     f"{MAX_IMAGE_BYTES >> 20} MB limit for one image; scale the image down "
+                     "(a photo as JPEG of at most 4000×4000 pixels takes a few MB) and pack "
+                     "it again"], lines
+
+
+def test_a_ta_whose_pack_holds_a_63_mb_photo_is_told_its_size_and_what_to_do_not_of_a_bomb(
+        good_pack: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],  # noqa: F811
+        ) -> None:
+    content = _image("JPEG") + bytes(63 << 20)  # a camera's uncompressed photo, say
+    member = f"images/{hashlib.sha256(content).hexdigest()}.jpg"
+    pack = write_pack(tmp_path / "photos.zip", members(good_pack) | {member: content})
+    [line] = _merge_refused(tmp_path, pack, capsys)
+    assert line.startswith("error: 1 error(s), nothing was written: "
+                           f"{pack}:{member}: error: 63 MB unpacked, over the 50 MB limit "
+                           "for one image; scale the image down"), line
+    assert "bomb" not in line
+
+
+@pytest.mark.parametrize("member,limit,advice", [
+    ("data.json", "MAX_DATA_BYTES", "a merge accepts; export one grader's work at a time"),
+    ("manifest.json", None, "the 1 MB a pack's manifest takes: not a ClueStudio pack"),
+])
+def test_a_pack_whose_data_is_over_a_merges_limit_says_which_member_and_what_to_do(
+        good_pack: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],  # noqa: F811
+        monkeypatch: pytest.MonkeyPatch, member: str, limit: str | None, advice: str) -> None:
+    from cluestudio.core.workspace import pack as pack_module
+
+    content = members(good_pack)
+    if limit:
+        monkeypatch.setattr(pack_module, limit, len(content[member]) - 1)
+    else:
+        content[member] += b" " * (1 << 20)
+    pack = write_pack(tmp_path / "big-data.zip", content)
+    [line] = _merge_refused(tmp_path, pack, capsys)
+    assert f"{pack}:{member}: error: " in line and " unpacked, over " in line, line
+    assert advice in line and "bomb" not in line, line
+
+
+def test_a_pack_whose_images_together_are_over_a_merges_limit_says_to_send_it_in_parts(
+        good_pack: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],  # noqa: F811
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from cluestudio.core.workspace import pack as pack_module
+
+    images = {name: data for name, data in members(good_pack).items()
+              if name.startswith("images/")}
+    assert len(images) > 1
+    monkeypatch.setattr(pack_module, "MAX_TOTAL_BYTES",
+                        sum(map(len, images.values())) - 1)
+    [line] = _merge_refused(tmp_path, good_pack, capsys)
+    assert (f"{good_pack}:images/" in line and " unpacked, over what is left of the " in line
+            and "for all of a pack's images together; send the course in parts" in line), line

@@ -121,13 +121,13 @@ def test_convert_workspace_stores_every_attempt_and_reruns_ask_nothing(stub, cou
     assert summary["skipped"][0]["reason"] == "no image A"
     assert summary["counts"] == {"converted": 4, "failed": 1, "skipped": 1}
     failure = summary["failed"][0]
-    assert "still invalid after 2 attempt(s)" in failure["reason"]
+    assert "still invalid after 2 attempts" in failure["reason"]
     assert "no @startuml" in failure["reason"] and failure["attempts"] == 2
     assert summary["tokens"] == 6 * 14  # 4 answers + 2 for s2, 11 + 3 tokens each
     assert len(stub.requests) == 6
     # Progress on stderr: n/total and the submission.
     assert "0/5 5 to convert with m, 1 skipped" in out.err
-    assert "/5 #" in out.err and "pets/s2: failed after 2 attempt(s)" in out.err
+    assert "/5 #" in out.err and "pets/s2: failed after 2 attempts" in out.err
 
     with open_workspace(course) as ws:
         ids = _ids(ws)
@@ -202,7 +202,7 @@ def test_a_cancelled_batch_keeps_what_finished_and_resumes(stub, course) -> None
         job = convert_workspace(ws, backend, cancel, plantuml_check=False)
         assert next(job).total == 5
         first = next(job)
-        assert first.done == 1 and first.message.endswith("converted after 1 attempt(s)")
+        assert first.done == 1 and first.message.endswith("converted after 1 attempt")
         cancel.cancel()
         with pytest.raises(Cancelled):
             next(job)

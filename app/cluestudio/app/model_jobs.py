@@ -149,13 +149,19 @@ def store_answer(ws: Workspace, request: ModelRequest, model_id: str, result: An
     final = result.attempts[-1].puml if result.attempts else None
     if final is not None and result.image_b is not None:
         preview.remember_png(final, result.image_b)  # the stored head: shown without a render
-    state = "valid PlantUML" if result.ok else (
-        f"still invalid: {result.attempts[-1].error}" if result.attempts else "no answer")
+    from cluestudio.core.vlm.conversion import attempts_text
+
+    error = result.attempts[-1].error if result.attempts else "no answer"
+    if result.deterministic and not result.ok:  # "the offline draft found no class box…"
+        return ModelOutcome("convert", sid, f"{error[:1].upper()}{error[1:]}",
+                            revision_ids=outcomes[0].revision_ids)
+    state = "valid PlantUML" if result.ok else f"still invalid: {error}"
+    # the offline draft answers once: no attempts to count
+    after = "" if result.deterministic else f" after {attempts_text(len(result.attempts))}"
     doubts = ""
     if result.ok and final is not None and model_id.startswith("offline-draft"):
         from cluestudio.app.draft_doubts import doubts_summary
 
         doubts = f"; {doubts_summary(final)}"
-    return ModelOutcome("convert", sid,
-                        f"{model_id}: {state} after {len(result.attempts)} attempt(s){doubts}",
+    return ModelOutcome("convert", sid, f"{model_id}: {state}{after}{doubts}",
                         revision_ids=outcomes[0].revision_ids)

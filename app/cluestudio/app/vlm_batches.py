@@ -362,22 +362,26 @@ def _run(executor: Executor, ws: Any, payloads: Any, job: RemoteJob,
 def finish_conversion(ws: Any, item: BatchItem, result: Any, outcomes: list[ItemOutcome]
                       ) -> str:
     """Store one conversion (every attempt a revision) and record its outcome (client)."""
+    from cluestudio.core.vlm.conversion import attempts_text
     from cluestudio.core.vlm.workspace_adapter import store_conversion
 
     ids = store_conversion(ws, item.submission_id, result, parent_id=item.head_id)
     attempts = len(result.attempts)
     tokens = result.usage.total_tokens
+    # A deterministic backend (the offline draft) answers once: no attempts to count.
+    after = "" if result.deterministic else f" after {attempts_text(attempts)}"
     if result.ok:
         outcomes.append(ItemOutcome(item.submission_id, item.task_id, item.source_id,
                                     CONVERTED, attempts=attempts,
                                     revision_ids=tuple(ids), tokens=tokens))
-        return f"converted after {attempts} attempt(s)"
+        return f"converted{after}"
     last = result.attempts[-1].error if result.attempts else "no answer"
     outcomes.append(ItemOutcome(
         item.submission_id, item.task_id, item.source_id, FAILED,
-        f"still invalid after {attempts} attempt(s): {last} (attempts kept as revisions)",
+        f"{last} (kept as a revision)" if result.deterministic else
+        f"still invalid{after}: {last} (attempts kept as revisions)",
         attempts=attempts, revision_ids=tuple(ids), tokens=tokens))
-    return f"failed after {attempts} attempt(s)"
+    return f"failed: {last}" if result.deterministic else f"failed{after}"
 
 
 def _in_order(outcomes: Iterable[ItemOutcome]) -> list[ItemOutcome]:

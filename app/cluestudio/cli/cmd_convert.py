@@ -148,7 +148,8 @@ def print_batch_summary(summary: Any, workspace: Path) -> None:
 
     counts = summary.to_dict()["counts"]
     line = ", ".join(f"{n} {k}" for k, n in counts.items())
-    print(f"{workspace}: {line} ({summary.model}, {summary.tokens} tokens)")
+    tokens = f", {summary.tokens} tokens" if summary.tokens else ""  # none: offline drafts
+    print(f"{workspace}: {line} ({summary.model}{tokens})")
     for outcome in summary.failed:
         print(f"  failed {outcome.label}: {outcome.reason}")
     for reason, n in Counter(o.reason for o in summary.skipped).most_common():
@@ -268,10 +269,14 @@ def run_files(args: argparse.Namespace) -> int:
         print_json(summary)
     else:
         from cluestudio.app.draft_doubts import doubts_summary
+        from cluestudio.core.vlm.conversion import attempts_text
 
         for row, result in zip(summary, results, strict=True):
             state = "ok" if row["ok"] else f"FAILED ({row['error']})"
             doubts = (f"; {doubts_summary(result.puml, str(row['puml']))}"
                       if args.backend == "offline" and row["ok"] and result.puml else "")
-            print(f"{row['image']}: {state} after {row['attempts']} attempt(s){doubts}")
+            # the offline draft answers once: no attempts to count
+            after = ("" if result.deterministic
+                     else f" after {attempts_text(len(result.attempts))}")
+            print(f"{row['image']}: {state}{after}{doubts}")
     return 0 if all(r["ok"] for r in summary) else 1

@@ -5,6 +5,8 @@ marks follow the text: delete or edit a ``' ?`` line and its mark goes."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from cluestudio.app.draft_doubts import TextDoubt, doubts_in, doubts_note, next_doubt
 from cluestudio.gui.qt import QLabel, QObject, QVBoxLayout, QWidget
 from cluestudio.gui.widgets.plantuml_editor import PlantUMLEditor
@@ -48,6 +50,19 @@ class DraftDoubtMarks(QObject):
         """The key of Review → Next doubtful element after the settings' ``[keys]``."""
         self.key = key
         self.refresh()
+
+    def set_keys(self, shortcuts: Mapping[str, str]) -> None:
+        """The window's keys after the settings' ``[keys]``: the next-doubt key, and the
+        draft and convert keys the empty editor names (a new course has no PlantUML yet,
+        and nothing else on screen says how to get one)."""
+        def named(action: str, menu: str) -> str:
+            return shortcuts.get(action) or f"Tools → {menu}"
+
+        self.editor.setPlaceholderText(
+            "No PlantUML yet: type it here, draft it offline from image A ("
+            + named("draft_offline", "Draft image A offline") + "), or convert it with a "
+            "VLM (" + named("convert", "Convert image A") + ").")
+        self.set_key(shortcuts.get("next_doubt", ""))
 
     def go_to_next(self) -> TextDoubt | None:
         """Put the cursor on the next doubtful element below it (wrapping round)."""

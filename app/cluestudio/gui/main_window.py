@@ -25,7 +25,6 @@ from cluestudio.gui.navigator import Navigator, Row
 from cluestudio.gui.operations import Workbench
 from cluestudio.gui.qt import (
     QDockWidget,
-    QLabel,
     Qt,
     QTabWidget,
     QTimer,
@@ -35,8 +34,10 @@ from cluestudio.gui.qt import (
 )
 from cluestudio.gui.review_mode import ReviewMode
 from cluestudio.gui.single_instance import WorkspaceBeacon, bring_forward
+from cluestudio.gui.undo_focus import FocusUndo
 from cluestudio.gui.unsaved import confirm_quit, unsaved_edits
 from cluestudio.gui.widgets.job_panel import ErrorPanel, JobStatus
+from cluestudio.gui.widgets.status_line import ElidedLabel, StatusLine
 from cluestudio.gui.widgets.zoom_bar import ZoomBar
 from cluestudio.gui.window_preferences import WindowPreferences
 from cluestudio.gui.worker import JobHandle, JobRunner, ProcessRunner
@@ -76,9 +77,11 @@ class MainWindow(WindowPreferences):
         self.setCentralWidget(central)
         self.navigator = Navigator()
         self.errors = ErrorPanel()
+        self.setStatusBar(StatusLine())  # fits 1024 px: each part elided, whole in tooltips
         self.job_status = JobStatus()
         self.statusBar().addPermanentWidget(self.job_status)
-        self.workspace_label = QLabel()  # where the open workspace lives (first-run users)
+        # where the open workspace lives (first-run users); a third of the row at most
+        self.workspace_label = ElidedLabel(Qt.TextElideMode.ElideMiddle, share=1 / 3)
         self.workspace_label.setObjectName("workspaceLocation")
         self.workspace_label.setTextInteractionFlags(
             Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -107,7 +110,7 @@ class MainWindow(WindowPreferences):
         for bar in self.findChildren(ZoomBar):
             bar.set_shortcuts(shortcuts)
         self.grading.rubric.set_comment_key(shortcuts.get("focus_comment", ""))
-        self.review.doubts.set_key(shortcuts.get("next_doubt", ""))
+        self.review.doubts.set_keys(shortcuts)  # F9's note, the empty editor's hint
         self.files.recent.attach(self.menu_actions["open_recent"])
         self.grading.group_panel.set_shortcuts(shortcuts.get("find_groups", ""),
                                                shortcuts.get("apply_group_rating", ""))
@@ -117,6 +120,8 @@ class MainWindow(WindowPreferences):
                                         + (f" ({key})" if key else ""))
             mode.diff_toggled.connect(lambda _on: self.sync_diff_action())
         self.undo_action, self.redo_action = self.menu_actions["undo"], self.menu_actions["redo"]
+        self.focus_undo = FocusUndo(self, self.undo_action, self.redo_action,
+                                    self.bench.session, self._guarded)
         self.blind_action = self.menu_actions["blind_grading"]
         self.blind_action.setChecked(settings.ui.blind_grading)
         self.menu_actions["dark_theme"].setChecked(settings.ui.theme == "dark")
@@ -304,17 +309,15 @@ class MainWindow(WindowPreferences):
             self.statusBar().showMessage("Every listed submission is rated by you.", 8000)
 
     def _update_undo_labels(self) -> None:
-        undo, redo = self.bench.session.undo_label(), self.bench.session.redo_label()
-        self.undo_action.setText(f"&Undo {undo}" if undo else "&Undo")
-        self.redo_action.setText(f"&Redo {redo}" if redo else "&Redo")
+        self.focus_undo.update()  # the focused text field's typing, or the workspace's
 
     # --- actions ------------------------------------------------------------------------
 
     def undo(self) -> None:
-        self._guarded(self.bench.session.undo)
+        self.focus_undo.undo()
 
     def redo(self) -> None:
-        self._guarded(self.bench.session.redo)
+        self.focus_undo.redo()
 
     def _guarded(self, action: Callable[[], object]) -> None:
         try:

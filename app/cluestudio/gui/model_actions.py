@@ -76,7 +76,8 @@ class ModelActions(QObject):
             self._stored.emit(model_jobs.store_answer(ws, request, model_id, result))
 
         job = self.bench.processes.submit(
-            model_jobs.ask_job, (request, settings, offline), label=f"{label} submission {sid}",
+            model_jobs.ask_job, (request, settings, offline),
+            label=f"{label} of {request.item.task_id}/{request.item.source_id}",  # not its id
             on_data=lambda _tag, payload: keep(payload))
         job.finished.connect(lambda h=job: self._on_finished(h))
         self._job = job

@@ -13,24 +13,37 @@ from cluestudio.gui.qt import (
     QLabel,
     QListWidget,
     QScrollArea,
+    QSizePolicy,
     QSplitter,
     Qt,
     QTabWidget,
     QVBoxLayout,
     QWidget,
 )
+from cluestudio.gui.widgets.status_line import ElidedLabel
 
 
 def titled(title: str, widget: QWidget, extra: QWidget | None = None) -> QWidget:
-    """``widget`` under a bold title, with ``extra`` (buttons) at the title's right."""
+    """``widget`` under a bold title, with ``extra`` (buttons) at the title's right. The
+    buttons keep their one row first: the title gives way ("A: submit…", whole in its
+    tooltip) before they wrap, since a second row of buttons takes the image's height
+    (at 1016 px "A: submitted image" pushed the zoom onto a row of its own, issue 29)."""
     box = QWidget()
     layout = QVBoxLayout(box)
     layout.setContentsMargins(2, 2, 2, 2)
     head = QHBoxLayout()
-    label = QLabel(f"<b>{title}</b>")
-    head.addWidget(label)
-    head.addStretch(1)
-    if extra is not None:
+    if extra is None:
+        head.addWidget(QLabel(f"<b>{title}</b>"))
+        head.addStretch(1)
+    else:
+        label = ElidedLabel()
+        font = label.font()
+        font.setBold(True)
+        label.setFont(font)
+        label.setText(title)
+        label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        label.setMinimumWidth(label.fontMetrics().horizontalAdvance(title[:2] + "…") + 4)
+        head.addWidget(label, 1)
         head.addWidget(extra)
     layout.addLayout(head)
     layout.addWidget(widget, 1)
@@ -41,17 +54,18 @@ def review_tabs(check: QWidget, summary: QWidget, history: QWidget, diff: QWidge
                 probe: QWidget, requirement: QWidget) -> QTabWidget:
     """The findings beside the editor: check, model, revisions, diff, VLM probe, task."""
     tabs = QTabWidget()
-    tabs.addTab(check, "Check")
-    tabs.setTabToolTip(0, "What the offline check of image A found: text the "
-                          "PlantUML dropped (boxed in A) or invented")
-    tabs.addTab(summary, "Model")
-    tabs.addTab(history, "Revisions")
-    tabs.addTab(diff, "Diff")
-    tabs.setTabToolTip(3, "This text against the model's output")
-    tabs.addTab(probe, "VLM")
-    tabs.setTabToolTip(4, "The VLM probe's reading of image A (F8)")
-    tabs.addTab(requirement, "Task")
-    tabs.setTabToolTip(5, "The task's requirement")
+    # Each tooltip starts with the tab's name: at 1024 px the names are shortened ("Ch…").
+    for page, name, tip in (
+            (check, "Check", "what the offline check of image A found: text the PlantUML "
+                             "dropped (boxed in A) or invented"),
+            (summary, "Model", "what the parser reads in this PlantUML (classes, relations, "
+                               "warnings)"),
+            (history, "Revisions", "every saved revision, oldest first; pick one for its "
+                                   "diff"),
+            (diff, "Diff", "this text against the model's output"),
+            (probe, "VLM", "the VLM probe's reading of image A (F8)"),
+            (requirement, "Task", "the task's requirement")):
+        tabs.setTabToolTip(tabs.addTab(page, name), f"{name}: {tip}")
     # Short names that all fit at 1366×768; should the pane still be narrower they
     # elide rather than hide behind scroll arrows.
     tabs.setUsesScrollButtons(False)

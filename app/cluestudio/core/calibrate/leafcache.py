@@ -11,7 +11,8 @@ handful of vectorised steps per level, not a Python loop (ADR 0008, issue 28):
 - methods: ES once per distinct method cell, the OptMatch once per distinct problem, by
   dynamic programming over column subsets (:mod:`.subsets`);
 - classes and relations: each row's best column where those are distinct (optimal by the
-  row-maxima bound), scipy for the other matrices (:mod:`.matrices`).
+  row-maxima bound), else a greedy matching proved optimal by column prices, scipy for
+  the few matrices left (:mod:`.matrices`).
 
 It must give the engine's scores (``LeafBatch.score_array``) for any weights; the tests
 check that to 1e-9 (1e-12 against :meth:`LeafCache.scores_previous`, the path before).
@@ -179,7 +180,7 @@ class LeafCache:
         """ES_ce of each relation cell's end classes, or the name leaf where one is unknown
         (``unknown``: those cells and their leaves, planned once; a gather, a small
         scatter)."""
-        values = es_class[src] if es_class.size else np.zeros(len(src))
+        values = np.take(es_class, src) if es_class.size else np.zeros(len(src))
         cells, names = unknown
         values[cells] = names
         return values
@@ -195,7 +196,7 @@ class LeafCache:
     def scores(self, weights: ClueWeights) -> np.ndarray:
         """The five CLUE metrics of every pair under ``weights``, shape (pairs, 5)."""
         w = weights
-        attr_match = self._attr_values.values(w.w_an, w.w_at)[self._attr_values.back]
+        attr_match = np.take(self._attr_values.values(w.w_an, w.w_at), self._attr_values.back)
         param_match = self._param_values.values(w.w_pn, w.w_pt)
         # The engine's expression, in its order, once per distinct method cell.
         es_method = self._method_name * w.w_mn
@@ -241,7 +242,9 @@ class LeafCache:
         """The five metrics from the OptMatch of every class cell's attributes and methods."""
         leaf, norm = self._leaf, self.normalization
         # Expressions in the engine's order, so equal inputs give equal matrices.
-        es_class = w.w_n * leaf["class_name"] + w.w_a * attr_match + w.w_m * method_match
+        es_class = leaf["class_name"] * w.w_n
+        es_class += attr_match * w.w_a
+        es_class += method_match * w.w_m
         class_sums, cells = classes.solve(es_class)
         assert cells is not None
         n_c, m_c = classes.n, classes.m
@@ -258,10 +261,13 @@ class LeafCache:
             clue_method = np.where(self._empty_reference, self._empty_reference_value,
                                    clue_method)
 
-        begin = self._end_values(es_class, self._begin_src, self._begin_unknown)
-        end = self._end_values(es_class, self._end_src, self._end_unknown)
-        es_rel = (w.w_rt * leaf["relation_type"] + 0.5 * w.w_rn * (begin + end)
-                  + w.w_rm * leaf["relation_multiplicity"])
+        # w_rt·type + (0.5·w_rn)·(begin + end) + w_rm·multiplicity, in place.
+        ends = self._end_values(es_class, self._begin_src, self._begin_unknown)
+        ends += self._end_values(es_class, self._end_src, self._end_unknown)
+        ends *= 0.5 * w.w_rn
+        es_rel = leaf["relation_type"] * w.w_rt
+        es_rel += ends
+        es_rel += np.multiply(leaf["relation_multiplicity"], w.w_rm, out=ends)
         relation_sums, _ = relations.solve(es_rel)
         clue_rel = optmatch_values(relation_sums, relations.n, relations.m, norm)
         clue = w.w_e * clue_class + w.w_r * clue_rel

@@ -5,7 +5,12 @@ from __future__ import annotations
 import time
 from collections.abc import Collection, Sequence
 
-from cluestudio.core.check.doubtful import kind_words, set_aside, template_boxes
+from cluestudio.core.check.doubtful import (
+    kind_words,
+    set_aside,
+    template_boxes,
+    type_parameter_tokens,
+)
 from cluestudio.core.check.match import match
 from cluestudio.core.check.names import ModelName, diagram_names
 from cluestudio.core.check.report import (
@@ -20,7 +25,7 @@ from cluestudio.core.model import ClassDiagram
 from cluestudio.core.ocr.result import Box, OcrResult
 
 # Bump when the matching or the flags change, so stored checks are redone.
-CHECK_VERSION = "4"
+CHECK_VERSION = "5"
 # OCR often overlooks a lone ``1`` or ``*`` beside a line: its absence is weak evidence.
 LONE_GLYPH_FACTOR = 0.45
 # … and reads other multiplicities less reliably than names.
@@ -149,6 +154,18 @@ def _owners(tokens: Sequence[ImageToken], names: Sequence[ModelName],
     return owners
 
 
+def _unexplained_text(ocr: OcrResult, tokens: Sequence[ImageToken], paired: set[int]) -> str:
+    """Image A's text run together (no spaces, no underscores, folded case), less the
+    words paired with a name: a name found in it is written there, glued to something
+    else; one found only inside a longer word another name explains (``schedule`` inside
+    ``reschedule``) is not."""
+    texts = [line.text for line in ocr.lines]
+    for t in sorted(paired, key=lambda u: (tokens[u].line, tokens[u].position)):
+        word = tokens[t].text
+        texts[tokens[t].line] = texts[tokens[t].line].replace(word, "\0" * len(word), 1)
+    return " ".join(texts).replace(" ", "").replace("_", "").casefold()
+
+
 def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "auto",
                      also_drawn: Collection[str] = ()) -> CheckReport:
     """Compare what OCR read in image A with what ``diagram`` (the PlantUML) says.
@@ -168,13 +185,16 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "
     templates = template_boxes(tokens, {t for t, n in paired_t.items()
                                         if names[n].kind == "class"})
     edge = cut_edge(ocr)
+    type_parameters = type_parameter_tokens(tokens, ocr.layout)
     missing = []
     unjudged = 0
     for t in counted:
         if t in paired_t:
             continue
-        if tokens[t].class_box in templates or (edge and _touches(ocr, tokens[t].box, edge)):
-            unjudged += 1  # a sample shape's word, or a word the image's edge cuts
+        if tokens[t].class_box in templates or t in type_parameters \
+                or (edge and _touches(ocr, tokens[t].box, edge)):
+            # a sample shape's word, a generic's type parameter, a word the image's edge cuts
+            unjudged += 1
             continue
         token = tokens[t]
         owner, owner_line = owners.get(token.class_box, ("", None)) \
@@ -184,8 +204,9 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "
                                    owner_line))
 
     blind = _blind_owners(names, paired_n)
-    line_texts = [line.text for line in ocr.lines]
-    compact = " ".join(line_texts).replace(" ", "").replace("_", "").casefold()
+    compact = _unexplained_text(ocr, tokens, set(paired_t))
+    # spellings image A shows, each paired with a name: as read, and as the name is written
+    paired_keys = {tokens[t].key for t in paired_t} | {names[n].key for n in paired_n}
     keys = [token.key for token in tokens]
     invented = []
     for n, name in enumerate(names):
@@ -198,8 +219,11 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "
             similarity = _similarity(name.key, key)
             if similarity > best:
                 best, nearest, nearest_read = similarity, token.text, token.confidence
-        if len(name.key) >= 4 and name.key in compact:
-            best = max(best, 0.8)  # written in the image, glued to something else
+        if len(name.key) >= 4 and (name.key in compact or name.key in paired_keys):
+            # written in the image, glued to something else, or as a word another name of
+            # its spelling was paired with (a type drawn more often than OCR read it, a
+            # member two classes have, read once)
+            best = max(best, 0.8)
         confidence = invented_confidence(best)
         if best >= INVENTED_SURE_BELOW:
             # a word OCR was unsure of that half resembles the name: the name, misread

@@ -14,6 +14,12 @@ and the window all leave it out alike (the window only says how many were left o
   also has: on synthetic renders this rule would lose a third of the dropped attributes);
 - a stereotype the PlantUML states, read with its guillemets as letters
   (``simplementeds`` for «implemented»);
+- a piece of a relation's label the PlantUML states, read outside any box (``oks`` or
+  ``bks`` of ``books``, ``con`` and ``eys`` of ``conveys``): a line crosses the label
+  and OCR reads the letters either side of it (:func:`_piece_of`);
+- the words of a generic class's type parameter box, drawn over its top-right corner
+  (``K, V`` read as a header word ``KV``): the model names the class without them
+  (:func:`type_parameter_tokens`);
 - the words of a template's box: a box whose header is written in UML's own vocabulary
   (``Class``, ``«abstract» Abstract``, ``Class Diagram``, ``Enumeration``) and names no
   class of the PlantUML is an editor palette's sample shape or a tool's button
@@ -36,6 +42,7 @@ from cluestudio.core.check.names import ModelName, identifiers, is_multiplicity,
 from cluestudio.core.check.report import InventedName, MissingName
 from cluestudio.core.check.tokens import ImageToken
 from cluestudio.core.model import ClassDiagram, ClassKind
+from cluestudio.core.ocr.result import Layout, Rect
 from cluestudio.core.plantuml import diagram_lines
 
 # PlantUML lines that draw no text: directives, layout and style commands.
@@ -91,6 +98,47 @@ def template_boxes(tokens: Sequence[ImageToken], class_names: Collection[int]) -
             if all(w in UML_VOCABULARY for w in header)}
 
 
+def _over_corner(small: Rect, box: Rect, height: float) -> bool:
+    """Whether ``small`` (text ``height`` high, or a box) sits over the top edge of ``box``
+    at its right end, where PlantUML draws a generic class's type parameters: it rises
+    over that edge, ends at most a letter short of the right side, and starts right of
+    the middle (a centred name that the layout's top edge cuts does not)."""
+    x0, y0, x1, y1 = small
+    left, top, right, bottom = box
+    return (y0 < top - 0.15 * height and y1 > top and x1 >= right - height
+            and (left + right) / 2 < x0 < right and y1 - y0 < bottom - top)
+
+
+def _much_smaller(small: Rect, box: Rect) -> bool:
+    """A type parameter box is a line of small text: under half the class box each way (a
+    class box whose rules the layout missed is no such box, over a neighbour's corner)."""
+    return (small[2] - small[0] < 0.5 * (box[2] - box[0])
+            and small[3] - small[1] < 0.5 * (box[3] - box[1]))
+
+
+def type_parameter_tokens(tokens: Sequence[ImageToken], layout: Layout) -> set[int]:
+    """Tokens read in the small box PlantUML draws over a generic class's top-right corner:
+    its type parameters (``T``, ``K, V`` read as ``KV``, ``T extends Comparable<T>``). The
+    model keeps a class's name without them, so they are no name it states, and a
+    conversion that kept the class kept them as well. Read inside the class's header (the
+    layout took the small box as part of it) or as a box of their own on its corner."""
+    if layout.angle or not layout.boxes:
+        return set()
+    boxes = [b.rect for b in layout.boxes]
+    corner_boxes = {i for i, small in enumerate(layout.boxes) if len(small.compartments) == 1
+                    and any(j != i and _over_corner(small.rect, box, 0.0)
+                            and _much_smaller(small.rect, box) for j, box in enumerate(boxes))}
+    out = set()
+    for t, token in enumerate(tokens):
+        if token.class_box is None:
+            continue
+        rect = token.box.rect
+        if token.class_box in corner_boxes or _over_corner(
+                rect, boxes[token.class_box], rect[3] - rect[1]):
+            out.add(t)
+    return out
+
+
 def drawn_outside_model(text: str, diagram: ClassDiagram) -> frozenset[str]:
     """Keys of the words ``text`` draws on lines that hold none of ``diagram``'s elements
     (a legend, a title, a header or caption, a member the parser could not read), less
@@ -133,6 +181,22 @@ def _kindred(read_kind: str, stated_kind: str) -> bool:
     return read_kind in members and stated_kind in members[:4]
 
 
+def _piece_of(key: str, labels: Collection[str]) -> bool:
+    """Whether ``key`` is what is left of one of ``labels`` where a line crosses it, two
+    letters or more short of it: its start or its end (``con`` and ``eys`` of
+    ``conveys``), three letters or more of it (``oks`` of ``books``), or three or more of
+    its start and end run together (``bks``)."""
+    def piece(label: str) -> bool:
+        if len(key) > len(label) - 2:
+            return False  # a letter short is a word of its own (``Parcel`` by ``parcels``)
+        if label.startswith(key) or label.endswith(key):
+            return True
+        return len(key) >= 3 and (key in label or any(
+            label.startswith(key[:i]) and label.endswith(key[i:]) for i in range(1, len(key))))
+
+    return len(key) >= 2 and any(piece(label) for label in labels)
+
+
 def _read_keys(finding: MissingName) -> list[str]:
     """A finding's text as a key, and for an old report's ``name : Type`` its name's."""
     multiplicity = finding.kind == "multiplicity"
@@ -154,6 +218,7 @@ def set_aside(missing: Iterable[MissingName], invented: Iterable[InventedName],
     stated: dict[str, set[str]] = {}
     classes = {name_key(n.owner) for n in names if n.kind == "class"}
     stereotypes = {n.key for n in names if n.kind == "stereotype" and len(n.key) >= 4}
+    labels = {n.key for n in names if n.kind == "label" and len(n.key) >= 4}
     for name in names:
         stated.setdefault(name.key, set()).add(name.kind)
     missing, invented = tuple(missing), tuple(invented)
@@ -164,6 +229,8 @@ def set_aside(missing: Iterable[MissingName], invented: Iterable[InventedName],
                 return True
             if {key[1:], key[:-1], key[1:-1]} & stereotypes:
                 return True  # «implemented» with its guillemets read as letters
+            if finding.kind == "label" and not finding.owner and _piece_of(key, labels):
+                return True  # what OCR read of a label that a line crosses (``oks``)
             if finding.kind in ("stereotype", "keyword", "class") \
                     and key in kinds.get(finding.owner_line, ()):
                 return True  # «abstract» over a class declared ``abstract class``

@@ -9,7 +9,8 @@ would have claimed:
    edit, two beyond ten letters, with lengths at most one apart (OCR confuses ``l``/``I``,
    drops a letter, glues an icon on: ``obook``); shorter names must be exact;
 3. OCR glued two neighbouring words (``employshead``): names that together make up the
-   token; or it split one (``patient No``): neighbouring tokens that together make a name;
+   token; or it split one (``patient No``, or two lines side by side, ``conv`` ``eys``):
+   neighbouring tokens that together make a name;
 4. a name the drawing wrapped over two lines (``Research`` above ``Associate`` in a box
    too narrow for ``ResearchAssociate``): a token and the one just below or above it,
    paired already or not (the second word is often a name of its own, ``Employee``).
@@ -109,8 +110,9 @@ def match(tokens: Sequence[ImageToken], names: Sequence[ModelName]) -> list[Pair
         if headers:  # a header OCR misspelt (``ClearlO``) before a type takes its class
             _pair_near_headers(tokens, names, free_t, free_n, pairs, box_owner)
 
-    # 2. near spellings, closest first
-    near: list[tuple[int, float, int, int]] = []
+    # 2. near spellings, closest first; among equally close, a name of the class whose box
+    # the token sits in (``hul`` in Ferry's box is Ferry's ``hull``, not a ``haul``)
+    near: list[tuple[int, int, float, int, int]] = []
     for t in free_t:
         tk = tokens[t].key
         if tokens[t].kind == "multiplicity" or tokens[t].weak:
@@ -122,8 +124,9 @@ def match(tokens: Sequence[ImageToken], names: Sequence[ModelName]) -> list[Pair
                 continue
             if near_spelling(tk, nk):
                 near.append((_distance(ocr_fold(tk), ocr_fold(nk)),
+                             -_owner_agrees(tokens[t], names[n], box_owner),
                              -tokens[t].confidence, t, n))
-    for _d, _c, t, n in sorted(near):
+    for _d, _o, _c, t, n in sorted(near):
         if t in free_t and n in free_n:
             pairs.append(Pair((t,), (n,), "fuzzy"))
             free_t.discard(t)
@@ -180,7 +183,11 @@ def match(tokens: Sequence[ImageToken], names: Sequence[ModelName]) -> list[Pair
             free_t.discard(t)
             free_n.difference_update(used)
 
-    # 3b. one name split over neighbouring tokens of one line
+    # 3b. one name split over neighbouring tokens: of one line, or of two OCR lines side by
+    # side (``conv`` and ``eys``: OCR cut a label or a header in two pieces)
+    line_ends: dict[int, int] = {}
+    for token in tokens:
+        line_ends[token.line] = max(line_ends.get(token.line, 0), token.position)
     for n in sorted(free_n):
         nk = names[n].key
         if len(nk) < 4:
@@ -189,13 +196,16 @@ def match(tokens: Sequence[ImageToken], names: Sequence[ModelName]) -> list[Pair
             run = [t]
             joined = tokens[t].key
             while len(joined) < len(nk):
-                nxt = next((u for u in free_t if tokens[u].line == tokens[t].line
-                            and tokens[u].position == tokens[run[-1]].position + 1), None)
+                nxt = _next_piece(tokens, run[-1], free_t, line_ends)
                 if nxt is None:
                     break
                 run.append(nxt)
                 joined += tokens[nxt].key
-            if len(run) > 1 and _distance(joined, nk) <= edit_allowance(len(nk)):
+            lines = {tokens[u].line for u in run}
+            if len(run) > 1 and _distance(joined, nk) <= edit_allowance(len(nk)) and (
+                    len(lines) == 1 or all(not tokens[u].weak and _may_pair(
+                        tokens[u], names[n], box_owner) for u in run)):
+                # pieces of two lines: words of their own each, as a name of theirs may be
                 pairs.append(Pair(tuple(run), (n,), "split"))
                 free_t.difference_update(run)
                 free_n.discard(n)
@@ -223,6 +233,21 @@ def match(tokens: Sequence[ImageToken], names: Sequence[ModelName]) -> list[Pair
         free_t.difference_update(found[0])
         free_n.discard(n)
     return pairs
+
+
+def _next_piece(tokens: Sequence[ImageToken], t: int, free: set[int],
+                line_ends: dict[int, int]) -> int | None:
+    """The free token that goes on from token ``t``: the next one of its line, else the
+    first of another line that starts where ``t``, its line's last, ends
+    (:func:`_side_by_side`). ``line_ends``: each line's last token position."""
+    token = tokens[t]
+    if token.position < line_ends[token.line]:
+        return next((u for u in free if tokens[u].line == token.line
+                     and tokens[u].position == token.position + 1), None)
+    return next((u for u in sorted(free) if tokens[u].line != token.line
+                 and tokens[u].position == 0 and tokens[u].kind != "multiplicity"
+                 and tokens[u].class_box == token.class_box
+                 and _side_by_side(token, tokens[u])), None)
 
 
 def _side_by_side(left: ImageToken, right: ImageToken) -> bool:

@@ -39,6 +39,11 @@ KEYWORDS = TYPE_KEYWORDS | frozenset((
 ))
 
 
+# OCR reads a small ``s`` at a word's end as ``$`` (``pay$``); no name of a class diagram
+# ends in one
+_S_READ_AS_DOLLAR = re.compile(r"(?<=[^\W\d_])\$(?![\w$])")
+
+
 def keyword_kind(word: str) -> str:
     """"type keyword" for a primitive type's name, "keyword" for any other keyword, ""."""
     folded = fold_diacritics(word).casefold()
@@ -95,11 +100,30 @@ def _weak(word: str) -> bool:
 
 
 def _member_shaped(text: str) -> bool:
-    """A line written as a member (``+swim()``, ``- weight: float``): found in a box's
-    header compartment only when the layout missed a compartment line."""
+    """A line written as a member (``+swim()``, ``- weight: float``, and behind its
+    visibility icon read as a sign, ``□ weight : float``): found in a box's header
+    compartment only when the layout missed a compartment line (or the box's top edge)."""
     stripped = text.strip()
+    while stripped and not fold_diacritics(stripped[0]).isascii():
+        stripped = stripped[1:].lstrip()  # icon noise, as :func:`_clean` drops it
+    # ``name :`` alone: OCR read the type after the colon as a line of its own
     return bool(re.match(r"^[+#~-]\s*[^\W\d]", stripped)) or bool(
-        re.match(r"^[^\W\d]\w*\s*(?:\(.*\)|:\s*[^\W\d])", stripped))
+        re.match(r"^[^\W\d]\w*\s*(?:\(.*\)|:\s*(?:[^\W\d]|$))", stripped))
+
+
+def _members_from(ocr: OcrResult, layout: Layout | None) -> dict[int, float]:
+    """Per class box, the top of the first member-shaped line read in its header
+    compartment: the layout missed a rule (or the box's top edge), and what lies from
+    there down is members, not the class's name (a header is above its members)."""
+    tops: dict[int, float] = {}
+    if layout is None:
+        return tops
+    for line in ocr.lines:
+        located = layout.locate(line.box)
+        if located is not None and located[1] == 0 and _member_shaped(line.text):
+            top = layout.upright(line.box.center)[1] - 0.5 * line.box.height
+            tops[located[0]] = min(top, tops.get(located[0], top))
+    return tops
 
 
 def _line_kinds(text: str, spans: list[tuple[int, int]]) -> list[str]:
@@ -127,12 +151,14 @@ def _line_kinds(text: str, spans: list[tuple[int, int]]) -> list[str]:
 
 def image_tokens(ocr: OcrResult, layout: Layout | None = None) -> list[ImageToken]:
     out: list[ImageToken] = []
+    members_from = _members_from(ocr, layout)
     for index, line in enumerate(ocr.lines):
         found: list[tuple[str, int, int, bool]] = []
         # full-width letters (ＢＣ) are the same letters; NFKC keeps their count, so
         # character offsets still point into the line's box
         text = unicodedata.normalize("NFKC", line.text)
         text = text if len(text) == len(line.text) else line.text
+        text = _S_READ_AS_DOLLAR.sub("s", text)
         bracketed = [m.span() for m in _BRACKETED.finditer(text)]
         for match in _TOKEN.finditer(text):
             if match.group("mult") is not None:
@@ -145,13 +171,18 @@ def image_tokens(ocr: OcrResult, layout: Layout | None = None) -> list[ImageToke
         idents = [(s, e) for w, s, e, mult in found if not mult]
         shape = iter(_line_kinds(text, idents))
         located = None if layout is None else layout.locate(line.box)
+        # a line from the first member line down (``List<Bay>``, the type OCR read
+        # apart from ``berths :``) is a member too
+        member = _member_shaped(text) or (
+            located is not None and located[0] in members_from and layout is not None
+            and layout.upright(line.box.center)[1] + 0.3 * line.box.height
+            >= members_from[located[0]])
         for position, (word, start, end, mult) in enumerate(found):
             kind = "multiplicity" if mult else next(shape)
             # a digit before a member's name in a box is its visibility icon misread
             icon = (mult and position == 0 and located is not None and located[1] > 0
                     and len(found) > 1 and not found[1][3])
-            if (not mult and located is not None and located[1] == 0
-                    and not _member_shaped(text)):
+            if not mult and located is not None and located[1] == 0 and not member:
                 kind = "stereotype" if "«" in line.text or "<<" in line.text else "class"
                 if kind == "class" and len(idents) >= 3:
                     kind = "label"  # a sentence in a box: a note's or a legend's text

@@ -33,6 +33,10 @@ _TYPE_PARAM = r"[A-Z]\w*(?:\s+(?:extends|super)\s+[\w.]+(?:<[^<>]*(?:<[^<>]*>)?[
 _TYPE_PARAMS = re.compile(rf"\s*{_TYPE_PARAM}(?:\s*,?\s*{_TYPE_PARAM})*\s*")
 # OCR drops the narrow space of a small parameter box: ``Textends Comparable<T>``
 _GLUED_BOUND = re.compile(r"\b([A-Z]\w*?)(extends|super)(?=\s)")
+# … and reads the comma between two type variables as a dot or a semicolon, or loses it:
+# ``K.V``, ``K;V``, ``K V`` are ``K, V`` (one capital letter each side, so a bound's
+# dotted name, ``extends Map.Entry``, is left alone)
+_MISREAD_COMMA = re.compile(r"\b([A-Z])\s*(?:[.;]\s*|\s+)(?=[A-Z]\b)")
 _BRACKETED = re.compile(r"«[^»]*»?|\{[^}]*\}?")
 # how OCR reads guillemets: doubled angle brackets, full-width or mathematical ones
 _GUILLEMETS = (("<<", "«"), (">>", "»"), ("《", "«"), ("》", "»"), ("≪", "«"), ("≫", "»"))
@@ -260,6 +264,7 @@ def member_confidence(line: TextLine, member: str,
 def _type_params(lines: list[TextLine]) -> str | None:
     """The type parameter list ``lines`` read (``K, V``), or None when they read otherwise."""
     text = _GLUED_BOUND.sub(r"\1 \2", " ".join(ln.text.strip() for ln in lines))
+    text = _MISREAD_COMMA.sub(r"\1, ", text)
     return text.strip() if lines and _TYPE_PARAMS.fullmatch(text) else None
 
 

@@ -213,15 +213,30 @@ def _reading_order(quads: list[np.ndarray]) -> list[np.ndarray]:
     return list(boxes[np.lexsort((boxes[:, 0, 0], line))])
 
 
+# each 8-bit value as the models take it, (v / 255 - 0.5) / 0.5 in float32: looked up, the
+# same number as computed pixel by pixel
+_NORMALISED = (np.arange(256, dtype=np.float32) / 255 - 0.5) / 0.5
+
+
+def _det_input(image: np.ndarray) -> np.ndarray:
+    """DetPreProcess's tensor of ``image``: channels first, each value normalised."""
+    h, w = image.shape[:2]
+    tensor = np.empty((1, 3, h, w), np.float32)
+    for start in range(0, h, ROWS_AT_ONCE):  # small temporaries (see ROWS_AT_ONCE)
+        rows = image[start:start + ROWS_AT_ONCE].transpose(2, 0, 1)
+        tensor[0, :, start:start + ROWS_AT_ONCE] = _NORMALISED[rows]
+    return tensor
+
+
 # --- recognition (rapidocr ch_ppocr_rec: resize_norm_img, CTCLabelDecode) ----------------
 
 def _rec_input(crop: np.ndarray, max_ratio: float) -> np.ndarray:
     width = int(REC_HEIGHT * max_ratio)
     h, w = crop.shape[:2]
     resized_w = min(width, math.ceil(REC_HEIGHT * w / float(h)))
-    resized = resize_linear(crop, resized_w, REC_HEIGHT).astype(np.float32)
+    resized = resize_linear(crop, resized_w, REC_HEIGHT)
     padded = np.zeros((3, REC_HEIGHT, width), np.float32)
-    padded[:, :, :resized_w] = (resized.transpose(2, 0, 1) / 255 - 0.5) / 0.5
+    padded[:, :, :resized_w] = _NORMALISED[resized.transpose(2, 0, 1)]
     return padded
 
 
@@ -232,8 +247,10 @@ def ctc_decode(probs: np.ndarray, characters: list[str], banned: np.ndarray | No
     are never chosen (their probability taken as 0)."""
     if banned is not None and banned.any():  # the choice among the allowed classes only
         allowed = np.flatnonzero(~banned)
-        kept_probs = probs[:, :, allowed]
-        bests, maxima = allowed[kept_probs.argmax(axis=2)], kept_probs.max(axis=2)
+        kept_probs = np.take(probs, allowed, axis=2)
+        choices = kept_probs.argmax(axis=2)  # the maximum is the value chosen: one pass
+        bests = allowed[choices]
+        maxima = np.take_along_axis(kept_probs, choices[..., None], axis=2)[..., 0]
     else:
         bests, maxima = probs.argmax(axis=2), probs.max(axis=2)
     results = []
@@ -292,28 +309,33 @@ class OnnxOcrEngine:
         return [code for code, letters in LANGUAGE_LETTERS.items() if set(letters) <= alphabet]
 
     def read(self, pixels: np.ndarray) -> list[TextLine]:
-        # the models were trained on OpenCV's channel order (BGR)
-        image = np.ascontiguousarray(pixels[:, :, ::-1])
         scale = 1.0 if self.plain else detection_scale(pixels, self.max_side)
         with self._lock:  # one session pair; the runtime already uses every core
-            found = self.read_bgr(image) if self.plain else self.read_at_scale(image, scale)
+            if self.plain:  # the models were trained on OpenCV's channel order (BGR)
+                found = self.read_bgr(np.ascontiguousarray(pixels[:, :, ::-1]))
+            else:
+                found = self.read_at_scale(pixels, scale)
         lines = []
         for quad, text, score in found:
             points: Any = tuple((round(float(x), 1), round(float(y), 1)) for x, y in quad)
             lines.append(TextLine(text, Box(points), round(float(score), 4)))
         return lines
 
-    def read_at_scale(self, bgr: np.ndarray, scale: float) -> list[tuple[np.ndarray, str, float]]:
+    def read_at_scale(self, rgb: np.ndarray, scale: float) -> list[tuple[np.ndarray, str, float]]:
         """Lines found on a copy shrunk by ``scale`` (area-averaged, as OpenCV's INTER_AREA),
-        each read from ``bgr`` itself, in rapidocr's batches."""
-        small = bgr
+        each read from ``rgb`` itself, in rapidocr's batches. The shrink and the crops
+        sample each channel alone, so they are taken from ``rgb`` as it is and only their
+        results turned to the models' BGR: no BGR copy of a full-resolution image."""
+        small = rgb
         if scale < 0.95:
-            h, w = bgr.shape[:2]
-            small = resize_area(bgr, max(1, round(w * scale)), max(1, round(h * scale)))
+            h, w = rgb.shape[:2]
+            small = resize_area(rgb, max(1, round(w * scale)), max(1, round(h * scale)))
         else:
             scale = 1.0
-        quads = [quad / np.float32(scale) for quad, _, _ in self.read_bgr(small, recognise=False)]
-        crops = [crop_quad(bgr, quad.copy()) for quad in quads]
+        found = self.read_bgr(np.ascontiguousarray(small[:, :, ::-1]), recognise=False)
+        quads = [quad / np.float32(scale) for quad, _, _ in found]
+        crops = [np.ascontiguousarray(crop_quad(rgb, quad.copy())[:, :, ::-1])
+                 for quad in quads]
         kept = [i for i, crop in enumerate(crops) if crop.size]
         read = self.recognise([crops[i] for i in kept])
         return [(quads[i], text, score) for i, (text, score) in zip(kept, read, strict=True)
@@ -358,13 +380,7 @@ class OnnxOcrEngine:
     def _probability(self, det_image: np.ndarray) -> np.ndarray:
         """The detector's text probability of each pixel of ``det_image`` (BGR, sides
         multiples of 32)."""
-        h, w = det_image.shape[:2]
-        tensor = np.empty((1, 3, h, w), np.float32)
-        for start in range(0, h, ROWS_AT_ONCE):  # small temporaries (see ROWS_AT_ONCE)
-            rows = det_image[start:start + ROWS_AT_ONCE].astype(np.float32)
-            normalised = (rows / 255.0 - 0.5) / 0.5
-            tensor[0, :, start:start + ROWS_AT_ONCE] = normalised.transpose(2, 0, 1)
-        return self._det.run(None, {self._det.get_inputs()[0].name: tensor},
+        return self._det.run(None, {self._det.get_inputs()[0].name: _det_input(det_image)},
                              self._run_options)[0][0, 0]
 
     def recognise(self, crops: list[np.ndarray]) -> list[tuple[str, float]]:

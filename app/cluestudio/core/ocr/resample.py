@@ -3,6 +3,8 @@ PP-OCR models were tuned on OpenCV's sampling, not Pillow's antialiased one."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 _CUBIC_A = -0.75  # OpenCV's bicubic kernel (Pillow's is -0.5)
@@ -28,13 +30,27 @@ def resize_linear(image: np.ndarray, width: int, height: int) -> np.ndarray:
     y0, y1, fy = _linear_taps(height, h)
     x0, x1, fx = _linear_taps(width, w)
     fy, fx = fy[:, None, None], fx[None, :, None]
+    # a side kept (the detector's input made a multiple of 32 along the other): along it
+    # each output pixel is its source pixel, a + (b - a) * 0 = a to the bit, so that pass
+    # is skipped
+    same_rows, same_cols = height == h, width == w
     resized = np.empty((height, width, *image.shape[2:]), np.uint8)
     for start in range(0, height, ROWS_AT_ONCE):
         part = slice(start, start + ROWS_AT_ONCE)
-        top, bottom = image[y0[part]].astype(np.float32), image[y1[part]].astype(np.float32)
-        rows = top + (bottom - top) * fy[part]
-        out = rows[:, x0] + (rows[:, x1] - rows[:, x0]) * fx
-        resized[part] = np.clip(np.rint(out), 0, 255)
+        rows = image[y0[part]].astype(np.float32)
+        if not same_rows:
+            bottom = image[y1[part]].astype(np.float32)
+            bottom -= rows
+            bottom *= fy[part]
+            rows += bottom
+        if same_cols:
+            out = rows
+        else:  # np.take along the columns: the same values as rows[:, x0], gathered faster
+            out, right = np.take(rows, x0, axis=1), np.take(rows, x1, axis=1)
+            right -= out
+            right *= fx
+            out += right
+        resized[part] = np.clip(np.rint(out, out=out), 0, 255, out=out)
     return resized
 
 
@@ -62,24 +78,38 @@ def crop_quad(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
     width = int(max(np.linalg.norm(quad[0] - quad[1]), np.linalg.norm(quad[2] - quad[3])))
     height = int(max(np.linalg.norm(quad[0] - quad[3]), np.linalg.norm(quad[1] - quad[2])))
     target = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
-    to_source = _homography(target, quad)
-    ys, xs = np.mgrid[0:height, 0:width].astype(np.float64)
-    den = to_source[2, 0] * xs + to_source[2, 1] * ys + to_source[2, 2]
+    m = _homography(target, quad)
+    # each product of a coordinate once, on a row or a column (broadcast): the same values
+    # as over a full grid, fewer operations
+    xs = np.arange(width, dtype=np.float64)[None, :]
+    ys = np.arange(height, dtype=np.float64)[:, None]
+    den = m[2, 0] * xs + m[2, 1] * ys + m[2, 2]
     den = np.where(den == 0, 1.0, den)
     # the exact source position (OpenCV 5 no longer rounds it to 1/32 pixel)
-    sx = (to_source[0, 0] * xs + to_source[0, 1] * ys + to_source[0, 2]) / den
-    sy = (to_source[1, 0] * xs + to_source[1, 1] * ys + to_source[1, 2]) / den
+    sx = (m[0, 0] * xs + m[0, 1] * ys + m[0, 2]) / den
+    sy = (m[1, 0] * xs + m[1, 1] * ys + m[1, 2]) / den
     x0, y0 = np.floor(sx).astype(np.intp), np.floor(sy).astype(np.intp)
     wx = _cubic_weights((sx - x0).astype(np.float32))
     wy = _cubic_weights((sy - y0).astype(np.float32))
     h, w = image.shape[:2]
-    out = np.zeros((height, width, image.shape[2]), np.float32)
+    # the 16 neighbours gathered by their index in the flattened image (one gather each
+    # instead of a two-index one); a view that is not contiguous is gathered as it is
+    pixels = image.reshape(h * w, -1) if image.flags.c_contiguous else None
+    cols = [np.clip(x0 + j - 1, 0, w - 1) for j in range(4)]
+    out: np.ndarray | None = None
     for i in range(4):
         rows = np.clip(y0 + i - 1, 0, h - 1)
+        offsets = rows * w
         for j in range(4):
-            cols = np.clip(x0 + j - 1, 0, w - 1)
-            out += (wy[i] * wx[j])[..., None] * image[rows, cols]
-    crop = np.clip(np.rint(out), 0, 255).astype(np.uint8)
+            near = (np.take(pixels, offsets + cols[j], axis=0) if pixels is not None
+                    else image[rows, cols[j]])
+            term = np.multiply((wy[i] * wx[j])[..., None], near, dtype=np.float32)
+            if out is None:
+                out = term  # 0 + term, to the bit
+            else:
+                out += term
+    assert out is not None
+    crop = np.clip(np.rint(out, out=out), 0, 255, out=out).astype(np.uint8)
     return np.rot90(crop) if height >= 1.5 * width else crop
 
 
@@ -106,12 +136,19 @@ def resize_area(image: np.ndarray, width: int, height: int) -> np.ndarray:
     resized = np.empty((height, width, image.shape[2]), np.uint8)
     for start in range(0, height, ROWS_AT_ONCE):
         part = slice(start, start + ROWS_AT_ONCE)
-        count = len(range(height)[part])
-        down = np.zeros((count, image.shape[1], image.shape[2]), np.float32)
-        for rows, share in row_taps:
-            down += share[part, None, None] * image[rows[part]]
-        out = np.zeros((count, width, image.shape[2]), np.float32)
-        for cols, share in col_taps:
-            out += share[None, :, None] * down[:, cols]
-        resized[part] = np.clip(np.rint(out), 0, 255)
+        down = _sum_of_taps(share[part, None, None] * image[rows[part]]
+                            for rows, share in row_taps)
+        # np.take along the columns: the same values as down[:, cols], gathered faster
+        out = _sum_of_taps(np.multiply(np.take(down, cols, axis=1), share[None, :, None])
+                           for cols, share in col_taps)
+        resized[part] = np.clip(np.rint(out, out=out), 0, 255, out=out)
     return resized
+
+
+def _sum_of_taps(terms: Iterator[np.ndarray]) -> np.ndarray:
+    """The terms added up in their order, into the first (the sum from zero, to the bit:
+    0 + x is x), so that no zeroed array is made for it."""
+    total = next(terms)
+    for term in terms:
+        total += term
+    return total

@@ -31,6 +31,9 @@ class BackendManifest:
     version: str
     kinds: tuple[BackendKind, ...] = ("converter", "probe")
     description: str = ""
+    # The same request always gets the same answer (no sampling, no prompt read): asking
+    # again to repair an answer only repeats it, so the repair loop does not.
+    deterministic: bool = False
 
 
 @dataclass(frozen=True)

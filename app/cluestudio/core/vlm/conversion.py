@@ -206,6 +206,7 @@ class ConversionResult:
     attempts: tuple[ConversionAttempt, ...]
     image_b: bytes | None = None  # PNG rendered from the final PlantUML
     render_error: str | None = None
+    deterministic: bool = False  # the backend's one answer: no repairs, no "attempts"
 
     @property
     def ok(self) -> bool:
@@ -259,19 +260,26 @@ def convert_image(
         check = combined_checker(parser_checker, plantuml)
         render = plantuml.render if render is not None else None
     prompts = prompts or load_convert_prompts()
+    deterministic = is_deterministic(backend)
+    if deterministic:
+        max_repairs = 0  # it would give the same answer again
+    name = backend.manifest.name.replace("-", " ")  # "offline draft"
     total = max_repairs + 2  # answers + render
     history: list[tuple[str, str]] = []
     attempts: list[ConversionAttempt] = []
     for index in range(max_repairs + 1):
         cancel.raise_if_cancelled()
-        yield Progress(index, total, f"{source}: asking {backend.model_id}"
+        yield Progress(index, total, f"{source}: {name} of image A" if deterministic else
+                       f"{source}: asking {backend.model_id}"
                        + (f" (repair {index})" if index else ""), phase="converting")
         response = backend.complete(VLMRequest(
             prompt=prompts.instruction.fill(), images=(image,), system=prompts.system.fill(),
             history=tuple(history)))
         puml = extract_plantuml(response.text)
-        error = response.refusal or ("the answer has no @startuml ... @enduml block"
-                                     if puml is None else check(puml))
+        refusal = response.refusal and (f"the {name} {response.refusal}" if deterministic
+                                        else response.refusal)
+        error = refusal or ("the answer has no @startuml ... @enduml block"
+                            if puml is None else check(puml))
         attempts.append(ConversionAttempt(
             index=index, model=response.model, prompt_version=prompts.version,
             answer=response.text, puml=puml, error=error, usage=response.usage,
@@ -291,7 +299,19 @@ def convert_image(
     yield Progress(total, total, f"{source}: {'ok' if final.ok else 'failed'}", phase="converting")
     return ConversionResult(source=source, image_sha256=image.sha256, model=backend.model_id,
                             prompt_version=prompts.version, attempts=tuple(attempts),
-                            image_b=image_b, render_error=render_error)
+                            image_b=image_b, render_error=render_error,
+                            deterministic=deterministic)
+
+
+def is_deterministic(backend: VLMBackend) -> bool:
+    """Whether ``backend`` gives the same answer to the same request (its manifest says)."""
+    manifest = getattr(backend, "manifest", None)
+    return bool(getattr(manifest, "deterministic", False))
+
+
+def attempts_text(count: int) -> str:
+    """"1 attempt", "3 attempts"."""
+    return f"{count} attempt" + ("" if count == 1 else "s")
 
 
 def convert_images(

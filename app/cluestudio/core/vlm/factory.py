@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from cluestudio.core.errors import ClueStudioError
@@ -40,7 +40,11 @@ def make_backend(options: BackendOptions) -> VLMBackend:
     if options.backend == "offline":  # no model: boxes + OCR (core.draft, issue 18)
         from cluestudio.core.draft.plugin import OfflineDraftConverter
 
-        return OfflineDraftConverter()
+        converter = OfflineDraftConverter()
+        # Boxes + OCR + traced lines: the same draft however often it is asked (its
+        # module says so), and a repair round only ran it again (issue 29).
+        converter.manifest = replace(converter.manifest, deterministic=True)
+        return converter
     if not options.model:
         raise ClueStudioError("no model: pass --model (or set [llm] model in settings.toml)")
     if options.backend == "openai":

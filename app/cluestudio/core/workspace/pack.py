@@ -167,9 +167,11 @@ def _unsafe_name(name: str) -> bool:
             or re.match(r"^[A-Za-z]:", name) is not None)
 
 
-def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int) -> bytes:
+def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int, over: str
+                 ) -> bytes:
     """A member's bytes, counting what really comes out of the decompressor: the sizes in
-    a zip's headers are the sender's word and can lie."""
+    a zip's headers are the sender's word and can lie. ``over``: the limit and what to do,
+    said when the member is larger."""
     out = bytearray()
     with zf.open(info) as member:
         while True:
@@ -178,7 +180,30 @@ def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int) -> byte
                 return bytes(out)
             out.extend(chunk)
             if len(out) > limit:
-                raise _TooLarge(info.filename, f"inflates past {limit >> 20} MB (zip bomb?)")
+                raise _TooLarge(info.filename, f"{_unpacked(info, limit)}, over {over}")
+
+
+def _unpacked(info: zipfile.ZipInfo, limit: int) -> str:
+    """How large a member read past ``limit`` is. zipfile never yields more than the size
+    its entry lists (a header listing less fails its CRC check instead), so the listed
+    size is the member's, and no more of it is inflated to measure it: a large photo and
+    a zip bomb are told apart by neither (a white BMP deflates 1000:1, as a bomb does)."""
+    if info.file_size <= limit:  # not from zipfile; said without a figure it cannot back
+        return f"more than {_megabytes(limit)} unpacked"
+    shown = _megabytes(info.file_size)
+    if shown == _megabytes(limit):  # "50.0 MB, over the 50 MB limit" would read as a slip
+        shown = f"{info.file_size:,} bytes"
+    return f"{shown} unpacked"
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 2**20:,.1f} MB".replace(".0 MB", " MB")
+
+
+# An image larger than this is no image any path accepts (a workspace never holds one).
+_IMAGE_OVER = (f"the {_megabytes(MAX_MEMBER_BYTES)} limit for one image; scale the image "
+               "down (a photo as JPEG of at most 4000×4000 pixels takes a few MB) and pack "
+               "it again")
 
 
 class _TooLarge(Exception):
@@ -232,8 +257,11 @@ class PackImage:
         if zf is None:
             with zipfile.ZipFile(self.path) as own:
                 return self.load(own)
-        data = _read_member(zf, zf.getinfo(self.member), MAX_MEMBER_BYTES)
         source = member_source(self.path, self.member)
+        try:
+            data = _read_member(zf, zf.getinfo(self.member), MAX_MEMBER_BYTES, _IMAGE_OVER)
+        except _TooLarge as too_large:  # the pack was replaced since it was read
+            raise ImageError(str(too_large), source=source) from too_large
         image = check_image(data, source)
         if image.hash != self.hash:  # the file changed since it was checked
             raise ImageError("content does not match its hash", source=source)
@@ -255,8 +283,13 @@ def read_pack(path: Path, report: Report) -> tuple[dict[str, Any], dict[str, Pac
         images: dict[str, PackImage] = {}
         budget = MAX_TOTAL_BYTES
         try:
-            manifest_bytes = _read_member(zf, zf.getinfo("manifest.json"), 1 << 20)
-            data_bytes = _read_member(zf, zf.getinfo("data.json"), MAX_DATA_BYTES)
+            manifest_bytes = _read_member(
+                zf, zf.getinfo("manifest.json"), 1 << 20,
+                "the 1 MB a pack's manifest takes: not a ClueStudio pack")
+            data_bytes = _read_member(
+                zf, zf.getinfo("data.json"), MAX_DATA_BYTES,
+                f"the {_megabytes(MAX_DATA_BYTES)} a merge accepts; export one grader's work "
+                "at a time (pack export --grader)")
             for info in zf.infolist():
                 match = _IMAGE_NAME.match(info.filename)
                 if not match:
@@ -264,7 +297,12 @@ def read_pack(path: Path, report: Report) -> tuple[dict[str, Any], dict[str, Pac
                 where = member_source(source, info.filename)
                 try:
                     _check_header(zf, info, where)
-                    content = _read_member(zf, info, min(MAX_MEMBER_BYTES, budget))
+                    content = (
+                        _read_member(zf, info, MAX_MEMBER_BYTES, _IMAGE_OVER)
+                        if budget >= MAX_MEMBER_BYTES else _read_member(
+                            zf, info, budget, f"what is left of the {_megabytes(MAX_TOTAL_BYTES)}"
+                            " a merge accepts for all of a pack's images together; send the "
+                            "course in parts (cluestudio team split)"))
                     budget -= len(content)
                     image = check_image(content, where)
                 except ImageError as error:

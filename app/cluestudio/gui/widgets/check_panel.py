@@ -13,9 +13,11 @@ from typing import Any
 from cluestudio.gui.qt import (
     QBrush,
     QColor,
+    QEvent,
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QObject,
     QPushButton,
     QRectF,
     Qt,
@@ -75,9 +77,8 @@ class CheckPanel(QWidget):
         header = self.tree.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for column in (1, 2):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self.tree.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.tree.viewport().installEventFilter(self)  # its width: share the columns again
         self.tree.itemActivated.connect(self._on_item)
         self.tree.itemClicked.connect(self._on_item)
         # Moving through the findings by keyboard shows each box in A (scrolled into
@@ -146,6 +147,8 @@ class CheckPanel(QWidget):
                 hint = (f" (A shows “{finding.nearest}”?)" if invented and finding.nearest
                         else "")
                 child = QTreeWidgetItem([finding.text + hint, finding.kind, where])
+                for column in (1, 2):  # whole when the column gave way (_share_columns)
+                    child.setToolTip(column, child.text(column))
                 sure = finding.confidence >= limit
                 child.setForeground(0, QBrush(_FLAG if sure else _DOUBT))
                 child.setToolTip(0, f"{escape(finding.text)}: confidence "
@@ -158,6 +161,30 @@ class CheckPanel(QWidget):
             self.tree.addTopLevelItem(group)
             group.setFirstColumnSpanned(True)  # a heading: the whole width, never cut
             group.setExpanded(True)
+        self._share_columns()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.tree.viewport() and event.type() == QEvent.Type.Resize:
+            self._share_columns()
+        return super().eventFilter(watched, event)
+
+    def _share_columns(self) -> None:
+        """Kind and Where as wide as their texts while a finding's name keeps room for a
+        word beside them; in a narrower pane (1024 px) they give way, shortened in
+        proportion, and each cell has its whole text in its tooltip. (Sized to their
+        contents alone they took the whole pane there, and the names were not shown.)"""
+        tree, header = self.tree, self.tree.header()
+        metrics = tree.fontMetrics()
+        name = 2 * tree.indentation() + metrics.horizontalAdvance("Customer") + 8
+        least = metrics.horizontalAdvance("in …") + 8
+        wanted = [max(tree.sizeHintForColumn(column), header.sectionSizeHint(column))
+                  for column in (1, 2)]
+        spare = tree.viewport().width() - name
+        for column, width in zip((1, 2), wanted, strict=True):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+            if sum(wanted) > spare:
+                width = max(least, spare * width // max(1, sum(wanted)))
+            header.resizeSection(column, width)
 
     def _on_item(self, item: QTreeWidgetItem | None, *_: object) -> None:
         data = item.data(0, Qt.ItemDataRole.UserRole) if item is not None else None

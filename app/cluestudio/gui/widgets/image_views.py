@@ -5,11 +5,13 @@ each other (same zoom relative to "fit", same centre as a fraction of the image)
 finds the same region in both. Images of different resolution still line up that way.
 
 A pane opens a diagram *readable*: whole when it fits at a readable scale (PlantUML's 14 px
-text at 12 px, capitals at 9 px or more), else at the pane's width or the readable scale,
-scrolling rather than turning text into grey lines. "Fit" (Ctrl+0) shows the whole diagram
-whatever the scale, and the zoom bar says when its text got small and offers the readable
-zoom back (Ctrl+9). A zoom the user chose (Fit included) stays when the next submission is
-shown.
+text at 12 px, capitals at 9 px or more; an image whose own letters are bigger, such as a
+drawing tool's export, at a scale as much smaller), else at the pane's width or the readable
+scale, scrolling rather than turning text into grey lines. A photo opens whole: its letters
+cannot be told from its grain, and a readable patch of it was blank board (issue 29).
+"Fit" (Ctrl+0) shows the whole diagram whatever the scale, and the zoom bar says when its
+text got small and offers the readable zoom back (Ctrl+9). A zoom the user chose (Fit
+included) stays when the next submission is shown.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from cluestudio.gui.qt import (
     Signal,
 )
 from cluestudio.gui.widgets.image_decode import image_from_bytes
+from cluestudio.gui.widgets.image_scale import text_scale
 
 MIN_ZOOM, MAX_ZOOM = 0.05, 16.0
 WHEEL_STEP = 1.15
@@ -77,6 +80,7 @@ class DiagramImageView(QGraphicsView):
         self._marks: list[QGraphicsRectItem] = []
         self._message = self.scene().addText(placeholder)
         self.image: QImage | None = None
+        self._text_scale: float | None = 1.0  # the image's letters / PlantUML's; None: photo
         self._fit_mode: str | None = READABLE  # kept on resize until the user zooms
         self._syncing = False
         self.horizontalScrollBar().valueChanged.connect(self._emit_changed)
@@ -95,6 +99,7 @@ class DiagramImageView(QGraphicsView):
         had_image = self.image is not None
         zoom = self.zoom()
         self.image = image
+        self._text_scale = text_scale(image)
         self._base.setPixmap(QPixmap.fromImage(image))
         self._base.setVisible(True)
         self._message.setVisible(False)
@@ -194,13 +199,21 @@ class DiagramImageView(QGraphicsView):
         view = self.viewport().rect()
         width = view.width() / max(1, self.image.width())
         whole = min(width, view.height() / max(1, self.image.height()))
-        if whole >= READABLE_ZOOM:
-            zoom = whole  # all of it, readable
-        elif width >= READABLE_ZOOM:
+        readable = self.readable_zoom()
+        if whole >= readable:
+            zoom = whole  # all of it, readable (a photo: all of it)
+        elif width >= readable:
             zoom = width  # the full width; scroll down
         else:
-            zoom = READABLE_ZOOM  # readable; scroll both ways
+            zoom = readable  # readable; scroll both ways
         return max(MIN_ZOOM, min(1.0, zoom))
+
+    def readable_zoom(self) -> float:
+        """The zoom at which this image's text is readable: PlantUML's at READABLE_ZOOM,
+        bigger letters at as much less; a photo's is taken to be readable whole."""
+        if self._text_scale is None:
+            return min(READABLE_ZOOM, self.whole_zoom())
+        return READABLE_ZOOM / self._text_scale
 
     def whole_zoom(self) -> float:
         """The whole diagram in the pane, however small its text gets (never enlarged)."""
@@ -216,8 +229,8 @@ class DiagramImageView(QGraphicsView):
         return self._fit_mode
 
     def text_small(self) -> bool:
-        """Whether PlantUML's text is shown below the readable scale now."""
-        return self.image is not None and self.zoom() < READABLE_ZOOM - 1e-6
+        """Whether the image's text is shown below its readable scale now."""
+        return self.image is not None and self.zoom() < self.readable_zoom() - 1e-6
 
     def relative_zoom(self) -> float:
         return self.zoom() / self.fit_zoom()
@@ -248,9 +261,11 @@ class DiagramImageView(QGraphicsView):
         self._fit_to(READABLE)
 
     def _fit_to(self, mode: str) -> None:
+        # Kept without an image too: B still rendering when Fit was pressed opened at the
+        # readable zoom on arrival, and A, following it, lost the Fit.
+        self._fit_mode = mode
         if self.image is None:
             return
-        self._fit_mode = mode
         self._apply_fit()
         self._emit_changed()
 

@@ -17,7 +17,6 @@ from collections.abc import Callable
 from cluestudio.core.jobs import PhaseClock
 from cluestudio.gui.qt import (
     QHBoxLayout,
-    QLabel,
     QListWidget,
     QProgressBar,
     QTimer,
@@ -25,6 +24,7 @@ from cluestudio.gui.qt import (
     QWidget,
     Signal,
 )
+from cluestudio.gui.widgets.status_line import ElidedLabel
 from cluestudio.gui.worker import JobHandle
 
 
@@ -38,7 +38,7 @@ class JobStatus(QWidget):
         self._tracked: list[JobHandle] = []
         self._clocks: dict[int, PhaseClock] = {}
         self.now: Callable[[], float] = time.monotonic  # the clock the label counts with
-        self.label = QLabel()
+        self.label = ElidedLabel(share=0.3)  # the phase's detail gives way on a small screen
         self.bar = QProgressBar()
         self.bar.setMaximumWidth(180)
         self.cancel_button = QToolButton()

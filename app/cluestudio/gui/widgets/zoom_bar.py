@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from cluestudio.gui.qt import QLabel, QSize, QToolButton, QWidget
+from cluestudio.gui.qt import QLabel, QSize, Qt, QToolButton, QWidget
 from cluestudio.gui.widgets.flow_layout import FlowLayout
 from cluestudio.gui.widgets.image_views import (
     READABLE_ZOOM,
@@ -56,6 +56,9 @@ class ZoomBar(QWidget):
             self._buttons[name] = button
             if name == "zoom_in":
                 layout.addWidget(self.label)
+        # as high as the buttons, its text level with theirs (the flow layout aligns tops)
+        self.label.setMinimumHeight(self._buttons["fit_images"].sizeHint().height())
+        self.label.setAlignment(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft)
         self.readable_button = self._buttons["readable_zoom"]
         self.readable_button.hide()  # offered while the text is small
         self.set_shortcuts({"fit_images": "Ctrl+0", "readable_zoom": "Ctrl+9",
@@ -93,7 +96,7 @@ class ZoomBar(QWidget):
         self.label.setText(f"{round(100 * zoom)}%" + (" small" if small else ""))
         self.label.setStyleSheet("color: #e65100;" if small else "")
         self.label.setToolTip(
-            "PlantUML's text is below a readable size at this zoom: "
+            "The text is below a readable size at this zoom: "
              + self.readable_button.toolTip() if small else
              "Zoom of the image on screen (wheel or Ctrl+=/Ctrl+− to change)")
         self.readable_button.setVisible(small)
