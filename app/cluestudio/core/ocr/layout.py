@@ -301,9 +301,9 @@ def _strokes(ink: np.ndarray, heights: Sequence[float], edges: Callable[[], np.n
     """``ink`` where it is strokes; where it is areas (a box filled dark, or the fill round
     light letters, which is darker than they are), the steps in brightness there instead:
     the outline of a filled box is where its fill meets the paper, whatever their
-    brightness. An area is ink half a line of text high (and 9 pixels) and two lines long:
-    a stroke, even a marker's, is narrower, and a filled icon (PlantUML's circled kind
-    letter) shorter. ``heights``: of the lines of text read."""
+    brightness. An area is ink a line of text high (and 9 pixels) and two lines long: a
+    stroke, even a marker's, is narrower, a marker's scribble of a word lower, and a filled
+    icon (PlantUML's circled kind letter) shorter. ``heights``: of the lines of text read."""
     import numpy as np
 
     line = int(np.median(heights)) if len(heights) else 18
