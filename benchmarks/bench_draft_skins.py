@@ -1,6 +1,7 @@
 """The draft converter and the check on PlantUML renders in random skins and sizes (issue 29).
 
     .venv/bin/python benchmarks/bench_draft_skins.py --skins 60 --seed 1 [--misses] [--json]
+        [--cache FILE] [--relayout]
 
 A held-out proxy for "PlantUML renders in other people's skins and sizes": ``--skins`` diagrams
 of 3–30 classes in random skins (``core/synth_skins.py``, drawn from ``--seed``; no rule was
@@ -35,18 +36,20 @@ from bench_realimages import (
 )
 
 from cluestudio.core.ocr import get_engine
+from cluestudio.core.ocr.cache import OcrCache
 from cluestudio.core.synth import render_png_batch
 from cluestudio.core.synth_skins import random_skinned
 
 
-def run(count: int, seed: int, folder: Path) -> list[tuple[ImageResult, tuple[str, ...]]]:
+def run(count: int, seed: int, folder: Path, cache: OcrCache | None = None,
+        relayout: bool = False) -> list[tuple[ImageResult, tuple[str, ...]]]:
     out = []
     for i in range(count):
         skinned = random_skinned(random.Random(f"{seed}:{i}"))
         path = folder / f"skin{seed}-{i:03d}.png"
         path.write_bytes(render_png_batch([skinned.text])[0])
         item = Item(f"seed{seed}", path.name, path, skinned.truth, "plantuml")
-        out.append((run_item(item, None, False), skinned.features))
+        out.append((run_item(item, cache, relayout), skinned.features))
         print(f"{i + 1}/{count} {', '.join(skinned.features)}", file=sys.stderr, flush=True)
     return out
 
@@ -68,11 +71,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--misses", action="store_true", help="list each image's misses")
     parser.add_argument("--keep", default=None, metavar="DIR", help="keep the renders here")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--cache", default=None, metavar="FILE",
+                        help="OCR cache file (re-runs skip OCR; its CPU is then not counted)")
+    parser.add_argument("--relayout", action="store_true",
+                        help="recompute the layout of cached reads")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(args.keep or scratch)
         folder.mkdir(parents=True, exist_ok=True)
-        results = run(args.skins, args.seed, folder)
+        cache = OcrCache(args.cache) if args.cache else None
+        try:
+            results = run(args.skins, args.seed, folder, cache, args.relayout)
+        finally:
+            if cache is not None:
+                cache.close()
     overall = summarise([r for r, _ in results])
     features = by_feature(results)
     if args.json:

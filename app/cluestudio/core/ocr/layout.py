@@ -7,11 +7,17 @@ the enclosed regions that are big and nearly fill their bounding rectangle (a cl
 header, attributes and methods); compartments stacked with the same left and right edges
 make one class box. Loops formed by relation lines are not rectangles and are left out.
 Works for straight (PlantUML), wobbly (``handwritten``) and slightly rotated outlines.
+
+A box is a closed region whose fill differs from what is round it, whichever is the darker
+(PlantUML's themes): where the ink is areas rather than strokes (a dark fill, the fill round
+light letters) the steps in brightness there stand for it, and the boxes that steps in
+brightness show (faint ones in a render: a light border on a grey gradient, a fill on a
+coloured package) are taken where the ink found none, or only pieces of them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from cluestudio.core.ocr.result import Box, ClassBox, Layout, Rect
@@ -35,10 +41,23 @@ def ink_mask(gray: np.ndarray) -> np.ndarray:
 def edge_mask(gray: np.ndarray, step: float = 20.0) -> np.ndarray:
     """Steps in brightness of a grayscale image (float H×W): pixels whose 3×3 neighbourhood
     spans more than ``step`` grey levels, lines bridged and thickened as :func:`ink_mask`."""
+    return _bridged(_spread(gray) > step)
+
+
+def _spread(gray: np.ndarray) -> np.ndarray:
+    """How many grey levels each pixel's 3×3 neighbourhood spans."""
     from scipy import ndimage
 
-    edges = (ndimage.maximum_filter(gray, size=3) - ndimage.minimum_filter(gray, size=3)) > step
-    return _bridged(edges)
+    return ndimage.maximum_filter(gray, size=3) - ndimage.minimum_filter(gray, size=3)
+
+
+def _faint_step(spread: np.ndarray) -> float:
+    """The least step in brightness that outlines a box: 8 grey levels in a render, whose
+    fills are flat (a faint border on a grey fill steps by 10–20), 20 in a photo, whose
+    grain makes nearly every pixel's neighbourhood span a few levels."""
+    import numpy as np
+
+    return 8.0 if float(np.mean(spread[::4, ::4] <= 2)) >= 0.5 else 20.0
 
 
 def _bridged(strokes: np.ndarray) -> np.ndarray:
@@ -180,6 +199,20 @@ def find_layout(pixels: np.ndarray, *, min_side: int = 12,
 
     gray, angle, ink = _straightened_ink(pixels)
     center = (pixels.shape[1] / 2, pixels.shape[0] / 2)
+    spreads: list[np.ndarray] = []
+
+    def spread() -> np.ndarray:  # found once, when needed
+        if not spreads:
+            spreads.append(_spread(gray))
+        return spreads[0]
+
+    def edges(step: float = 20.0) -> np.ndarray:
+        return _bridged(spread() > step)
+
+    def faint_step() -> float:
+        return _faint_step(spread())
+
+    ink = _strokes(ink, [line.rect[3] - line.rect[1] for line in text], edges)
     boxes = _boxes(ink, min_side)
     # A marker's or a pen's outline has gaps a pixel's thickening does not close (a corner
     # drawn in two strokes that do not meet): look again with thicker strokes, and keep
@@ -215,25 +248,72 @@ def find_layout(pixels: np.ndarray, *, min_side: int = 12,
             # the same box, whose compartment rule stops short of its sides: the thick
             # look splits it where the thin one could not
             boxes[same[0]] = grown
-    # A theme may draw a box as a dark or gradient fill with light text (sandstone, amiga,
-    # crt-green, reddress-darkblue) or with a faint border on a grey gradient (silver): the
-    # fill next to the light letters counts as ink and cuts the compartments up, or the
-    # border is not dark enough. Look again at the steps in brightness (fill against paper,
-    # header against body) when they show at least twice as many boxes as the ink did (a
-    # whole diagram missed; an ordinary render or a photo keeps its ink's boxes alone),
-    # and keep those boxes where no box was found, or where the only box found is a piece
-    # of it (a compartment the light text did not cut up).
-    by_edges = _boxes(edge_mask(gray), min_side)
-    for box in by_edges if len(by_edges) >= 2 * len(boxes) else []:
-        same = [i for i, b in enumerate(boxes) if _overlap(box.rect, b.rect)]
-        if not same:
-            boxes.append(box)
-        elif (len(same) == 1 and _inside(boxes[same[0]].rect, box.rect)
-              and not _similar(box.rect, boxes[same[0]].rect, 6)
-              and len(box.compartments) >= len(boxes[same[0]].compartments)):
-            boxes[same[0]] = box
+    # A box whose outline is no darker than the paper (a faint border on a grey gradient, a
+    # light fill on white) has no ink round it, or ink only where the gradient darkens: look
+    # at the steps in brightness too (a render's faint ones, a photo's of 20 grey levels).
+    boxes = _with_edge_boxes(boxes, edges(faint_step()), min_side)
     boxes = [b for b in boxes if not _package_tab(ink, b)]
     return Layout(tuple(boxes), angle, center)
+
+
+def _with_edge_boxes(boxes: list[ClassBox], edges: np.ndarray, min_side: int
+                     ) -> list[ClassBox]:
+    """``boxes`` (found by the ink) and the boxes steps in brightness show: those where
+    nothing was found, or in place of pieces of them (ink only round the bottom
+    compartment, or round a header cut short by its icon)."""
+    boxes = list(boxes)
+    framed = False
+    for box in _boxes(edges, min_side):
+        same = [i for i, b in enumerate(boxes) if _overlap(box.rect, b.rect)]
+        if not same:
+            # a class's header over its members; a lone region (a button, a panel, a
+            # scan's smudge) is not taken on this evidence alone
+            if len(box.compartments) >= 2:
+                boxes.append(box)
+        elif (len(box.compartments) >= 2
+              and all(_inside(boxes[i].rect, box.rect)
+                      and not _similar(box.rect, boxes[i].rect, 6)
+                      and len(boxes[i].compartments) < len(box.compartments) for i in same)):
+            boxes = [b for i, b in enumerate(boxes) if i not in same] + [box]
+        elif (len(same) == 1 and _similar(box.rect, boxes[same[0]].rect, 6)
+              and len(boxes[same[0]].compartments) == 1 < len(box.compartments)):
+            # the same box, its rules too faint for the ink (dark on a dark fill)
+            boxes[same[0]] = box
+        elif _marked(edges, box.rect) and all(
+                len(boxes[i].compartments) == 1 and _inside(box.rect, boxes[i].rect)
+                and not _similar(box.rect, boxes[i].rect, 6) for i in same):
+            # inside what the ink showed as one region: a package whose fill hides the
+            # boxes in it from the ink; with two or more found in it, it is a frame (a
+            # solid dark blot, a marker's scribble of a word, has nothing in it: no box)
+            boxes.append(box)
+            framed = True
+    return _unframed(boxes, min_side) if framed else boxes
+
+
+def _marked(edges: np.ndarray, rect: Rect) -> bool:
+    """Whether anything is drawn inside ``rect`` (its rim left out): steps in brightness."""
+    x0, y0, x1, y1 = (int(v) for v in rect)
+    return bool(edges[y0 + 3:y1 - 3, x0 + 3:x1 - 3].any())
+
+
+def _strokes(ink: np.ndarray, heights: Sequence[float], edges: Callable[[], np.ndarray]
+             ) -> np.ndarray:
+    """``ink`` where it is strokes; where it is areas (a box filled dark, or the fill round
+    light letters, which is darker than they are), the steps in brightness there instead:
+    the outline of a filled box is where its fill meets the paper, whatever their
+    brightness. An area is ink a line of text high (and 9 pixels) and two lines long: a
+    stroke, even a marker's, is narrower, a marker's scribble of a word lower, and a filled
+    icon (PlantUML's circled kind letter) shorter. ``heights``: of the lines of text read."""
+    import numpy as np
+
+    line = int(np.median(heights)) if len(heights) else 18
+    high, long = max(9, line | 1), max(9, 2 * line + 1)
+    areas = _line_min(_line_min(ink, long, 1), high, 0)
+    if not areas.any():
+        return ink
+    # grown back, and a few pixels more: the outline at the area's edge
+    areas = _line_max(_line_max(areas, long + 8, 1), high + 8, 0)
+    return np.where(areas, edges(), ink)
 
 
 def _package_tab(ink: np.ndarray, box: ClassBox) -> bool:
@@ -309,7 +389,45 @@ def _boxes(ink: np.ndarray, min_side: int, cover: float = 0.85, overlap: int = 0
                 thin.append(rect)
         elif _outlined(ink, rect, cover):
             parts.append(rect)
-    return _stack(parts, thin, overlap, min_side)
+    return _stack(_uncut(parts, ink), thin, overlap, min_side, ink)
+
+
+def _uncut(parts: list[Rect], ink: np.ndarray) -> list[Rect]:
+    """``parts`` with a header cut short by the icon in it made whole again: a part right
+    over a wider one below, sharing its right (or left) side, whose top and bottom rules
+    run on, unbroken, to the wider part's other side (PlantUML's circled kind letter can
+    touch both rules of a low header; the piece beside it is too narrow to be a part), and
+    the cut, less the pieces as high beside it, is no wider than an icon. A package's name
+    tab sits over its frame too, but its top ends where the tab does."""
+    import numpy as np
+
+    out = list(parts)
+    whole: list[Rect] = []
+    for k, part in enumerate(parts):
+        x0, y0, x1, y1 = part
+        tolerance = max(6.0, 0.04 * (x1 - x0))
+        for below in parts:
+            if not 0 <= below[1] - y1 <= 18 or below[2] - below[0] <= x1 - x0 + tolerance:
+                continue
+            if abs(below[2] - x1) <= tolerance and below[0] < x0 - tolerance:
+                gap = slice(int(below[0]) + 2, int(x0))
+            elif abs(below[0] - x0) <= tolerance and below[2] > x1 + tolerance:
+                gap = slice(int(x1), int(below[2]) - 2)
+            else:
+                continue
+            rules = [np.asarray(ink[max(0, int(y) - 3):int(y) + 3, gap]).any(axis=0)
+                     for y in (y0, y1)]
+            # what of the cut no piece as high covers: an icon and its margins
+            beside = sum(max(0.0, min(o[2], gap.stop) - max(o[0], gap.start)) for o in parts
+                         if o is not part and abs(o[1] - y0) <= 4 and abs(o[3] - y1) <= 4)
+            narrow = gap.stop - gap.start - beside <= 2.5 * (y1 - y0)
+            if narrow and all(r.size and float(r.mean()) >= 0.95 for r in rules):
+                out[k] = (min(x0, below[0]), y0, max(x1, below[2]), y1)
+                whole.append(out[k])
+                break
+    # the pieces the icon left are inside the part made whole
+    return [p for p in dict.fromkeys(out) if p in whole
+            or not any(_inside(p, w) for w in whole)]
 
 
 def _outlined(ink: np.ndarray, rect: Rect, cover: float = 0.85) -> bool:
@@ -335,10 +453,11 @@ def _outlined(ink: np.ndarray, rect: Rect, cover: float = 0.85) -> bool:
 
 
 def _stack(parts: list[Rect], thin: list[Rect] = [], overlap: int = 0,  # noqa: B006
-           min_side: int = 12) -> list[ClassBox]:
+           min_side: int = 12, ink: np.ndarray | None = None) -> list[ClassBox]:
     """Group compartments into class boxes: same left/right edges, touching vertically; an
     empty (thin) compartment joins a box but never starts one. ``overlap``: how far regions
-    of thickened strokes may overlap and still stack."""
+    of thickened strokes may overlap and still stack. With ``ink``: only across a rule
+    (two boxes of the same width one over the other have paper between them)."""
     starts = len(parts)
     parts = sorted(parts, key=lambda r: (r[1], r[0])) + sorted(thin, key=lambda r: r[1])
     used = [False] * len(parts)
@@ -355,7 +474,8 @@ def _stack(parts: list[Rect], thin: list[Rect] = [], overlap: int = 0,  # noqa: 
             nxt = next((j for j, r in enumerate(parts) if not used[j]
                         and abs(r[0] - last[0]) <= tolerance
                         and abs(r[2] - last[2]) <= tolerance
-                        and -overlap <= r[1] - last[3] <= 18), None)
+                        and -overlap <= r[1] - last[3] <= 18
+                        and not _paper_between(ink, last, r)), None)
             if nxt is None:
                 break
             used[nxt] = True
@@ -363,6 +483,11 @@ def _stack(parts: list[Rect], thin: list[Rect] = [], overlap: int = 0,  # noqa: 
         rect = (min(r[0] for r in column), column[0][1], max(r[2] for r in column),
                 column[-1][3])
         boxes.append(ClassBox(rect, tuple(column)))
+    return _unframed(boxes, min_side)
+
+
+def _unframed(boxes: list[ClassBox], min_side: int) -> list[ClassBox]:
+    """``boxes`` less frames and the boxes inside others."""
     # A frame round class boxes (a package's body, a UML frame) is no class: the boxes in
     # it are. It is one region holding two or more boxes of a class's size, or one with
     # compartments of its own that leaves room round it. Any other region inside another
@@ -374,6 +499,21 @@ def _stack(parts: list[Rect], thin: list[Rect] = [], overlap: int = 0,  # noqa: 
     return [b for b in boxes if not any(b is f for f in frames) and not any(
         o is not b and _inside(b.rect, o.rect) and not any(o is f for f in frames)
         for o in boxes)]
+
+
+def _paper_between(ink: np.ndarray | None, upper: Rect, lower: Rect) -> bool:
+    """Whether three rows or more between ``upper`` and ``lower`` are mostly free of ink
+    (one such row is the gap in a doubled rule)."""
+    import numpy as np
+
+    if ink is None:
+        return False
+    x0, x1 = int(max(upper[0], lower[0])), int(min(upper[2], lower[2]))
+    rows = np.asarray(ink[int(upper[3]):int(lower[1]), x0:x1])
+    if rows.shape[0] < 3 or not rows.size:
+        return False
+    free = rows.mean(axis=1) < 0.5
+    return bool((free[:-2] & free[1:-1] & free[2:]).any())
 
 
 def _frame(outer: ClassBox, inner: list[ClassBox]) -> bool:
