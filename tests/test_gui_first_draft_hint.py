@@ -19,7 +19,7 @@ def _photo_course(root: Path) -> Path:
     folder = root / "tasks" / "zoo"
     (folder / "submissions").mkdir(parents=True)
     (folder / "requirement.md").write_text("# Zoo\n", encoding="utf-8")
-    (folder / "reference.puml").write_text("@startuml\nclass Animal\n@enduml\n",
+    (folder / "reference.puml").write_text("@startuml\nclass Lantern\n@enduml\n",
                                            encoding="utf-8")
     image = Image.new("RGB", (300, 200), "white")
     ImageDraw.Draw(image).rectangle([40, 40, 200, 120], outline="black", width=3)

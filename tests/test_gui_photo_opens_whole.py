@@ -17,7 +17,7 @@ from test_gui_stories import _big_workspace
 
 pytestmark = pytest.mark.gui
 
-BOXES = [(200, 300, "Library"), (2400, 300, "Author"), (1300, 1800, "Book")]
+BOXES = [(200, 300, "Observatory"), (2400, 300, "Astronomer"), (1300, 1800, "Telescope")]
 
 
 def _board(path: Path) -> None:
@@ -62,7 +62,7 @@ def _page(pixels: int, scale: int):
     for row in range(40):
         for column in range(6):
             painter.drawText(scale * (20 + 260 * column), scale * (30 + 28 * row),
-                             "Member borrows Book")
+                             "Astronomer tunes Telescope")
     painter.end()
     return image
 
