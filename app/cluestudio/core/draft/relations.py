@@ -214,7 +214,15 @@ def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Rin
     rects, stroke, gray = drawing
     words = [_text_rect(t) for t in texts]
 
+    read: dict[tuple[int, tuple[float, float]], Head] = {}
+
     def head_at(box: int, point: tuple[float, float]) -> Head:
+        # a line's two ends are read once, though a tree of lines asks for them again
+        if (box, point) not in read:
+            read[box, point] = _head_at(box, point)
+        return read[box, point]
+
+    def _head_at(box: int, point: tuple[float, float]) -> Head:
         # a render's small head may lie within the margin taken for the box's outline:
         # read again with the outline as thin as drawn
         outlines = (None, stroke - 1) if stroke <= _THIN else (None,)
@@ -305,7 +313,7 @@ def is_dashed(strokes: np.ndarray, stroke: int) -> bool:
     if count < 4:
         return False
     sizes = np.bincount(labels.ravel())[1:]
-    centres = np.array(ndimage.center_of_mass(strokes, labels, range(1, count + 1)))
+    centres = piece_centres(labels, count)
     keep = sizes >= 6  # specks of a thickened edge are no dashes
     sizes, centres = sizes[keep], centres[keep]
     if len(sizes) < 4:
@@ -324,6 +332,20 @@ def is_dashed(strokes: np.ndarray, stroke: int) -> bool:
     # each dash has the next one at about the period (a curve or a slant changes it a
     # little): dashes in a chain, not like-sized pieces scattered along a solid line
     return float((period <= 2 * usual_period).mean()) >= 0.7
+
+
+def piece_centres(labels: np.ndarray, count: int) -> np.ndarray:
+    """Each labelled piece's centre of mass, (row, column), in label order: what
+    ``ndimage.center_of_mass(labels > 0, labels, range(1, count + 1))`` gives, to the
+    bit (the same sums in the same order), without its full-size float images."""
+    import numpy as np
+
+    ys, xs = np.nonzero(labels)
+    of = labels[ys, xs]
+    size = np.bincount(of, weights=np.ones(len(of)), minlength=count + 1)[1:]
+    rows = np.bincount(of, weights=ys.astype(float), minlength=count + 1)[1:]
+    cols = np.bincount(of, weights=xs.astype(float), minlength=count + 1)[1:]
+    return np.stack([rows / size, cols / size], axis=1)
 
 
 _OPPOSITE = {"top": "bottom", "bottom": "top", "left": "right", "right": "left"}

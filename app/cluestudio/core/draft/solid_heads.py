@@ -103,8 +103,9 @@ def _measured(window: np.ndarray, point: tuple[int, int], box: Rect, stroke: int
     # outline is the head's inside
     drawn = max(1, stroke - 2)  # the mask's thickening taken back
     block = np.zeros_like(window)
-    block[max(0, int(box[1]) - grow):max(0, int(box[3]) + grow + 1),
-          max(0, int(box[0]) - grow):max(0, int(box[2]) + grow + 1)] = True
+    block_at = (slice(max(0, int(box[1]) - grow), max(0, int(box[3]) + grow + 1)),
+                slice(max(0, int(box[0]) - grow), max(0, int(box[2]) + grow + 1)))
+    block[block_at] = True
     solid = ndimage.binary_fill_holes(window | block) & ~block
     # lines (a stroke thick) vanish in the opening, heads stay
     radius = drawn // 2 + 1
@@ -113,7 +114,7 @@ def _measured(window: np.ndarray, point: tuple[int, int], box: Rect, stroke: int
     if count == 0:
         return None
     # the piece that touches the box where the line meets it
-    near_box = ndimage.binary_dilation(block, iterations=stroke + 3)
+    near_box = near_block(window.shape, block_at, stroke + 3)
     px, py = point
     rows, cols = np.indices(window.shape)
     away = np.hypot(cols - px, rows - py)
@@ -127,16 +128,23 @@ def _measured(window: np.ndarray, point: tuple[int, int], box: Rect, stroke: int
         return None
     blob = labels == best
     # its barbs and tips (thinner than the opening) back: the solid ink round it
-    head = ndimage.binary_propagation(
-        blob, mask=solid & ndimage.binary_dilation(blob, structure=_disk(2 * radius + 2)))
+    # (the morphology here on the head's surroundings only: the same pixels come out)
+    near = _around(blob, 2 * radius + 2)
+    head = np.zeros_like(window)
+    head[near] = ndimage.binary_propagation(
+        blob[near], mask=solid[near] & ndimage.binary_dilation(
+            blob[near], structure=_disk(2 * radius + 2)))
     ys, xs = np.nonzero(head)
     if len(ys) < 9:
         return None
     centre = np.array([xs.mean(), ys.mean()])
     # the line leaving it: ink in a ring round the head, off the box
-    grown = ndimage.binary_dilation(head, iterations=2)
-    ring = ndimage.binary_dilation(grown, iterations=2 * stroke + 2) & ~grown & window & ~block
+    near = _around(head, 2 + 2 * stroke + 2)
+    grown = ndimage.binary_dilation(head[near], iterations=2)
+    ring = (ndimage.binary_dilation(grown, iterations=2 * stroke + 2) & ~grown
+            & window[near] & ~block[near])
     ry, rx = np.nonzero(ring)
+    ry, rx = ry + near[0].start, rx + near[1].start
     if len(ry):
         axis = np.array([rx.mean(), ry.mean()]) - centre
     else:  # no line seen: the head points at the box
@@ -172,11 +180,37 @@ def _measured(window: np.ndarray, point: tuple[int, int], box: Rect, stroke: int
     left, right = float(np.sum(np.maximum(0, line - side[in_head]))), float(
         np.sum(np.maximum(0, side[in_head] - line)))
     balance = min(left, right) / max(left, right, 1.0)
-    core = ndimage.binary_erosion(head)
-    paper = float((core & ~window).sum()) / max(1, int(core.sum()))
+    near = _around(head, 1)
+    core = ndimage.binary_erosion(head[near])
+    paper = float((core & ~window[near]).sum()) / max(1, int(core.sum()))
     fill = float(in_head.sum()) / max(1.0, length * widest)
     return SolidHead(float(length), widest, peak, paper, balance,
                  _solidity(xs[in_head], ys[in_head]), fill)
+
+
+def _around(mask: np.ndarray, margin: int) -> tuple[slice, slice]:
+    """The part of ``mask``'s image within ``margin`` px (across or along) of its set
+    pixels (some must be set): all a dilation of them by as much can reach."""
+    import numpy as np
+
+    rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
+    return (slice(max(0, int(rows[0]) - margin), int(rows[-1]) + margin + 1),
+            slice(max(0, int(cols[0]) - margin), int(cols[-1]) + margin + 1))
+
+
+def near_block(shape: tuple[int, ...], block: tuple[slice, slice], steps: int) -> np.ndarray:
+    """The pixels of an image of ``shape`` within ``steps`` moves across or along (the
+    city-block distance) of the rectangle ``block``: what ``steps`` dilations by the plain
+    cross make of it, worked out directly."""
+    import numpy as np
+
+    rows, cols = np.arange(shape[0]), np.arange(shape[1])
+    inside_rows, inside_cols = rows[block[0]], cols[block[1]]
+    if len(inside_rows) == 0 or len(inside_cols) == 0:
+        return np.zeros(shape, dtype=bool)
+    down = np.maximum(0, np.maximum(inside_rows[0] - rows, rows - inside_rows[-1]))
+    across = np.maximum(0, np.maximum(inside_cols[0] - cols, cols - inside_cols[-1]))
+    return down[:, None] + across[None, :] <= steps
 
 
 def _solidity(xs: np.ndarray, ys: np.ndarray) -> float:

@@ -1,0 +1,56 @@
+"""The draft's shortcuts in reading relation heads give what the plain computation gives,
+to the bit (issue 29: the draft's CPU per image)."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import ndimage
+
+from cluestudio.core.draft.relations import piece_centres
+from cluestudio.core.draft.solid_heads import near_block
+
+
+def test_near_block_is_the_plain_cross_dilated_steps_times() -> None:
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        h, w = (int(v) for v in rng.integers(1, 40, size=2))
+        r0, r1 = sorted(int(v) for v in rng.integers(-5, h + 5, size=2))
+        c0, c1 = sorted(int(v) for v in rng.integers(-5, w + 5, size=2))
+        at = (slice(max(0, r0), max(0, r1)), slice(max(0, c0), max(0, c1)))
+        block = np.zeros((h, w), dtype=bool)
+        block[at] = True
+        steps = int(rng.integers(1, 12))
+        plain = ndimage.binary_dilation(block, iterations=steps)
+        assert np.array_equal(near_block((h, w), at, steps), plain)
+
+
+def test_piece_centres_are_the_centres_of_mass_to_the_bit() -> None:
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        strokes = rng.random((int(rng.integers(5, 80)), int(rng.integers(5, 80)))) < 0.3
+        labels, count = ndimage.label(strokes, structure=np.ones((3, 3), dtype=bool))
+        if count == 0:
+            continue
+        plain = np.array(ndimage.center_of_mass(strokes, labels, range(1, count + 1)))
+        assert np.array_equal(piece_centres(labels, count), plain)
+
+
+def test_morphology_round_a_head_is_the_same_on_its_surroundings() -> None:
+    from cluestudio.core.draft.solid_heads import _around
+
+    rng = np.random.default_rng(11)
+    for _ in range(100):
+        image = np.zeros((int(rng.integers(10, 60)), int(rng.integers(10, 60))), dtype=bool)
+        r, c = int(rng.integers(0, image.shape[0])), int(rng.integers(0, image.shape[1]))
+        image[r:r + int(rng.integers(1, 8)), c:c + int(rng.integers(1, 8))] = True
+        image &= rng.random(image.shape) < 0.8
+        image[r, c] = True
+        steps = int(rng.integers(1, 10))
+        near = _around(image, steps)
+        grown = np.zeros_like(image)
+        grown[near] = ndimage.binary_dilation(image[near], iterations=steps)
+        assert np.array_equal(grown, ndimage.binary_dilation(image, iterations=steps))
+        near = _around(image, 1)
+        core = np.zeros_like(image)
+        core[near] = ndimage.binary_erosion(image[near])
+        assert np.array_equal(core, ndimage.binary_erosion(image))
