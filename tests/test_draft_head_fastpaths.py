@@ -54,3 +54,22 @@ def test_morphology_round_a_head_is_the_same_on_its_surroundings() -> None:
         core = np.zeros_like(image)
         core[near] = ndimage.binary_erosion(image[near])
         assert np.array_equal(core, ndimage.binary_erosion(image))
+
+
+def test_cross_dilated_is_the_plain_iterated_dilation() -> None:
+    from cluestudio.core.draft.solid_heads import cross_dilated
+
+    rng = np.random.default_rng(5)
+    for _ in range(100):
+        mask = rng.random((int(rng.integers(1, 50)), int(rng.integers(1, 50)))) < 0.05
+        steps = int(rng.integers(1, 9))
+        assert np.array_equal(cross_dilated(mask, steps),
+                              ndimage.binary_dilation(mask, iterations=steps))
+
+
+def test_the_upright_grey_is_the_channels_mean_as_before() -> None:
+    from cluestudio.core.ocr.layout import upright_gray
+
+    pixels = np.random.default_rng(2).integers(0, 256, size=(37, 53, 3), dtype=np.uint8)
+    plain = pixels.sum(axis=2, dtype=np.uint16).astype(np.float32) / np.float32(3)
+    assert np.array_equal(upright_gray(pixels, 0.0), plain)

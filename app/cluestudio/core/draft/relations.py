@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from cluestudio.core.draft.solid_heads import SolidHead, solid_head
+from cluestudio.core.draft.solid_heads import SolidHead, cross_dilated, solid_head
 from cluestudio.core.model import RelationType
 from cluestudio.core.ocr.result import OcrResult, Rect
 
@@ -101,7 +101,7 @@ def trace_relations(pixels: np.ndarray, ocr: OcrResult, boxes: list[Rect]
         out = _running_out(raw[gy0:gy1, gx0:gx1])
         marks[y0:y1, x0:x1] = False
         kept[y0:y1, x0:x1] &= out[y0 - gy0:y1 - gy0, x0 - gx0:x1 - gx0]
-    joined = ndimage.binary_dilation(lines, iterations=3)  # bridges small gaps
+    joined = cross_dilated(lines, 3)  # bridges small gaps
     labels, _count = ndimage.label(joined)
     rings = [(_grow(rect, clear + _RING, shape), _grow(rect, clear, shape))
              for rect in boxes]
@@ -117,7 +117,7 @@ def trace_relations(pixels: np.ndarray, ocr: OcrResult, boxes: list[Rect]
             loose[found] |= component & lines[found]
     # Dashed lines (dependencies, realizations) fall apart into dashes: join what is left
     # over with a wider reach, and those runs are dashed.
-    labels, _count = ndimage.label(ndimage.binary_dilation(loose, iterations=6))
+    labels, _count = ndimage.label(cross_dilated(loose, 6))
     for found, component in _components(labels):
         relations.extend(_relation(component, found, rings, (bare, marks, kept), outside,
                                    used_labels, True, (boxes, stroke, gray)))

@@ -140,8 +140,8 @@ def _measured(window: np.ndarray, point: tuple[int, int], box: Rect, stroke: int
     centre = np.array([xs.mean(), ys.mean()])
     # the line leaving it: ink in a ring round the head, off the box
     near = _around(head, 2 + 2 * stroke + 2)
-    grown = ndimage.binary_dilation(head[near], iterations=2)
-    ring = (ndimage.binary_dilation(grown, iterations=2 * stroke + 2) & ~grown
+    grown = cross_dilated(head[near], 2)
+    ring = (cross_dilated(grown, 2 * stroke + 2) & ~grown
             & window[near] & ~block[near])
     ry, rx = np.nonzero(ring)
     ry, rx = ry + near[0].start, rx + near[1].start
@@ -196,6 +196,21 @@ def _around(mask: np.ndarray, margin: int) -> tuple[slice, slice]:
     rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
     return (slice(max(0, int(rows[0]) - margin), int(rows[-1]) + margin + 1),
             slice(max(0, int(cols[0]) - margin), int(cols[-1]) + margin + 1))
+
+
+def cross_dilated(mask: np.ndarray, steps: int) -> np.ndarray:
+    """``ndimage.binary_dilation(mask, iterations=steps)`` (the plain cross, nothing beyond
+    the image's edge; ``steps`` at least 1), pixel for pixel, by shifted copies: many
+    times faster."""
+    out = mask
+    for _ in range(steps):
+        grown = out.copy()
+        grown[1:] |= out[:-1]
+        grown[:-1] |= out[1:]
+        grown[:, 1:] |= out[:, :-1]
+        grown[:, :-1] |= out[:, 1:]
+        out = grown
+    return out
 
 
 def near_block(shape: tuple[int, ...], block: tuple[slice, slice], steps: int) -> np.ndarray:
