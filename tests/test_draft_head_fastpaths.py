@@ -73,3 +73,19 @@ def test_the_upright_grey_is_the_channels_mean_as_before() -> None:
     pixels = np.random.default_rng(2).integers(0, 256, size=(37, 53, 3), dtype=np.uint8)
     plain = pixels.sum(axis=2, dtype=np.uint16).astype(np.float32) / np.float32(3)
     assert np.array_equal(upright_gray(pixels, 0.0), plain)
+
+
+def test_disk_dilation_and_erosion_are_scipys_with_the_disk() -> None:
+    from cluestudio.core.draft.solid_heads import _disk, disk_dilated, disk_eroded
+
+    rng = np.random.default_rng(9)
+    for _ in range(150):
+        mask = rng.random((int(rng.integers(1, 40)), int(rng.integers(1, 40)))) < rng.random()
+        radius = int(rng.integers(1, 12))
+        disk = _disk(radius)
+        assert np.array_equal(disk_dilated(mask, radius),
+                              ndimage.binary_dilation(mask, structure=disk))
+        assert np.array_equal(disk_eroded(mask, radius),
+                              ndimage.binary_erosion(mask, structure=disk))
+        assert np.array_equal(disk_dilated(disk_eroded(mask, radius), radius),
+                              ndimage.binary_opening(mask, structure=disk))

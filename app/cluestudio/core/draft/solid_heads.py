@@ -109,7 +109,7 @@ def _measured(window: np.ndarray, point: tuple[int, int], box: Rect, stroke: int
     solid = ndimage.binary_fill_holes(window | block) & ~block
     # lines (a stroke thick) vanish in the opening, heads stay
     radius = drawn // 2 + 1
-    opened = ndimage.binary_opening(solid, structure=_disk(radius))
+    opened = disk_dilated(disk_eroded(solid, radius), radius)
     labels, count = ndimage.label(opened)
     if count == 0:
         return None
@@ -132,8 +132,7 @@ def _measured(window: np.ndarray, point: tuple[int, int], box: Rect, stroke: int
     near = _around(blob, 2 * radius + 2)
     head = np.zeros_like(window)
     head[near] = ndimage.binary_propagation(
-        blob[near], mask=solid[near] & ndimage.binary_dilation(
-            blob[near], structure=_disk(2 * radius + 2)))
+        blob[near], mask=solid[near] & disk_dilated(blob[near], 2 * radius + 2))
     ys, xs = np.nonzero(head)
     if len(ys) < 9:
         return None
@@ -196,6 +195,57 @@ def _around(mask: np.ndarray, margin: int) -> tuple[slice, slice]:
     rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
     return (slice(max(0, int(rows[0]) - margin), int(rows[-1]) + margin + 1),
             slice(max(0, int(cols[0]) - margin), int(cols[-1]) + margin + 1))
+
+
+def _disk_rows(radius: int) -> Iterator[tuple[int, int]]:
+    """(row offset, half width) of each row of :func:`_disk` (each row a run)."""
+    disk = _disk(radius)
+    for row in range(2 * radius + 1):
+        yield row - radius, int(disk[row].sum()) // 2
+
+
+def disk_dilated(mask: np.ndarray, radius: int) -> np.ndarray:
+    """``ndimage.binary_dilation(mask, structure=_disk(radius))``, pixel for pixel, row by
+    row of the disk (a run across, then shifted): cheap for a big disk."""
+    import numpy as np
+    from scipy import ndimage
+
+    h = mask.shape[0]
+    out = np.zeros_like(mask)
+    ink = mask.view(np.uint8)
+    for shift, half in _disk_rows(radius):
+        if abs(shift) >= h:
+            continue
+        across = ndimage.maximum_filter1d(ink, 2 * half + 1, axis=1, mode="constant")
+        # out[y] takes mask's row y - shift widened (the disk is symmetric)
+        if shift >= 0:
+            out[shift:] |= across[:h - shift].astype(bool)
+        else:
+            out[:h + shift] |= across[-shift:].astype(bool)
+    return out
+
+
+def disk_eroded(mask: np.ndarray, radius: int) -> np.ndarray:
+    """``ndimage.binary_erosion(mask, structure=_disk(radius))`` (nothing beyond the
+    image's edge), pixel for pixel, row by row of the disk."""
+    import numpy as np
+    from scipy import ndimage
+
+    h = mask.shape[0]
+    out = np.ones_like(mask)
+    ink = mask.view(np.uint8)
+    for shift, half in _disk_rows(radius):
+        if abs(shift) >= h:
+            return np.zeros_like(mask)
+        across = ndimage.minimum_filter1d(ink, 2 * half + 1, axis=1, mode="constant")
+        # out[y] needs mask's row y + shift whole across the run; rows off the image fail
+        if shift >= 0:
+            out[:h - shift] &= across[shift:].astype(bool)
+            out[h - shift:] = False
+        else:
+            out[-shift:] &= across[:h + shift].astype(bool)
+            out[:-shift] = False
+    return out
 
 
 def cross_dilated(mask: np.ndarray, steps: int) -> np.ndarray:
