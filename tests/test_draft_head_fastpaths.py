@@ -89,3 +89,37 @@ def test_disk_dilation_and_erosion_are_scipys_with_the_disk() -> None:
                               ndimage.binary_erosion(mask, structure=disk))
         assert np.array_equal(disk_dilated(disk_eroded(mask, radius), radius),
                               ndimage.binary_opening(mask, structure=disk))
+
+
+def _letters_taken_out_plainly(window: np.ndarray, texts: list[tuple[int, int, int, int]],
+                               offset: tuple[int, int]) -> np.ndarray:
+    """The pieces inside a text's box found by the labels in and out of it, as before."""
+    x0, y0 = offset
+    window = window.copy()
+    pieces, _count = ndimage.label(window, structure=np.ones((3, 3), dtype=bool))
+    for rect in texts:
+        tx0, ty0 = max(0, rect[0] - 2 - x0), max(0, rect[1] - 2 - y0)
+        tx1, ty1 = rect[2] + 3 - x0, rect[3] + 3 - y0
+        if tx1 <= 0 or ty1 <= 0 or tx0 >= window.shape[1] or ty0 >= window.shape[0]:
+            continue
+        inside = np.unique(pieces[ty0:ty1, tx0:tx1])
+        outside = pieces.copy()
+        outside[ty0:ty1, tx0:tx1] = 0
+        letters = np.setdiff1d(inside, np.unique(outside))
+        window &= ~np.isin(pieces, letters[letters > 0])
+    return window
+
+
+def test_letters_are_the_pieces_that_stay_inside_a_texts_box() -> None:
+    from cluestudio.core.draft.solid_heads import without_letters
+
+    rng = np.random.default_rng(4)
+    for _ in range(150):
+        window = rng.random((int(rng.integers(8, 60)), int(rng.integers(8, 60)))) < 0.25
+        offset = (int(rng.integers(0, 30)), int(rng.integers(0, 30)))
+        texts = []
+        for _ in range(int(rng.integers(0, 4))):
+            x, y = (int(v) for v in rng.integers(-10, 90, size=2))
+            texts.append((x, y, x + int(rng.integers(0, 25)), y + int(rng.integers(0, 15))))
+        assert np.array_equal(without_letters(window, texts, offset),
+                              _letters_taken_out_plainly(window, texts, offset))

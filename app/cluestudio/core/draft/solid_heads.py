@@ -61,9 +61,6 @@ def solid_head(gray: np.ndarray, point: tuple[float, float], box: Rect, stroke: 
     too) filled, and lines opened away — what is left touching the box there is the head.
     One reading for each of ``outlines`` in turn (how far beyond ``box`` its outline
     reaches; None: the mask's stroke and a pixel), None where there is none."""
-    import numpy as np
-    from scipy import ndimage
-
     stroke = max(1, stroke)
     reach = max(48, 10 * stroke)  # how far from the box a head may reach
     x, y = int(point[0]), int(point[1])
@@ -73,23 +70,35 @@ def solid_head(gray: np.ndarray, point: tuple[float, float], box: Rect, stroke: 
     if x1 - x0 < 8 or y1 - y0 < 8:
         yield from (None for _ in outlines)
         return
-    window = drawn_ink(gray[y0:y1, x0:x1])
-    # letters: the pieces of ink that stay inside a text's box
-    pieces, _count = ndimage.label(window, structure=np.ones((3, 3), dtype=bool))
-    for rect in texts:
-        tx0, ty0 = max(0, int(rect[0]) - 2 - x0), max(0, int(rect[1]) - 2 - y0)
-        tx1, ty1 = int(rect[2]) + 3 - x0, int(rect[3]) + 3 - y0
-        if tx1 <= 0 or ty1 <= 0 or tx0 >= x1 - x0 or ty0 >= y1 - y0:
-            continue
-        inside = np.unique(pieces[ty0:ty1, tx0:tx1])
-        outside = pieces.copy()
-        outside[ty0:ty1, tx0:tx1] = 0
-        letters = np.setdiff1d(inside, np.unique(outside))
-        window &= ~np.isin(pieces, letters[letters > 0])
+    window = without_letters(drawn_ink(gray[y0:y1, x0:x1]), texts, (x0, y0))
     for outline in outlines:
         yield _measured(window, (x - x0, y - y0),
                         (box[0] - x0, box[1] - y0, box[2] - x0, box[3] - y0), stroke,
                         stroke + 1 if outline is None else outline)
+
+
+def without_letters(window: np.ndarray, texts: list[Rect], offset: tuple[int, int]
+                    ) -> np.ndarray:
+    """``window`` (drawn ink, at ``offset`` in the image) without its letters: the pieces
+    of ink that stay inside a text's box (of ``texts``, in the image, a 2 px margin round
+    it): a piece stays inside when its bounding box does."""
+    import numpy as np
+    from scipy import ndimage
+
+    x0, y0 = offset
+    h, w = window.shape
+    pieces, count = ndimage.label(window, structure=np.ones((3, 3), dtype=bool))
+    spans = np.array([(s[0].start, s[0].stop, s[1].start, s[1].stop)
+                      for s in ndimage.find_objects(pieces)], dtype=int).reshape(-1, 4)
+    letter = np.zeros(count + 1, dtype=bool)
+    for rect in texts:
+        tx0, ty0 = max(0, int(rect[0]) - 2 - x0), max(0, int(rect[1]) - 2 - y0)
+        tx1, ty1 = int(rect[2]) + 3 - x0, int(rect[3]) + 3 - y0
+        if tx1 <= 0 or ty1 <= 0 or tx0 >= w or ty0 >= h:
+            continue
+        letter[1:] |= ((spans[:, 0] >= ty0) & (spans[:, 1] <= ty1)
+                       & (spans[:, 2] >= tx0) & (spans[:, 3] <= tx1))
+    return window & ~letter[pieces] if letter.any() else window
 
 
 def _measured(window: np.ndarray, point: tuple[int, int], box: Rect, stroke: int, grow: int
