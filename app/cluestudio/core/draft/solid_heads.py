@@ -215,22 +215,26 @@ def _disk_rows(radius: int) -> Iterator[tuple[int, int]]:
 
 def disk_dilated(mask: np.ndarray, radius: int) -> np.ndarray:
     """``ndimage.binary_dilation(mask, structure=_disk(radius))``, pixel for pixel, row by
-    row of the disk (a run across, then shifted): cheap for a big disk."""
+    row of the disk (a run across, then shifted): scipy's costs the disk's area a pixel."""
     import numpy as np
     from scipy import ndimage
 
     h = mask.shape[0]
     out = np.zeros_like(mask)
     ink = mask.view(np.uint8)
+    runs: dict[int, np.ndarray] = {}  # the disk's rows above and below are alike
     for shift, half in _disk_rows(radius):
         if abs(shift) >= h:
             continue
-        across = ndimage.maximum_filter1d(ink, 2 * half + 1, axis=1, mode="constant")
+        if half not in runs:
+            runs[half] = ndimage.maximum_filter1d(ink, 2 * half + 1, axis=1,
+                                                  mode="constant").view(bool)
+        across = runs[half]
         # out[y] takes mask's row y - shift widened (the disk is symmetric)
         if shift >= 0:
-            out[shift:] |= across[:h - shift].astype(bool)
+            out[shift:] |= across[:h - shift]
         else:
-            out[:h + shift] |= across[-shift:].astype(bool)
+            out[:h + shift] |= across[-shift:]
     return out
 
 
@@ -243,16 +247,20 @@ def disk_eroded(mask: np.ndarray, radius: int) -> np.ndarray:
     h = mask.shape[0]
     out = np.ones_like(mask)
     ink = mask.view(np.uint8)
+    runs: dict[int, np.ndarray] = {}
     for shift, half in _disk_rows(radius):
         if abs(shift) >= h:
             return np.zeros_like(mask)
-        across = ndimage.minimum_filter1d(ink, 2 * half + 1, axis=1, mode="constant")
+        if half not in runs:
+            runs[half] = ndimage.minimum_filter1d(ink, 2 * half + 1, axis=1,
+                                                  mode="constant").view(bool)
+        across = runs[half]
         # out[y] needs mask's row y + shift whole across the run; rows off the image fail
         if shift >= 0:
-            out[:h - shift] &= across[shift:].astype(bool)
+            out[:h - shift] &= across[shift:]
             out[h - shift:] = False
         else:
-            out[-shift:] &= across[:h + shift].astype(bool)
+            out[-shift:] &= across[:h + shift]
             out[:-shift] = False
     return out
 
