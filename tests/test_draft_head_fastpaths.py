@@ -8,6 +8,7 @@ from scipy import ndimage
 
 from cluestudio.core.draft.relations import piece_centres
 from cluestudio.core.draft.solid_heads import near_block
+from cluestudio.core.ocr.result import OcrResult, TextLine
 
 
 def test_near_block_is_the_plain_cross_dilated_steps_times() -> None:
@@ -123,3 +124,44 @@ def test_letters_are_the_pieces_that_stay_inside_a_texts_box() -> None:
             texts.append((x, y, x + int(rng.integers(0, 25)), y + int(rng.integers(0, 15))))
         assert np.array_equal(without_letters(window, texts, offset),
                               _letters_taken_out_plainly(window, texts, offset))
+
+
+def _lines_in_plainly(ocr: OcrResult, rect: tuple[float, float, float, float]
+                      ) -> list[TextLine]:
+    """The OCR lines in a box, every line's place worked out again, as before."""
+    x0, y0, x1, y1 = rect
+    inside = []
+    for ln in ocr.lines:
+        cx, cy = ocr.layout.upright(ln.box.center)
+        slack = max(2.0, 0.1 * ln.box.height)
+        if not (x0 - 2 <= cx <= x1 + 2 and y0 - slack <= cy <= y1 + slack):
+            continue
+        lx0, _top, lx1, _bottom = ln.box.rect
+        if (min(lx1, x1 + 4) - max(lx0, x0 - 4)) / max(1.0, lx1 - lx0) >= 0.7:
+            inside.append(ln)
+    return sorted(inside, key=lambda ln: (ln.box.rect[1], ln.box.rect[0]))
+
+
+def test_lines_in_a_box_are_those_of_the_plain_search_whichever_result_came_last() -> None:
+    from dataclasses import replace
+
+    from cluestudio.core.draft.classes import _lines_in
+    from cluestudio.core.ocr.result import Box, Layout
+
+    rng = np.random.default_rng(8)
+    lines = []
+    for i in range(40):
+        x, y = (float(v) for v in rng.integers(0, 300, size=2))
+        lines.append(TextLine(f"line{i}", Box.from_rect(x, y, x + float(rng.integers(5, 80)),
+                                                        y + float(rng.integers(8, 20))), 0.9))
+    level = OcrResult("sha", "engine", 400, 400, tuple(lines))
+    tilted = replace(level, layout=Layout(angle=4.0, center=(150.0, 150.0)))
+    other = replace(level, lines=tuple(reversed(lines)))
+    found = 0
+    for _ in range(30):
+        x, y = (float(v) for v in rng.integers(0, 250, size=2))
+        rect = (x, y, x + float(rng.integers(20, 150)), y + float(rng.integers(20, 150)))
+        for ocr in (level, tilted, level, other):  # each after another one
+            assert _lines_in(ocr, rect) == _lines_in_plainly(ocr, rect)
+            found += len(_lines_in(ocr, rect))
+    assert found > 0
