@@ -165,3 +165,12 @@ def test_lines_in_a_box_are_those_of_the_plain_search_whichever_result_came_last
             assert _lines_in(ocr, rect) == _lines_in_plainly(ocr, rect)
             found += len(_lines_in(ocr, rect))
     assert found > 0
+
+
+def test_holes_filled_are_scipys() -> None:
+    from cluestudio.core.draft.solid_heads import holes_filled
+
+    rng = np.random.default_rng(6)
+    for _ in range(200):
+        mask = rng.random((int(rng.integers(1, 40)), int(rng.integers(1, 40)))) < rng.random()
+        assert np.array_equal(holes_filled(mask), ndimage.binary_fill_holes(mask))

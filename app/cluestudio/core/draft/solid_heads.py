@@ -115,7 +115,7 @@ def _measured(window: np.ndarray, point: tuple[int, int], box: Rect, stroke: int
     block_at = (slice(max(0, int(box[1]) - grow), max(0, int(box[3]) + grow + 1)),
                 slice(max(0, int(box[0]) - grow), max(0, int(box[2]) + grow + 1)))
     block[block_at] = True
-    solid = ndimage.binary_fill_holes(window | block) & ~block
+    solid = holes_filled(window | block) & ~block
     # lines (a stroke thick) vanish in the opening, heads stay
     radius = drawn // 2 + 1
     opened = disk_dilated(disk_eroded(solid, radius), radius)
@@ -125,11 +125,13 @@ def _measured(window: np.ndarray, point: tuple[int, int], box: Rect, stroke: int
     # the piece that touches the box where the line meets it
     near_box = near_block(window.shape, block_at, stroke + 3)
     px, py = point
-    rows, cols = np.indices(window.shape)
-    away = np.hypot(cols - px, rows - py)
+    rows, cols = np.nonzero(labels)
+    of = labels[rows, cols] - 1
     indices = np.arange(1, count + 1)
-    nearest = np.asarray(ndimage.minimum(away, labels, indices), dtype=float)
-    touching = np.asarray(ndimage.maximum(near_box, labels, indices), dtype=bool)
+    nearest = np.full(count, np.inf)
+    np.minimum.at(nearest, of, np.hypot(cols - px, rows - py))
+    touching = np.zeros(count, dtype=bool)
+    touching[of[near_box[rows, cols]]] = True
     nearest[~touching] = np.inf
     # (the last of equally near pieces, as a scan in label order keeps)
     best = int(indices[len(nearest) - 1 - int(np.argmin(nearest[::-1]))])
@@ -194,6 +196,20 @@ def _measured(window: np.ndarray, point: tuple[int, int], box: Rect, stroke: int
     fill = float(in_head.sum()) / max(1.0, length * widest)
     return SolidHead(float(length), widest, peak, paper, balance,
                  _solidity(xs[in_head], ys[in_head]), fill)
+
+
+def holes_filled(mask: np.ndarray) -> np.ndarray:
+    """``ndimage.binary_fill_holes(mask)``, pixel for pixel: the paper that no path across
+    or along (the plain cross) leads out of the image from, found by labelling it."""
+    import numpy as np
+    from scipy import ndimage
+
+    paper, _count = ndimage.label(~mask)
+    edge = np.concatenate([paper[0], paper[-1], paper[:, 0], paper[:, -1]])
+    outer = np.zeros(int(paper.max()) + 1, dtype=bool)
+    outer[edge] = True
+    outer[0] = False
+    return ~outer[paper]
 
 
 def _around(mask: np.ndarray, margin: int) -> tuple[slice, slice]:
