@@ -174,3 +174,18 @@ def test_holes_filled_are_scipys() -> None:
     for _ in range(200):
         mask = rng.random((int(rng.integers(1, 40)), int(rng.integers(1, 40)))) < rng.random()
         assert np.array_equal(holes_filled(mask), ndimage.binary_fill_holes(mask))
+
+
+def test_pieces_are_the_labelled_components_in_order() -> None:
+    from cluestudio.core.draft.relations import _components, pieces
+
+    rng = np.random.default_rng(12)
+    for _ in range(100):
+        mask = np.zeros((int(rng.integers(1, 60)), int(rng.integers(1, 60))), dtype=bool)
+        r, c = int(rng.integers(0, mask.shape[0])), int(rng.integers(0, mask.shape[1]))
+        mask[r:r + int(rng.integers(0, 30)), c:c + int(rng.integers(0, 30))] = True
+        mask &= rng.random(mask.shape) < 0.5
+        plain = list(_components(ndimage.label(mask)[0]))
+        fast = list(pieces(mask))
+        assert [f for f, _ in fast] == [f for f, _ in plain]
+        assert all(np.array_equal(a, b) for (_, a), (_, b) in zip(fast, plain, strict=True))

@@ -66,7 +66,6 @@ def trace_relations(pixels: np.ndarray, ocr: OcrResult, boxes: list[Rect]
                     ) -> list[DraftRelation]:
     """Relations between ``boxes`` (in the layout's upright frame, like the work here)."""
     import numpy as np
-    from scipy import ndimage
 
     from cluestudio.core.ocr.layout import ink_mask, upright_gray
 
@@ -102,13 +101,12 @@ def trace_relations(pixels: np.ndarray, ocr: OcrResult, boxes: list[Rect]
         marks[y0:y1, x0:x1] = False
         kept[y0:y1, x0:x1] &= out[y0 - gy0:y1 - gy0, x0 - gx0:x1 - gx0]
     joined = cross_dilated(lines, 3)  # bridges small gaps
-    labels, _count = ndimage.label(joined)
     rings = [(_grow(rect, clear + _RING, shape), _grow(rect, clear, shape))
              for rect in boxes]
     relations: list[DraftRelation] = []
     used_labels: set[int] = set()
     loose = np.zeros(shape, dtype=bool)  # pieces that reach fewer than two boxes
-    for found, component in _components(labels):
+    for found, component in pieces(joined):
         found_relations = _relation(component, found, rings, (bare, marks, kept), outside,
                                     used_labels, False, (boxes, stroke, gray))
         if found_relations:
@@ -117,8 +115,7 @@ def trace_relations(pixels: np.ndarray, ocr: OcrResult, boxes: list[Rect]
             loose[found] |= component & lines[found]
     # Dashed lines (dependencies, realizations) fall apart into dashes: join what is left
     # over with a wider reach, and those runs are dashed.
-    labels, _count = ndimage.label(cross_dilated(loose, 6))
-    for found, component in _components(labels):
+    for found, component in pieces(cross_dilated(loose, 6)):
         relations.extend(_relation(component, found, rings, (bare, marks, kept), outside,
                                    used_labels, True, (boxes, stroke, gray)))
     return relations
@@ -168,6 +165,23 @@ def _components(labels: np.ndarray) -> Iterator[tuple[tuple[slice, slice], np.nd
     for index, found in enumerate(ndimage.find_objects(labels), start=1):
         if found is not None:
             yield found, labels[found] == index
+
+
+def pieces(mask: np.ndarray) -> Iterator[tuple[tuple[slice, slice], np.ndarray]]:
+    """:func:`_components` of ``ndimage.label(mask)``, in the same order, labelled on the
+    part of the image that has any of ``mask`` (a dashed line's leftovers are a few
+    pieces on a big image)."""
+    import numpy as np
+    from scipy import ndimage
+
+    rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
+    if len(rows) == 0:
+        return
+    top, left = int(rows[0]), int(cols[0])
+    labels, _count = ndimage.label(mask[top:int(rows[-1]) + 1, left:int(cols[-1]) + 1])
+    for (down, across), component in _components(labels):
+        yield (slice(down.start + top, down.stop + top),
+               slice(across.start + left, across.stop + left)), component
 
 
 def _touches(component: np.ndarray, found: tuple[slice, slice], rings: list[Ring],
