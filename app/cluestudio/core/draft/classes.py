@@ -83,16 +83,34 @@ def _lines_in(ocr: OcrResult, rect: tuple[float, float, float, float]) -> list[T
     loop of a letter a thick marker closed, belongs to no box)."""
     x0, y0, x1, y1 = rect
     inside = []
-    for ln in ocr.lines:
-        cx, cy = ocr.layout.upright(ln.box.center)
-        slack = max(2.0, 0.1 * ln.box.height)  # a line centred on the rule below
+    for ln, (cx, cy), slack, (lx0, top, lx1, _bottom) in _placed(ocr):
         if not (x0 - 2 <= cx <= x1 + 2 and y0 - slack <= cy <= y1 + slack):
             continue
-        lx0, _top, lx1, _bottom = ln.box.rect
         width = max(1.0, lx1 - lx0)
         if (min(lx1, x1 + 4) - max(lx0, x0 - 4)) / width >= 0.7:
-            inside.append(ln)
-    return sorted(inside, key=lambda ln: (ln.box.rect[1], ln.box.rect[0]))
+            inside.append((top, lx0, ln))
+    return [ln for _top, _left, ln in sorted(inside, key=lambda t: (t[0], t[1]))]
+
+
+_Placed = tuple[TextLine, tuple[float, float], float, tuple[float, float, float, float]]
+# the last OCR result's lines as placed (its lines are an immutable tuple, held here so
+# that it is the same one): a draft asks for the lines in each box and compartment
+_last_placed: tuple[tuple[TextLine, ...], float, tuple[float, float], list[_Placed]] | None = None
+
+
+def _placed(ocr: OcrResult) -> list[_Placed]:
+    """Each OCR line with its upright centre, the slack round a rule (a line centred on
+    the rule below) and its bounds."""
+    global _last_placed
+    last = _last_placed
+    layout = ocr.layout
+    if (last is not None and last[0] is ocr.lines and last[1] == layout.angle
+            and last[2] == layout.center):
+        return last[3]
+    placed = [(ln, layout.upright(ln.box.center), max(2.0, 0.1 * ln.box.height), ln.box.rect)
+              for ln in ocr.lines]
+    _last_placed = (ocr.lines, layout.angle, layout.center, placed)
+    return placed
 
 
 def _header_read(lines: list[TextLine], *, glued_letter_is_kind: bool = True

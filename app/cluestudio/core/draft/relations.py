@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from cluestudio.core.draft.solid_heads import SolidHead, solid_head
+from cluestudio.core.draft.solid_heads import SolidHead, cross_dilated, solid_head
 from cluestudio.core.model import RelationType
 from cluestudio.core.ocr.result import OcrResult, Rect
 
@@ -66,7 +66,6 @@ def trace_relations(pixels: np.ndarray, ocr: OcrResult, boxes: list[Rect]
                     ) -> list[DraftRelation]:
     """Relations between ``boxes`` (in the layout's upright frame, like the work here)."""
     import numpy as np
-    from scipy import ndimage
 
     from cluestudio.core.ocr.layout import ink_mask, upright_gray
 
@@ -101,14 +100,13 @@ def trace_relations(pixels: np.ndarray, ocr: OcrResult, boxes: list[Rect]
         out = _running_out(raw[gy0:gy1, gx0:gx1])
         marks[y0:y1, x0:x1] = False
         kept[y0:y1, x0:x1] &= out[y0 - gy0:y1 - gy0, x0 - gx0:x1 - gx0]
-    joined = ndimage.binary_dilation(lines, iterations=3)  # bridges small gaps
-    labels, _count = ndimage.label(joined)
+    joined = cross_dilated(lines, 3)  # bridges small gaps
     rings = [(_grow(rect, clear + _RING, shape), _grow(rect, clear, shape))
              for rect in boxes]
     relations: list[DraftRelation] = []
     used_labels: set[int] = set()
     loose = np.zeros(shape, dtype=bool)  # pieces that reach fewer than two boxes
-    for found, component in _components(labels):
+    for found, component in pieces(joined):
         found_relations = _relation(component, found, rings, (bare, marks, kept), outside,
                                     used_labels, False, (boxes, stroke, gray))
         if found_relations:
@@ -117,8 +115,7 @@ def trace_relations(pixels: np.ndarray, ocr: OcrResult, boxes: list[Rect]
             loose[found] |= component & lines[found]
     # Dashed lines (dependencies, realizations) fall apart into dashes: join what is left
     # over with a wider reach, and those runs are dashed.
-    labels, _count = ndimage.label(ndimage.binary_dilation(loose, iterations=6))
-    for found, component in _components(labels):
+    for found, component in pieces(cross_dilated(loose, 6)):
         relations.extend(_relation(component, found, rings, (bare, marks, kept), outside,
                                    used_labels, True, (boxes, stroke, gray)))
     return relations
@@ -170,6 +167,23 @@ def _components(labels: np.ndarray) -> Iterator[tuple[tuple[slice, slice], np.nd
             yield found, labels[found] == index
 
 
+def pieces(mask: np.ndarray) -> Iterator[tuple[tuple[slice, slice], np.ndarray]]:
+    """:func:`_components` of ``ndimage.label(mask)``, in the same order, labelled on the
+    part of the image that has any of ``mask`` (a dashed line's leftovers are a few
+    pieces on a big image)."""
+    import numpy as np
+    from scipy import ndimage
+
+    rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
+    if len(rows) == 0:
+        return
+    top, left = int(rows[0]), int(cols[0])
+    labels, _count = ndimage.label(mask[top:int(rows[-1]) + 1, left:int(cols[-1]) + 1])
+    for (down, across), component in _components(labels):
+        yield (slice(down.start + top, down.stop + top),
+               slice(across.start + left, across.stop + left)), component
+
+
 def _touches(component: np.ndarray, found: tuple[slice, slice], rings: list[Ring],
              bare: np.ndarray | None = None) -> list[tuple[int, tuple[float, float]]]:
     """(box index, where the run meets it) for every box the run reaches; where it meets
@@ -214,7 +228,15 @@ def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Rin
     rects, stroke, gray = drawing
     words = [_text_rect(t) for t in texts]
 
+    read: dict[tuple[int, tuple[float, float]], Head] = {}
+
     def head_at(box: int, point: tuple[float, float]) -> Head:
+        # a line's two ends are read once, though a tree of lines asks for them again
+        if (box, point) not in read:
+            read[box, point] = _head_at(box, point)
+        return read[box, point]
+
+    def _head_at(box: int, point: tuple[float, float]) -> Head:
         # a render's small head may lie within the margin taken for the box's outline:
         # read again with the outline as thin as drawn
         outlines = (None, stroke - 1) if stroke <= _THIN else (None,)
@@ -305,7 +327,7 @@ def is_dashed(strokes: np.ndarray, stroke: int) -> bool:
     if count < 4:
         return False
     sizes = np.bincount(labels.ravel())[1:]
-    centres = np.array(ndimage.center_of_mass(strokes, labels, range(1, count + 1)))
+    centres = piece_centres(labels, count)
     keep = sizes >= 6  # specks of a thickened edge are no dashes
     sizes, centres = sizes[keep], centres[keep]
     if len(sizes) < 4:
@@ -324,6 +346,20 @@ def is_dashed(strokes: np.ndarray, stroke: int) -> bool:
     # each dash has the next one at about the period (a curve or a slant changes it a
     # little): dashes in a chain, not like-sized pieces scattered along a solid line
     return float((period <= 2 * usual_period).mean()) >= 0.7
+
+
+def piece_centres(labels: np.ndarray, count: int) -> np.ndarray:
+    """Each labelled piece's centre of mass, (row, column), in label order: what
+    ``ndimage.center_of_mass(labels > 0, labels, range(1, count + 1))`` gives, to the
+    bit (the same sums in the same order), without its full-size float images."""
+    import numpy as np
+
+    ys, xs = np.nonzero(labels)
+    of = labels[ys, xs]
+    size = np.bincount(of, weights=np.ones(len(of)), minlength=count + 1)[1:]
+    rows = np.bincount(of, weights=ys.astype(float), minlength=count + 1)[1:]
+    cols = np.bincount(of, weights=xs.astype(float), minlength=count + 1)[1:]
+    return np.stack([rows / size, cols / size], axis=1)
 
 
 _OPPOSITE = {"top": "bottom", "bottom": "top", "left": "right", "right": "left"}

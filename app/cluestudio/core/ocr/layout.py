@@ -164,8 +164,12 @@ def upright_gray(pixels: np.ndarray, angle: float) -> np.ndarray:
     from scipy import ndimage
 
     # the mean of the three channels (their sum is exact in 16 bits; float32 as before),
-    # without a float copy of every channel
-    gray = pixels.sum(axis=2, dtype=np.uint16).astype(np.float32) / np.float32(3)
+    # without a float copy of every channel (added plane by plane: the same sums, many
+    # times faster than numpy's sum over the short last axis)
+    total = pixels[..., 0].astype(np.uint16)
+    for channel in range(1, pixels.shape[2]):
+        total += pixels[..., channel]
+    gray = total.astype(np.float32) / np.float32(3)
     if not angle:
         return gray
     # corners turned in from outside take the paper's brightness: no edge to read as ink
