@@ -58,7 +58,7 @@ def test_morphology_round_a_head_is_the_same_on_its_surroundings() -> None:
 
 
 def test_cross_dilated_is_the_plain_iterated_dilation() -> None:
-    from cluestudio.core.draft.solid_heads import cross_dilated
+    from cluestudio.core.ocr.layout import cross_dilated
 
     rng = np.random.default_rng(5)
     for _ in range(100):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import ndimage
 
-from cluestudio.core.ocr.layout import _closed, _dilated, _line_max, _opened, upright_gray
+from cluestudio.core.ocr.layout import _closed, _line_max, _opened, cross_dilated, upright_gray
 
 
 @pytest.fixture(params=[0.05, 0.5, 0.9], ids=["sparse", "half", "dense"])
@@ -32,7 +32,7 @@ def test_line_opening_closing_and_dilation_equal_scipys(mask: np.ndarray, length
 
 @pytest.mark.parametrize("iterations", [1, 3])
 def test_cross_dilation_equals_scipys(mask: np.ndarray, iterations: int) -> None:
-    assert np.array_equal(_dilated(mask, iterations),
+    assert np.array_equal(cross_dilated(mask, iterations),
                           ndimage.binary_dilation(mask, iterations=iterations))
 
 

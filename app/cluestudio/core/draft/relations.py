@@ -18,8 +18,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from cluestudio.core.draft.solid_heads import SolidHead, cross_dilated, solid_head
+from cluestudio.core.draft.solid_heads import SolidHead, solid_head
 from cluestudio.core.model import RelationType
+from cluestudio.core.ocr.layout import cross_dilated
 from cluestudio.core.ocr.result import OcrResult, Rect
 
 if TYPE_CHECKING:

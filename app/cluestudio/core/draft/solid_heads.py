@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from cluestudio.core.ocr.layout import cross_dilated
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -280,20 +282,6 @@ def disk_eroded(mask: np.ndarray, radius: int) -> np.ndarray:
             out[:-shift] = False
     return out
 
-
-def cross_dilated(mask: np.ndarray, steps: int) -> np.ndarray:
-    """``ndimage.binary_dilation(mask, iterations=steps)`` (the plain cross, nothing beyond
-    the image's edge; ``steps`` at least 1), pixel for pixel, by shifted copies: many
-    times faster."""
-    out = mask
-    for _ in range(steps):
-        grown = out.copy()
-        grown[1:] |= out[:-1]
-        grown[:-1] |= out[1:]
-        grown[:, 1:] |= out[:, :-1]
-        grown[:, :-1] |= out[:, 1:]
-        out = grown
-    return out
 
 
 def near_block(shape: tuple[int, ...], block: tuple[slice, slice], steps: int) -> np.ndarray:

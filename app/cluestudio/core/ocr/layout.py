@@ -66,7 +66,7 @@ def _bridged(strokes: np.ndarray) -> np.ndarray:
     # strokes only (box edges), so text never gets joined to the edges around it.
     for axis in (1, 0):
         strokes |= _closed(_opened(strokes, 25, axis), 9, axis)
-    return _dilated(strokes)
+    return cross_dilated(strokes)
 
 
 # Morphology with straight-line and cross structures by shifted copies of the mask, a
@@ -120,9 +120,11 @@ def _closed(mask: np.ndarray, length: int, axis: int) -> np.ndarray:
     return _line_min(_line_max(mask, length, axis), length, axis)
 
 
-def _dilated(mask: np.ndarray, iterations: int = 1) -> np.ndarray:
-    """``ndimage.binary_dilation(mask, iterations=...)``: each step by a 3×3 cross."""
-    for _ in range(iterations):
+def cross_dilated(mask: np.ndarray, steps: int = 1) -> np.ndarray:
+    """``ndimage.binary_dilation(mask, iterations=steps)`` (each step by the plain 3×3 cross,
+    nothing beyond the image's edge), pixel for pixel, by shifted copies: many times
+    faster."""
+    for _ in range(steps):
         grown = mask.copy()
         grown[1:] |= mask[:-1]
         grown[:-1] |= mask[1:]
@@ -238,7 +240,7 @@ def find_layout(pixels: np.ndarray, *, min_side: int = 12,
     reach = 12
     for axis in (1, 0):
         thick |= _line_max(_opened(thick, 25, axis), 2 * reach + 1, axis)
-    thick = _dilated(thick, grow)
+    thick = cross_dilated(thick, grow)
     # … and a rounded corner leaves less of each side straight
     for box in _boxes(thick, min_side, cover=0.7, overlap=6):
         grown = ClassBox(_grown(box.rect, grow),
