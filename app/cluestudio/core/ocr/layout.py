@@ -38,10 +38,10 @@ def ink_mask(gray: np.ndarray) -> np.ndarray:
     return _bridged(ink)
 
 
-def edge_mask(gray: np.ndarray, step: float = 20.0) -> np.ndarray:
-    """Steps in brightness of a grayscale image (float H×W): pixels whose 3×3 neighbourhood
-    spans more than ``step`` grey levels, lines bridged and thickened as :func:`ink_mask`."""
-    return _bridged(_spread(gray) > step)
+def _edges(spread: np.ndarray, step: float = 20.0) -> np.ndarray:
+    """Steps in brightness: pixels whose 3×3 neighbourhood spans more than ``step`` grey
+    levels (``spread``: :func:`_spread`), lines bridged and thickened as :func:`ink_mask`."""
+    return _bridged(spread > step)
 
 
 def _spread(gray: np.ndarray) -> np.ndarray:
@@ -205,20 +205,9 @@ def find_layout(pixels: np.ndarray, *, min_side: int = 12,
 
     gray, angle, ink = _straightened_ink(pixels)
     center = (pixels.shape[1] / 2, pixels.shape[0] / 2)
-    spreads: list[np.ndarray] = []
-
-    def spread() -> np.ndarray:  # found once, when needed
-        if not spreads:
-            spreads.append(_spread(gray))
-        return spreads[0]
-
-    def edges(step: float = 20.0) -> np.ndarray:
-        return _bridged(spread() > step)
-
-    def faint_step() -> float:
-        return _faint_step(spread())
-
-    ink = _strokes(ink, [line.rect[3] - line.rect[1] for line in text], edges)
+    spread = _spread(gray)  # for the areas of ink and the faint outlines below
+    ink = _strokes(ink, [line.rect[3] - line.rect[1] for line in text],
+                   lambda: _edges(spread))
     boxes = _boxes(ink, min_side)
     # A marker's or a pen's outline has gaps a pixel's thickening does not close (a corner
     # drawn in two strokes that do not meet): look again with thicker strokes, and keep
@@ -257,7 +246,7 @@ def find_layout(pixels: np.ndarray, *, min_side: int = 12,
     # A box whose outline is no darker than the paper (a faint border on a grey gradient, a
     # light fill on white) has no ink round it, or ink only where the gradient darkens: look
     # at the steps in brightness too (a render's faint ones, a photo's of 20 grey levels).
-    boxes = _with_edge_boxes(boxes, edges(faint_step()), min_side)
+    boxes = _with_edge_boxes(boxes, _edges(spread, _faint_step(spread)), min_side)
     boxes = [b for b in boxes if not _package_tab(ink, b)]
     return Layout(tuple(boxes), angle, center)
 
