@@ -29,6 +29,7 @@ from bench_realimages import (
     ImageResult,
     Item,
     _fmt,
+    add_cache_arguments,
     print_misses,
     print_table,
     run_item,
@@ -71,10 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--misses", action="store_true", help="list each image's misses")
     parser.add_argument("--keep", default=None, metavar="DIR", help="keep the renders here")
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--cache", default=None, metavar="FILE",
-                        help="OCR cache file (re-runs skip OCR; its CPU is then not counted)")
-    parser.add_argument("--relayout", action="store_true",
-                        help="recompute the layout of cached reads")
+    add_cache_arguments(parser)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(args.keep or scratch)

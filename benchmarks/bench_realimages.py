@@ -516,14 +516,20 @@ def print_misses(results: list[ImageResult]) -> None:
             print(f"    draft failed: {r.draft_error}")
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--folders", nargs="*", default=None)
-    parser.add_argument("--limit", type=int, default=0, help="at most N images per folder")
+def add_cache_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--cache FILE`` and ``--relayout``, as every benchmark that runs :func:`run_item`
+    takes them."""
     parser.add_argument("--cache", default=None, metavar="FILE",
                         help="OCR cache file (re-runs skip OCR; its CPU is then not counted)")
     parser.add_argument("--relayout", action="store_true",
                         help="recompute the layout of cached reads")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--folders", nargs="*", default=None)
+    parser.add_argument("--limit", type=int, default=0, help="at most N images per folder")
+    add_cache_arguments(parser)
     parser.add_argument("--misses", action="store_true", help="list each image's misses")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
