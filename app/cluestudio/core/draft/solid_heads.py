@@ -283,7 +283,6 @@ def disk_eroded(mask: np.ndarray, radius: int) -> np.ndarray:
     return out
 
 
-
 def near_block(shape: tuple[int, ...], block: tuple[slice, slice], steps: int) -> np.ndarray:
     """The pixels of an image of ``shape`` within ``steps`` moves across or along (the
     city-block distance) of the rectangle ``block``: what ``steps`` dilations by the plain
