@@ -110,7 +110,8 @@ class ReviewMode(QWidget):
         b_row.setContentsMargins(0, 0, 0, 0)
         b_row.addWidget(self.diff_button)
         b_row.addWidget(self.compare_button)
-        self.splitter = review_splitter(self.image_a, ZoomBar(self.sync), b_pane, b_buttons,
+        zoom_bar = ZoomBar(self.sync, names=("A", "B", "A⇄B"))  # each view's zoom, named
+        self.splitter = review_splitter(self.image_a, zoom_bar, b_pane, b_buttons,
                                         self.doubts.pane, self.tabs, self.verdict)
         for pane in (self.editor, self.tabs, self.image_a, self.image_b):
             pane.setMinimumSize(120, 80)

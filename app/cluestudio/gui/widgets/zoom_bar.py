@@ -1,12 +1,17 @@
 """The zoom buttons over a set of synced diagram views: Fit (the whole diagram), 100%,
 zoom out and in, the zoom shown now, and, while PlantUML's text is shown small, the readable
-zoom (see :mod:`.image_views`)."""
+zoom (see :mod:`.image_views`).
+
+Synced views keep the same zoom *relative to fit*, so image A at 50 % beside its render B
+at 100 % is the usual case: the label names each view it speaks of ("A 50% · B 100%"), as
+an image-comparison tool shows each pane's zoom. One bare "50%" was the zoom of whichever
+view changed last, and a TA read it as the zoom of the view in front of them."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
-from cluestudio.gui.qt import QLabel, QSize, Qt, QToolButton, QWidget
+from cluestudio.gui.qt import QEvent, QLabel, QObject, QSize, Qt, QToolButton, QWidget
 from cluestudio.gui.widgets.flow_layout import FlowLayout
 from cluestudio.gui.widgets.image_views import (
     READABLE_ZOOM,
@@ -32,9 +37,14 @@ _ZOOM_TIPS = {"fit_images": "Fit: the whole diagram, however small its text",
 
 class ZoomBar(QWidget):
     """Fit / 100% / − / + buttons for a :class:`ZoomSync`, the zoom it shows now, and, while
-    text is shown small, a button back to the readable zoom."""
+    text is shown small, a button back to the readable zoom.
 
-    def __init__(self, sync: ZoomSync, parent: QWidget | None = None) -> None:
+    ``names``: a short name ("A", "B") for each of the sync's views, in its order, "" for
+    one the label leaves out: the label gives the zoom of each named view on screen with an
+    image. Without names, the zoom of the view that changed last."""
+
+    def __init__(self, sync: ZoomSync, parent: QWidget | None = None, *,
+                 names: Sequence[str] = ()) -> None:
         super().__init__(parent)
         # Wraps instead of eliding: at 1024×700 the candidate column is ~190 px wide, and
         # an elided "100%" or a zoom cut to "85" (its "small" warning gone) says nothing.
@@ -65,8 +75,18 @@ class ZoomBar(QWidget):
                             "actual_size": "Ctrl+Shift+0", "zoom_out": "Ctrl+-",
                             "zoom_in": "Ctrl+="})
         self._views = list(sync.views)
+        self._named = [(view, name) for view, name in zip(self._views, names, strict=False)
+                       if name]
         for view in self._views:
             view.zoom_changed.connect(lambda _zoom, view=view: self._on_zoom(view))
+        for view, _name in self._named:
+            view.installEventFilter(self)  # a tab or Compare A/B shows another view
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() in (QEvent.Type.Show, QEvent.Type.Hide) and any(
+                watched is view for view, _name in self._named):
+            self._on_zoom(watched)  # type: ignore[arg-type]
+        return super().eventFilter(watched, event)
 
     def sizeHint(self) -> QSize:
         """One row where there is room (a flow layout alone asks only for its widest
@@ -83,12 +103,29 @@ class ZoomBar(QWidget):
             self._buttons[name].setToolTip(f"{what} ({key})" if key else what)
 
     def _on_zoom(self, view: DiagramImageView) -> None:
-        """The zoom of the view on screen that changed last; "small text" while any view on
-        screen shows PlantUML's text below the readable size."""
+        """Each named view's zoom (else that of the view on screen that changed last);
+        "small text" while any view on screen shows its text below the readable size."""
         shown = [v for v in self._views if v.isVisible() and v.image is not None]
+        small = any(v.text_small() for v in shown or [view])
+        if self._named:
+            self.show_zooms([(name, v.zoom(), v.text_small()) for v, name in self._named
+                             if v.isVisible() and v.image is not None], small)
+            return
         if shown and view not in shown:
             return
-        self.show_zoom(view.zoom(), any(v.text_small() for v in shown or [view]))
+        self.show_zoom(view.zoom(), small)
+
+    def show_zooms(self, zooms: Sequence[tuple[str, float, bool]], small: bool) -> None:
+        """Each view's zoom under its name, "small" after each whose text is small."""
+        if not zooms:
+            return  # nothing on screen to speak of: the last zooms stay
+        self.show_zoom(zooms[0][1], small)
+        if not self.readable_button.isVisible():
+            self.label.setToolTip("Zoom of each image on screen, by its name (wheel or "
+                                  "Ctrl+=/Ctrl+− to change; the images follow each other)")
+        self.label.setText(" · ".join(f"{name} {round(100 * zoom)}%"
+                                      + (" small" if text_small else "")
+                                      for name, zoom, text_small in zooms))
 
     def show_zoom(self, zoom: float, small: bool | None = None) -> None:
         """The zoom; while text is small it says so and offers the readable zoom."""
