@@ -295,7 +295,7 @@ def check_workspace(ws: Workspace, cancel: CancelToken | None = None, *,
             report = check_one(ws, item, engine, cache, language)
         except ClueStudioError as error:
             outcomes.append(_outcome(item, FAILED, str(error), revision_id=item.revision_id))
-            yield Progress(done, len(todo), f"#{item.submission_id}: failed ({error})",
+            yield Progress(done, len(todo), f"{item.label}: failed ({error})",
                            phase="checking")
             continue
         store_check(ws, item.submission_id, item.revision_id, item.image_hash, report)
@@ -307,8 +307,7 @@ def check_workspace(ws: Workspace, cancel: CancelToken | None = None, *,
                                                 "reason": report.reason})))
         verdict = (("flagged" if report.flagged else "agrees")
                    + f" (triage {report.triage:.2f})") if judged else report.reason
-        yield Progress(done, len(todo), f"#{item.submission_id} {item.task_id}/"
-                                        f"{item.source_id}: {verdict}", phase="checking")
+        yield Progress(done, len(todo), f"{item.label}: {verdict}", phase="checking")
     ordered = sorted(outcomes, key=lambda o: (o.task_id, o.source_id, o.submission_id))
     return CheckSummary(engine_id, CHECK_VERSION, tuple(ordered))
 
