@@ -83,7 +83,10 @@ def _verdict(report: Any) -> str:
         return "COULD NOT JUDGE: " + report.reason.removeprefix("could not judge: ")
     if report.verdict == "language":
         return f"ANOTHER LANGUAGE ({report.reason})"
-    return "FLAGGED" if report.flagged else "agrees"
+    if report.flagged:
+        return "FLAGGED"
+    # "agrees" alone read as "its attributes are right" where the check weighed none
+    return "agrees on what it judged" if report.not_judged else "agrees"
 
 
 def run_files(args: argparse.Namespace) -> int:
@@ -120,7 +123,8 @@ def run_files(args: argparse.Namespace) -> int:
             print(f"{image}: {_verdict(report)}{triage} (image text in "
                   f"the PlantUML {recall}, PlantUML names in the image {shown})")
             if report.verdict in JUDGED:
-                for line in _describe(report):
+                for line in [f"  ? {sentence}" for sentence in report.not_judged] \
+                        + _describe(report):
                     print(line)
             elif report.missing or report.invented:
                 # as the window's check panel: no name-by-name verdict, so its names are
