@@ -66,9 +66,10 @@ def review_tabs(check: QWidget, summary: QWidget, history: QWidget, diff: QWidge
             (probe, "VLM", "the VLM probe's reading of image A (F8)"),
             (requirement, "Task", "the task's requirement")):
         tabs.setTabToolTip(tabs.addTab(page, name), f"{name}: {tip}")
-    # Short names that all fit at 1366×768; should the pane still be narrower they
-    # elide rather than hide behind scroll arrows.
-    tabs.setUsesScrollButtons(False)
+    # Short names that all fit at 1366×768; in a narrower pane they elide first, and only
+    # where even "Ch…" "M…" … do not fit (1024 px) do arrows come: without them the Task
+    # tab lay past the pane's edge, with nothing to say it was there.
+    tabs.setUsesScrollButtons(True)
     tabs.setElideMode(Qt.TextElideMode.ElideRight)
     return tabs
 
