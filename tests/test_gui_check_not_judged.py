@@ -66,6 +66,17 @@ def test_a_ta_reviewing_a_photo_whose_draft_dropped_attributes_is_told_they_were
     assert "no flag on what it judged" in panel.summary.text()
     # whole on a 1024-pixel screen: it wraps rather than running out of the pane
     assert said.width() <= panel.width() and said.height() >= said.heightForWidth(said.width())
+    # the list's OCR column, where a TA triages: the low number says it is partial
+    from cluestudio.gui.qt import Qt
+    from cluestudio.gui.submission_model import COLUMNS
+
+    model, row = window.navigator.model, window.navigator.row(s02.id)
+    assert row is not None
+    ocr = COLUMNS.index("OCR")
+    assert model.text(row, ocr) == f"{report.triage:.2f} ?", model.text(row, ocr)
+    where = model.index(model.rows.index(row), ocr)
+    tip = str(model.data(where, Qt.ItemDataRole.ToolTipRole))
+    assert "attributes not judged: pages, release" in tip, tip
 
 
 def test_the_cli_and_the_stored_report_say_what_the_check_did_not_judge() -> None:

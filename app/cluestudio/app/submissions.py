@@ -34,6 +34,9 @@ class ListRow:
     # The check's reason when it gave no verdict by names ("could not judge: …", another
     # language); "" when it judged (or did not run). Its triage is then no judgement.
     unjudged: str = ""
+    # What a check that judged did not weigh ("attributes not judged: …", a sentence each):
+    # its triage says nothing of those names.
+    not_judged: tuple[str, ...] = ()
 
 
 def list_rows(ws: Workspace, grader: str, rubric_id: str | None = None,
@@ -56,7 +59,8 @@ def list_rows(ws: Workspace, grader: str, rubric_id: str | None = None,
                            clue.get(s.id), check["triage"] if check else None,
                            bool(check["flagged"]) if check else None,
                            rating.group_from if rating is not None and rating.group_applied
-                           else None, _unjudged(check)))
+                           else None, _unjudged(check),
+                           tuple(check.get("not_judged", ())) if check else ()))
     return out
 
 

@@ -31,7 +31,8 @@ COLUMN_TIPS = ("Task · submission",
                "Review verdicts: ✓ accepted, ⚠ needs fix, ✗ unusable",
                "The current CLUE score (hidden by blind grading until you rate)",
                "Offline conversion check: how much the PlantUML and image A disagree "
-               "(⚑ flagged: look first; ?: it could not judge, look yourself)")
+               "(⚑ flagged: look first; ?: it could not judge, look yourself; a number "
+               "with ?: some names it read it did not judge, see the tooltip)")
 # A check that reached no verdict by names (could not judge, another language): a mark of
 # its own, no triage number; sorted above every judged triage (0..1), since a person must
 # look at each of them, and kept together rather than among the flags.
@@ -54,11 +55,13 @@ class Row:
     draft: bool = False  # this grader has an unsaved rubric draft here
     group_from: str | None = None  # my rating was applied from this submission's (a group)
     unjudged: str = ""  # the check's reason when it could not judge ("": it judged)
+    not_judged: tuple[str, ...] = ()  # what a check that judged did not weigh
 
     @classmethod
     def of(cls, listed: ListRow, draft: bool = False) -> Row:
         return cls(listed.summary, listed.total, listed.rated, listed.clue, listed.triage,
-                   listed.flagged, draft, listed.group_from, listed.unjudged)
+                   listed.flagged, draft, listed.group_from, listed.unjudged,
+                   listed.not_judged)
 
 
 def keep(row: Row, task: str, state: str, score: str, check: str = "any",
@@ -157,7 +160,8 @@ class SubmissionModel(QAbstractTableModel):
             return ""
         if row.unjudged:
             return UNJUDGED_MARK  # no number: the check did not judge
-        return f"⚑ {row.triage:.2f}" if row.flagged else f"{row.triage:.2f}"
+        partly = " ?" if row.not_judged else ""  # a low triage is no word on those names
+        return (f"⚑ {row.triage:.2f}" if row.flagged else f"{row.triage:.2f}") + partly
 
     def _sort_key(self, row: Row, column: int) -> Any:
         if column == 0:
@@ -191,7 +195,8 @@ class SubmissionModel(QAbstractTableModel):
             parts.append(f"conversion check: {row.unjudged} (look at it yourself)")
         elif row.flagged is not None:
             parts.append(f"conversion check: triage {row.triage:.2f}"
-                         + (" (flagged: look first)" if row.flagged else ""))
+                         + (" (flagged: look first)" if row.flagged else "")
+                         + "".join(f"\n  ? {sentence}" for sentence in row.not_judged))
         return "\n".join(parts)
 
     def set_rows(self, rows: list[Row]) -> None:
