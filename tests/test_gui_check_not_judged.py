@@ -16,7 +16,7 @@ from test_gui_stories import _course_workspace
 pytestmark = pytest.mark.gui
 
 
-def _photo_report(puml: str):
+def _photo_report(puml: str, engine: str = "test-engine"):
     """The check of ``puml`` against a photo whose Book box the layout found only as its
     header: Book's two attribute lines lie below it, outside every box."""
     from cluestudio.core.check import check_conversion
@@ -29,7 +29,7 @@ def _photo_report(puml: str):
                   for text, x, y in read)
     layout = Layout((ClassBox((20, 0, 180, 40), ((20, 0, 180, 40),)),
                      ClassBox((240, 0, 400, 90), ((240, 0, 400, 35), (240, 35, 400, 90)))))
-    ocr = OcrResult("0" * 64, "test-engine", 520, 360, lines, layout=layout)
+    ocr = OcrResult("0" * 64, engine, 520, 360, lines, layout=layout)
     return check_conversion(ocr, parse_plantuml(puml).diagram)
 
 
@@ -91,3 +91,35 @@ def test_the_cli_and_the_stored_report_say_what_the_check_did_not_judge() -> Non
                              "class Loan {\n  due : Date\n}\n@enduml\n")
     assert faithful.verdict == "clean" and not faithful.not_judged  # nothing left unweighed
     assert faithful.reason == "no flag"
+
+
+def test_a_ta_checking_a_workspace_from_the_command_line_is_told_what_was_not_judged(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``cluestudio check --workspace`` listed only the flagged conversions and counts: the
+    photo whose attributes it did not judge passed as checked and fine. (And its
+    ``--submission ID`` checked every submission: the id was not passed on.)"""
+    pytest.importorskip("rapidocr", reason="the ocr extra is not installed")
+    import json
+
+    from cluestudio.app.checks import store_check
+    from cluestudio.cli import main
+    from cluestudio.core.ocr.engine import installed_engine_id
+    from cluestudio.core.workspace import open_workspace
+
+    path = _course_workspace(tmp_path, tasks=("library_loans",))
+    with open_workspace(path) as ws:
+        sid = next(s.id for s in ws.list_submissions() if s.source_id == "s02")
+        s02, head = ws.submission(sid), ws.head_revision(sid)
+        assert s02 is not None and head is not None and s02.image_hash
+        engine = installed_engine_id()
+        assert engine is not None
+        # checked earlier (a stored report of this revision, image and engine): kept
+        store_check(ws, sid, head.id, s02.image_hash, _photo_report(head.puml, engine))
+    assert main(["check", "--workspace", str(path), "--submission", str(sid)]) == 0
+    out = capsys.readouterr().out
+    assert "library_loans/s02: attributes not judged: pages, release" in out, out
+    assert main(["check", "--workspace", str(path), "--submission", str(sid), "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)["skipped"]
+    # --submission: that one alone, not the whole workspace
+    assert [row["source_id"] for row in listed] == ["s02"], listed
+    assert listed[0]["not_judged"][0].startswith("attributes not judged: pages, release")

@@ -52,6 +52,7 @@ class CheckOutcome(SubmissionOutcome):  # status: checked | failed | skipped
     # image's names as findings
     verdict: str = ""
     unjudged: str = ""
+    not_judged: tuple[str, ...] = ()  # CheckReport.not_judged: what a verdict left out
 
     def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()
@@ -64,6 +65,8 @@ class CheckOutcome(SubmissionOutcome):  # status: checked | failed | skipped
             out["verdict"] = self.verdict
         if self.unjudged:
             out["unjudged"] = self.unjudged
+        if self.not_judged:
+            out["not_judged"] = list(self.not_judged)
         return out
 
 
@@ -151,11 +154,13 @@ def _selected(ws: Workspace, submission_ids: Collection[int] | None,
     return [s for s in listed if not tasks or s.task_id in tasks]
 
 
-def _verdict_of(report: dict[str, Any]) -> dict[str, str]:
-    """The outcome's ``verdict`` and ``unjudged`` fields from a report's dict."""
+def _verdict_of(report: dict[str, Any]) -> dict[str, Any]:
+    """The outcome's ``verdict``, ``unjudged`` and ``not_judged`` fields from a report's
+    dict."""
     verdict = str(report.get("verdict", ""))
     judged = verdict in ("", "clean", "flagged")
-    return {"verdict": verdict, "unjudged": "" if judged else str(report.get("reason", ""))}
+    return {"verdict": verdict, "unjudged": "" if judged else str(report.get("reason", "")),
+            "not_judged": tuple(str(n) for n in report.get("not_judged", ()) if judged)}
 
 
 def _stored_result(row: dict[str, Any]) -> dict[str, Any]:
@@ -304,9 +309,12 @@ def check_workspace(ws: Workspace, cancel: CancelToken | None = None, *,
                                  triage=report.triage, flagged=report.flagged,
                                  missing=len(report.missing), invented=len(report.invented),
                                  **_verdict_of({"verdict": report.verdict,
-                                                "reason": report.reason})))
+                                                "reason": report.reason,
+                                                "not_judged": report.not_judged})))
         verdict = (("flagged" if report.flagged else "agrees")
-                   + f" (triage {report.triage:.2f})") if judged else report.reason
+                   + f" (triage {report.triage:.2f})"
+                   + "".join(f"; {sentence}" for sentence in report.not_judged)
+                   ) if judged else report.reason
         yield Progress(done, len(todo), f"{item.label}: {verdict}", phase="checking")
     ordered = sorted(outcomes, key=lambda o: (o.task_id, o.source_id, o.submission_id))
     return CheckSummary(engine_id, CHECK_VERSION, tuple(ordered))

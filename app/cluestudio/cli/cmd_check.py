@@ -138,7 +138,7 @@ def run_workspace(args: argparse.Namespace) -> int:
     from collections import Counter
 
     from cluestudio.app.checks import check_workspace
-    from cluestudio.cli.cmd_convert import open_batch_workspace
+    from cluestudio.cli.cmd_convert import open_batch_workspace, submission_ids
     from cluestudio.cli.output import print_json, stderr_progress
     from cluestudio.core.jobs import CancelToken, run_job
 
@@ -151,6 +151,7 @@ def run_workspace(args: argparse.Namespace) -> int:
 
             language = load_settings()[0].ocr.language
             summary = run_job(check_workspace(ws, CancelToken(), tasks=args.task,
+                                              submission_ids=submission_ids(args),
                                               redo=args.redo, cache=cache,
                                               language=language),
                               on_progress=stderr_progress)
@@ -165,6 +166,9 @@ def run_workspace(args: argparse.Namespace) -> int:
             found = o.unjudged or (f"triage {o.triage:.2f}, {o.missing} missing, "
                                    f"{o.invented} invented")
             print(f"FLAGGED {o.label}: {found} (revision {o.revision_id}){stored}")
+        for o in summary.outcomes:  # judged, with names it did not weigh: say which
+            for sentence in o.not_judged:
+                print(f"? {o.label}: {sentence}")
         counts = summary.to_dict()["counts"]
         print(f"{args.workspace}: " + ", ".join(f"{n} {k}" for k, n in counts.items())
               + f" ({summary.engine})")
@@ -182,11 +186,11 @@ def run_plan(args: argparse.Namespace) -> int:
     from collections import Counter
 
     from cluestudio.app.checks import plan_checks
-    from cluestudio.cli.cmd_convert import open_batch_workspace
+    from cluestudio.cli.cmd_convert import open_batch_workspace, submission_ids
     from cluestudio.cli.output import print_json
 
     with open_batch_workspace(args.workspace) as ws:
-        plan = plan_checks(ws, tasks=args.task, redo=args.redo)
+        plan = plan_checks(ws, submission_ids(args), tasks=args.task, redo=args.redo)
     if args.json:
         print_json({"workspace": str(args.workspace), "action": "check-plan",
                     "to_check": [{"submission_id": i.submission_id, "task_id": i.task_id,
