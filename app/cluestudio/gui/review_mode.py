@@ -42,7 +42,7 @@ from cluestudio.gui.widgets.image_views import DiagramImageView, ZoomSync
 from cluestudio.gui.widgets.metric_panel import probe_html
 from cluestudio.gui.widgets.plantuml_editor import PlantUMLEditor
 from cluestudio.gui.widgets.verdict_panel import VerdictPanel
-from cluestudio.gui.widgets.zoom_bar import ZoomBar
+from cluestudio.gui.widgets.zoom_bar import ZoomBar, ZoomLabel
 
 
 class ReviewMode(QWidget):
@@ -92,7 +92,6 @@ class ReviewMode(QWidget):
         self.probe = QTextBrowser()  # the VLM's reading of image A (Tools → Probe, F8)
         self.tabs = review_tabs(self.check, self.summary, self.history, self.diff, self.probe,
                                 self.requirement)
-
         # A failed render keeps the last good B on screen and says why above it.
         self.b_error = QLabel()
         self.b_error.setObjectName("renderError")
@@ -108,10 +107,11 @@ class ReviewMode(QWidget):
         b_buttons = QWidget()
         b_row = QHBoxLayout(b_buttons)
         b_row.setContentsMargins(0, 0, 0, 0)
-        b_row.addWidget(self.diff_button)
-        b_row.addWidget(self.compare_button)
-        zoom_bar = ZoomBar(self.sync, names=("A", "B", "A⇄B"))  # each view's zoom, named
-        self.splitter = review_splitter(self.image_a, zoom_bar, b_pane, b_buttons,
+        self.b_zoom = ZoomLabel(((self.image_b, ""), (self.compare.view, "A⇄B")))  # B's own
+        for widget in (self.b_zoom, self.diff_button, self.compare_button):
+            b_row.addWidget(widget)
+        a_zoom = ZoomBar(self.sync, shows=((self.image_a, ""),))  # each pane its own zoom
+        self.splitter = review_splitter(self.image_a, a_zoom, b_pane, b_buttons,
                                         self.doubts.pane, self.tabs, self.verdict)
         for pane in (self.editor, self.tabs, self.image_a, self.image_b):
             pane.setMinimumSize(120, 80)

@@ -3,9 +3,10 @@ zoom out and in, the zoom shown now, and, while PlantUML's text is shown small, 
 zoom (see :mod:`.image_views`).
 
 Synced views keep the same zoom *relative to fit*, so image A at 50 % beside its render B
-at 100 % is the usual case: the label names each view it speaks of ("A 50% · B 100%"), as
-an image-comparison tool shows each pane's zoom. One bare "50%" was the zoom of whichever
-view changed last, and a TA read it as the zoom of the view in front of them."""
+at 100 % is the usual case: each pane shows its own zoom (a :class:`ZoomLabel` in its title
+row, as an image-comparison tool does), or one label names each view it speaks of ("A 50%"
+under grading's candidate tabs). One bare "50%" was the zoom of whichever view changed
+last, and a TA read it as the zoom of the view in front of them."""
 
 from __future__ import annotations
 
@@ -35,21 +36,56 @@ _ZOOM_TIPS = {"fit_images": "Fit: the whole diagram, however small its text",
               "actual_size": "Actual size", "zoom_out": "Zoom out", "zoom_in": "Zoom in"}
 
 
+class ZoomLabel(QLabel):
+    """The zoom of the views in ``shows`` on screen with an image, each after its prefix
+    ("A 85%"; "" for none: the pane's title says whose), "small" after one whose text is
+    below the readable size. It follows what is on screen (a tab, Compare A/B)."""
+
+    def __init__(self, shows: Sequence[tuple[DiagramImageView, str]],
+                 parent: QWidget | None = None) -> None:
+        super().__init__("—", parent)
+        self.setObjectName("zoomLabel")
+        self._shows = list(shows)
+        for view, _prefix in self._shows:
+            view.zoom_changed.connect(lambda _zoom: self.refresh())
+            view.installEventFilter(self)  # shown or hidden: another view speaks
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() in (QEvent.Type.Show, QEvent.Type.Hide):
+            self.refresh()
+        return super().eventFilter(watched, event)
+
+    def refresh(self) -> None:
+        shown = [(view, prefix) for view, prefix in self._shows
+                 if view.isVisible() and view.image is not None]
+        if not shown:
+            return  # nothing on screen to speak of: the last zoom stays
+        small = any(view.text_small() for view, _prefix in shown)
+        self.setText(" · ".join(f"{prefix} {round(100 * view.zoom())}%".strip()
+                                + (" small" if view.text_small() else "")
+                                for view, prefix in shown))
+        self.setStyleSheet("color: #e65100;" if small else "")
+        self.setToolTip("The text is below a readable size at this zoom (Readable, Ctrl+9, "
+                        "brings it back)" if small else
+                        "Zoom of this image (wheel or Ctrl+=/Ctrl+− to change; the images "
+                        "follow each other)")
+
+
 class ZoomBar(QWidget):
     """Fit / 100% / − / + buttons for a :class:`ZoomSync`, the zoom it shows now, and, while
     text is shown small, a button back to the readable zoom.
 
-    ``names``: a short name ("A", "B") for each of the sync's views, in its order, "" for
-    one the label leaves out: the label gives the zoom of each named view on screen with an
-    image. Without names, the zoom of the view that changed last."""
+    ``shows``: the views whose zoom the label gives (a :class:`ZoomLabel`); without them,
+    the zoom of the view on screen that changed last."""
 
     def __init__(self, sync: ZoomSync, parent: QWidget | None = None, *,
-                 names: Sequence[str] = ()) -> None:
+                 shows: Sequence[tuple[DiagramImageView, str]] = ()) -> None:
         super().__init__(parent)
         # Wraps instead of eliding: at 1024×700 the candidate column is ~190 px wide, and
         # an elided "100%" or a zoom cut to "85" (its "small" warning gone) says nothing.
         layout = FlowLayout(self, spacing=2)
-        self.label = QLabel("—")
+        self._shows = bool(shows)
+        self.label: QLabel = ZoomLabel(shows) if shows else QLabel("—")
         self.label.setObjectName("zoomLabel")
         self.label.setMinimumWidth(40)
         self._buttons: dict[str, QToolButton] = {}
@@ -75,18 +111,8 @@ class ZoomBar(QWidget):
                             "actual_size": "Ctrl+Shift+0", "zoom_out": "Ctrl+-",
                             "zoom_in": "Ctrl+="})
         self._views = list(sync.views)
-        self._named = [(view, name) for view, name in zip(self._views, names, strict=False)
-                       if name]
         for view in self._views:
             view.zoom_changed.connect(lambda _zoom, view=view: self._on_zoom(view))
-        for view, _name in self._named:
-            view.installEventFilter(self)  # a tab or Compare A/B shows another view
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() in (QEvent.Type.Show, QEvent.Type.Hide) and any(
-                watched is view for view, _name in self._named):
-            self._on_zoom(watched)  # type: ignore[arg-type]
-        return super().eventFilter(watched, event)
 
     def sizeHint(self) -> QSize:
         """One row where there is room (a flow layout alone asks only for its widest
@@ -103,29 +129,17 @@ class ZoomBar(QWidget):
             self._buttons[name].setToolTip(f"{what} ({key})" if key else what)
 
     def _on_zoom(self, view: DiagramImageView) -> None:
-        """Each named view's zoom (else that of the view on screen that changed last);
-        "small text" while any view on screen shows its text below the readable size."""
+        """The zoom of the view on screen that changed last (unless the label has its
+        views); "small text" while any view on screen shows its text below the readable
+        size, and the readable zoom offered."""
         shown = [v for v in self._views if v.isVisible() and v.image is not None]
         small = any(v.text_small() for v in shown or [view])
-        if self._named:
-            self.show_zooms([(name, v.zoom(), v.text_small()) for v, name in self._named
-                             if v.isVisible() and v.image is not None], small)
+        if self._shows:
+            self.readable_button.setVisible(small)
             return
         if shown and view not in shown:
             return
         self.show_zoom(view.zoom(), small)
-
-    def show_zooms(self, zooms: Sequence[tuple[str, float, bool]], small: bool) -> None:
-        """Each view's zoom under its name, "small" after each whose text is small."""
-        if not zooms:
-            return  # nothing on screen to speak of: the last zooms stay
-        self.show_zoom(zooms[0][1], small)
-        if not self.readable_button.isVisible():
-            self.label.setToolTip("Zoom of each image on screen, by its name (wheel or "
-                                  "Ctrl+=/Ctrl+− to change; the images follow each other)")
-        self.label.setText(" · ".join(f"{name} {round(100 * zoom)}%"
-                                      + (" small" if text_small else "")
-                                      for name, zoom, text_small in zooms))
 
     def show_zoom(self, zoom: float, small: bool | None = None) -> None:
         """The zoom; while text is small it says so and offers the readable zoom."""
