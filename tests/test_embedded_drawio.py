@@ -12,7 +12,7 @@ from xml.sax.saxutils import quoteattr
 
 import pytest
 
-from cluestudio.core.embedded import drawio
+from cluestudio.core.embedded import drawio, drawio_uml
 from cluestudio.core.embedded.drawio import DrawioError, plantuml_from_mxfile
 from cluestudio.core.model import ClassDiagram, ClassKind, RelationType
 from cluestudio.core.plantuml import parse_plantuml
@@ -365,3 +365,25 @@ def test_too_many_cells_or_elements_or_input_are_refused(
     assert "over 40 XML elements" in refused(many)
     monkeypatch.setattr(drawio, "MAX_INPUT_CHARS", 1000)
     assert "refused" in refused(many)
+
+
+def test_the_inflating_limit_counts_all_pages_together(monkeypatch: pytest.MonkeyPatch) -> None:
+    filler = model([cell(f"s{i}", "step", "ellipse;html=1;") for i in range(20)])
+    classes = model(swimlane("k", "Kettle", []))
+    # What is inflated is the URL-encoded XML, as draw.io packs it.
+    monkeypatch.setattr(drawio, "MAX_PAGE_BYTES", len(png_chunk(filler) + png_chunk(classes)))
+    assert "Kettle" in plantuml_from_mxfile(mxfile(filler, classes, compressed=True))
+    assert "all pages together" in refused(mxfile(filler, filler, classes, compressed=True))
+    packer = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+    packed = packer.compress(png_chunk(classes).encode()) + packer.flush()
+    cut = base64.b64encode(packed[: len(packed) // 2]).decode()
+    assert "cut short" in refused(f"<mxfile><diagram>{cut}</diagram></mxfile>")
+
+
+def test_loose_edge_ends_are_matched_within_a_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    cells = [*swimlane("a", "A", [], at=(0, 0)), *swimlane("b", "B", [], at=(300, 0)),
+             cell("e", "", "endArrow=open;", edge=True, source="a",
+                  points='<mxPoint x="300" y="10" as="targetPoint"/>')]
+    assert len(read(model(cells)).relations) == 1
+    monkeypatch.setattr(drawio_uml, "MAX_BOX_TESTS", 1)
+    assert read(model(cells)).relations == ()

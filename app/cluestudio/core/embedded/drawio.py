@@ -32,7 +32,7 @@ __all__ = ["MAX_CELLS", "MAX_INPUT_CHARS", "MAX_PAGE_BYTES", "DrawioError",
 
 #: Largest mxfile text read (characters; a real diagram is a few hundred kilobytes).
 MAX_INPUT_CHARS = 16 * 1024 * 1024
-#: Largest page once inflated (bytes): a deflate bomb stops here.
+#: Most bytes inflated from compressed pages, all pages together: a deflate bomb stops here.
 MAX_PAGE_BYTES = 16 * 1024 * 1024
 #: Most XML elements in one parsed document, and most cells on one page.
 MAX_ELEMENTS = 200_000
@@ -57,7 +57,7 @@ def plantuml_from_mxfile(text: str, *, source: str = "<image>") -> str:
     text) as PlantUML. Raises :class:`DrawioError` when it is malformed, too large, or
     holds no class diagram."""
     if len(text) > MAX_INPUT_CHARS:
-        raise DrawioError(f"the draw.io model is over {MAX_INPUT_CHARS // 2**20} MB; refused",
+        raise DrawioError(f"the draw.io model is over {_size(MAX_INPUT_CHARS)}; refused",
                           source=source)
     root = _parse_xml(_decoded(text, source), "the draw.io model", source)
     if root.tag == "mxGraphModel":
@@ -72,9 +72,11 @@ def plantuml_from_mxfile(text: str, *, source: str = "<image>") -> str:
     if len(pages) > MAX_PAGES:
         raise DrawioError(f"the draw.io model has {len(pages)} pages (at most {MAX_PAGES} "
                           "are read); refused", source=source)
+    inflated = [0]  # bytes inflated so far, against MAX_PAGE_BYTES
     for number, (name, page) in enumerate(pages, start=1):
         label = f'page {number} ("{name}")' if name else f"page {number}"
-        model = page if page.tag == "mxGraphModel" else _page_model(page, label, source)
+        model = page if page.tag == "mxGraphModel" else _page_model(page, label, source,
+                                                                    inflated)
         if model is None:
             continue
         cells = read_cells(model)
@@ -89,6 +91,10 @@ def plantuml_from_mxfile(text: str, *, source: str = "<image>") -> str:
                       source=source)
 
 
+def _size(count: int) -> str:
+    return f"{count // 2**20} MB" if count >= 2**20 else f"{count // 1024} kB"
+
+
 def _decoded(text: str, source: str) -> str:
     """The mxfile XML: as is, or URL-decoded as draw.io writes it into a PNG."""
     stripped = text.lstrip("\ufeff \t\r\n")
@@ -99,8 +105,10 @@ def _decoded(text: str, source: str) -> str:
     raise DrawioError("not a draw.io model (neither XML nor URL-encoded XML)", source=source)
 
 
-def _page_model(page: ET.Element, label: str, source: str) -> ET.Element | None:
-    """A ``<diagram>``'s ``<mxGraphModel>``: its child, or its compressed text inflated."""
+def _page_model(page: ET.Element, label: str, source: str,
+                inflated: list[int]) -> ET.Element | None:
+    """A ``<diagram>``'s ``<mxGraphModel>``: its child, or its compressed text inflated
+    (``inflated[0]`` counts the bytes inflated by every page so far)."""
     model = page.find("mxGraphModel")
     if model is not None:
         return model
@@ -113,14 +121,20 @@ def _page_model(page: ET.Element, label: str, source: str) -> ET.Element | None:
         raise DrawioError(f"{label} of the draw.io model is neither XML nor draw.io's "
                           "compressed form (bad base64)", source=source) from error
     inflater = zlib.decompressobj(-zlib.MAX_WBITS)
+    limit = max(MAX_PAGE_BYTES - inflated[0], 1)
     try:
-        data = inflater.decompress(raw, MAX_PAGE_BYTES)
+        data = inflater.decompress(raw, limit)
     except zlib.error as error:
         raise DrawioError(f"{label} of the draw.io model does not inflate ({error})",
                           source=source) from error
-    if inflater.unconsumed_tail:
+    inflated[0] += len(data)
+    if not inflater.eof:
+        if len(data) < limit:
+            raise DrawioError(f"{label} of the draw.io model does not inflate (it is cut "
+                              "short)", source=source)
         raise DrawioError(f"{label} of the draw.io model inflates to over "
-                          f"{MAX_PAGE_BYTES // 2**20} MB; refused", source=source)
+                          f"{_size(MAX_PAGE_BYTES)} (all pages together); refused",
+                          source=source)
     xml_text = data.decode("utf-8", errors="replace")
     if _URL_ENCODED_XML.match(xml_text):
         xml_text = urllib.parse.unquote(xml_text, errors="replace")

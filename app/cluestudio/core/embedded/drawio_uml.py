@@ -45,6 +45,7 @@ _ARROWS = {"AS": "--", "DE": "..>", "GE": "--|>", "RE": "..|>", "CO": "*--", "AG
 _NEAR_END = 0.3
 _TOLERANCE = 12.0  # drawing units around a box within which a loose edge end still meets it
 MAX_DEPTH = 64  # parent links followed before a chain is taken for a cycle
+MAX_BOX_TESTS = 2_000_000  # loose edge end × class box tests on one page
 
 
 @dataclass
@@ -96,6 +97,9 @@ class Page:
                           if c.id in boxes and self._owner(c.parent, boxes) is None]
         self.classes: dict[str, _Class] = {}  # cell id → class (merged by name)
         self.by_name: dict[str, _Class] = {}
+        self.edges = [cell for cell in cells if cell.edge]
+        self._box_cache: list[tuple[float, float, float, float, str]] | None = None
+        self._box_tests = 0
 
     # -- classes ------------------------------------------------------------------------
     def _looks_like_class(self, cell: Cell) -> bool:
@@ -106,6 +110,8 @@ class Page:
             return True
         if style.words & _NOT_CLASSES or style.get("shape") not in _PLAIN_SHAPES:
             return False
+        if style.get("strokeColor") == "none":
+            return False  # a rectangle without a border is a text, not a box
         compartments = cell.compartments()
         return len(compartments) > 1 or 0 < len(compartments[0]) <= 3
 
@@ -197,7 +203,7 @@ class Page:
 
     def _drop_objects(self) -> None:
         objects: set[str] = set()
-        for edge in self._edges():
+        for edge in self.edges:
             labels = [edge.value, *(c.value for c in self.children.get(edge.id, []))]
             if any(_INSTANCE_OF.sub("", text.lower()) == "instanceof" for text in labels):
                 owner = self._owner(edge.source, self.classes)
@@ -209,9 +215,6 @@ class Page:
                 self.by_name.pop(found.name, None)
 
     # -- edges --------------------------------------------------------------------------
-    def _edges(self) -> list[Cell]:
-        return [c for c in self.cells.values() if c.edge]
-
     def _origin(self, cell: Cell) -> Point:
         """Where ``cell``'s coordinates start: the sum of its vertex ancestors' offsets."""
         x = y = 0.0
@@ -224,19 +227,31 @@ class Page:
             parent = self.cells.get(parent.parent)
         return Point(x, y)
 
+    def _boxes(self) -> list[tuple[float, float, float, float, str]]:
+        """(left, top, right, bottom, cell id) of every class box, in page coordinates."""
+        if self._box_cache is None:
+            self._box_cache = []
+            for cell_id in self.classes:
+                cell = self.cells[cell_id]
+                start = self._origin(cell)
+                left, top = start.x + cell.geometry.x, start.y + cell.geometry.y
+                self._box_cache.append((left, top, left + cell.geometry.width,
+                                        top + cell.geometry.height, cell_id))
+        return self._box_cache
+
     def _class_at(self, edge: Cell, point: Point | None) -> str | None:
-        if point is None:
+        """The class whose box a loose edge end touches. Each box tried counts against
+        :data:`MAX_BOX_TESTS`, so a page of thousands of loose ends costs a bounded time
+        (past it, loose ends stay loose and their edges are left out)."""
+        boxes = self._boxes()
+        if point is None or self._box_tests + len(boxes) > MAX_BOX_TESTS:
             return None
+        self._box_tests += len(boxes)
         origin = self._origin(edge)
         px, py = point.x + origin.x, point.y + origin.y
         best: tuple[float, str] | None = None
-        for cell_id in self.classes:
-            cell = self.cells[cell_id]
-            start = self._origin(cell)
-            left, top = start.x + cell.geometry.x, start.y + cell.geometry.y
-            dx = max(left - px, 0.0, px - (left + cell.geometry.width))
-            dy = max(top - py, 0.0, py - (top + cell.geometry.height))
-            distance = max(dx, dy)
+        for left, top, right, bottom, cell_id in boxes:
+            distance = max(left - px, px - right, top - py, py - bottom, 0.0)
             if distance <= _TOLERANCE and (best is None or distance < best[0]):
                 best = (distance, cell_id)
         return best[1] if best else None
@@ -247,7 +262,7 @@ class Page:
 
     def read_relations(self) -> list[_Relation]:
         relations: list[_Relation] = []
-        for edge in self._edges():
+        for edge in self.edges:
             source = self._end(edge, edge.source, edge.geometry.source_point)
             target = self._end(edge, edge.target, edge.geometry.target_point)
             if source is None or target is None:
@@ -286,6 +301,10 @@ class Page:
         """(class name or "", lines) for every note shape; a note linked to a class by an
         edge is that class's."""
         notes: list[tuple[str, list[str]]] = []
+        linked: dict[str, list[str]] = {}  # cell id → the other ends of its edges
+        for edge in self.edges:
+            linked.setdefault(edge.source, []).append(edge.target)
+            linked.setdefault(edge.target, []).append(edge.source)
         for cell in self.cells.values():
             if not (cell.vertex and cell.style.has("note")):
                 continue
@@ -293,14 +312,9 @@ class Page:
             lines = [line for line in lines if line and line.lower() != "end note"]
             if not lines:
                 continue
-            target = ""
-            for edge in self._edges():
-                other = edge.target if edge.source == cell.id else (
-                    edge.source if edge.target == cell.id else "")
-                owner = self._owner(other, self.classes) if other else None
-                if owner:
-                    target = self.classes[owner].name
-                    break
+            owners = (self._owner(other, self.classes) for other in linked.get(cell.id, []))
+            owner = next((found for found in owners if found), None)
+            target = self.classes[owner].name if owner else ""
             notes.append((target, lines))
         return notes
 
