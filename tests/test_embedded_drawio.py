@@ -387,3 +387,19 @@ def test_loose_edge_ends_are_matched_within_a_budget(monkeypatch: pytest.MonkeyP
     assert len(read(model(cells)).relations) == 1
     monkeypatch.setattr(drawio_uml, "MAX_BOX_TESTS", 1)
     assert read(model(cells)).relations == ()
+
+
+def test_only_an_italic_name_makes_a_class_abstract() -> None:
+    cells = [
+        # draw.io's palette writes the stereotype in italics: an interface, not abstract.
+        cell("i", "<p><i>&lt;&lt;Interface&gt;&gt;</i><br><b>Payable</b></p><hr>"
+             "<p>+ pay(): void</p>", CLASS_BOX, box=(0, 0, 160, 60)),
+        cell("e", "<p><i>&lt;&lt;entity&gt;&gt;</i><br><b>Order</b></p><hr><p>- id: int</p>"
+             "<hr><p><i>+ total(): float</i></p>", CLASS_BOX, box=(300, 0, 160, 80)),
+        cell("a", "<p><i><b>Account</b></i></p><hr><p>- id: int</p>", CLASS_BOX,
+             box=(600, 0, 160, 60)),
+    ]
+    diagram = read(model(cells))
+    kinds = {c.name: (c.kind, c.stereotype) for c in diagram.classes}
+    assert kinds == {"Payable": (ClassKind.INTERFACE, ""), "Order": (ClassKind.CLASS, "entity"),
+                     "Account": (ClassKind.ABSTRACT, "")}

@@ -21,6 +21,9 @@ _BREAK = re.compile(r"<\s*/?\s*(?:br|div|p|li|ul|ol|tr|h[1-6])\b[^>]*+>", re.IGN
 _RULE = re.compile(r"<\s*hr\b[^>]*+>", re.IGNORECASE)
 _TAG = re.compile(r"<[^>]*+>")
 _ITALIC = re.compile(r"<\s*i\b|font-style\s*:\s*italic", re.IGNORECASE)
+# «interface» in italics, as draw.io's palette writes it: says nothing of the name's italics.
+_ITALIC_STEREOTYPE = re.compile(
+    r"<\s*i\b[^>]*+>\s*(?:&lt;&lt;|<<|«)[^<]*?(?:&gt;&gt;|>>|»)\s*<\s*/\s*i\s*>", re.IGNORECASE)
 _SPACES = re.compile(r"\s+")
 
 
@@ -105,7 +108,13 @@ class Cell:
         return [line for part in self.compartments() for line in part]
 
     def italic(self) -> bool:
-        return bool(self.style.font_bits() & 2) or (self.html and bool(_ITALIC.search(self.value)))
+        """Whether the label's first compartment (a class's name) is in italics."""
+        if self.style.font_bits() & 2:
+            return True
+        if not self.html:
+            return False
+        head = _RULE.split(self.value, maxsplit=1)[0]
+        return bool(_ITALIC.search(_ITALIC_STEREOTYPE.sub("", head)))
 
 
 def label_compartments(value: str, is_html: bool) -> list[list[str]]:
