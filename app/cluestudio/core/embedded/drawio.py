@@ -22,8 +22,8 @@ import xml.etree.ElementTree as ET
 import zlib
 from xml.parsers import expat
 
-from cluestudio.core.embedded.drawio_cells import read_cells
-from cluestudio.core.embedded.drawio_uml import Page, plantuml_body, safe_text
+from cluestudio.core.embedded.drawio_cells import read_cells, safe_text
+from cluestudio.core.embedded.drawio_uml import Page, plantuml_body
 from cluestudio.core.errors import PlantUMLSyntaxError, SourceError
 from cluestudio.core.plantuml import parse_plantuml, write_plantuml
 

@@ -117,6 +117,13 @@ class Cell:
         return bool(_ITALIC.search(_ITALIC_STEREOTYPE.sub("", head)))
 
 
+def safe_text(text: str) -> str:
+    """One line PlantUML reads as plain text: no quotes, no comment or block markers at its
+    start, no ``/'`` comment openers, no braces that would close a body."""
+    text = text.replace('"', "'").replace("/'", "/ '").replace("'/", "' /")
+    return text.lstrip("'@!}").rstrip("{").strip()
+
+
 def label_compartments(value: str, is_html: bool) -> list[list[str]]:
     if not is_html:
         return [_clean_lines(value)]

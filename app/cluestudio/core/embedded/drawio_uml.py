@@ -25,24 +25,25 @@ source of an edge labelled "instance of" is an object of an object diagram, not 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Container
 from dataclasses import dataclass, field
 
-from cluestudio.core.embedded.drawio_cells import Cell, Point
+from cluestudio.core.embedded.drawio_cells import Cell, Point, safe_text
+from cluestudio.core.embedded.drawio_edges import (
+    STEREOTYPE,
+    EdgeRelation,
+    read_labels,
+    relation_line,
+    relation_of,
+)
 
-_MULTIPLICITY = re.compile(r"(?:\d+|\*|[nNmM])(?:\s*\.\.\s*(?:\d+|\*|[nNmM]))?")
-_STEREOTYPE = re.compile(r"(?:<<|«)\s*([^<>«»]*?)\s*(?:>>|»)")
 _INSTANCE_OF = re.compile(r"[^a-z]")
 _NAME_TYPE = re.compile(r"([^\W\d][\w ]*?)\s*\(\s*([^\W\d][\w.<>\[\]]*)\s*\)")
-_ER_ENDS = {"ERone": "1", "ERmandOne": "1", "ERmany": "*", "ERzeroToOne": "0..1",
-            "ERzeroToMany": "0..*", "ERoneToMany": "1..*"}
 _KIND_WORDS = {"interface": "interface", "enumeration": "enum", "enum": "enum",
                "abstract": "abstract class"}
 _PLAIN_SHAPES = {"", "rect", "rectangle", "label"}
 _NOT_CLASSES = {"text", "edgeLabel", "line", "ellipse", "rhombus", "triangle", "image",
                 "group", "note", "umlFrame", "folder", "umlActor", "cloud", "cylinder"}
-_ARROWS = {"AS": "--", "DE": "..>", "GE": "--|>", "RE": "..|>", "CO": "*--", "AG": "o--"}
-_NEAR_END = 0.3
 _TOLERANCE = 12.0  # drawing units around a box within which a loose edge end still meets it
 MAX_DEPTH = 64  # parent links followed before a chain is taken for a cycle
 MAX_BOX_TESTS = 2_000_000  # loose edge end × class box tests on one page
@@ -54,30 +55,6 @@ class _Class:
     keyword: str = "class"
     stereotype: str = ""
     members: list[str] = field(default_factory=list)
-    alias: str = ""
-
-
-@dataclass
-class _Relation:
-    kind: str
-    begin: str
-    end: str
-    arrow: str
-    reversed: bool = False  # begin is the edge's target (the head was at the source)
-    from_: str = ""
-    to: str = ""
-    name: str = ""
-
-
-def safe_text(text: str) -> str:
-    """One line PlantUML reads as plain text: no quotes, no comment or block markers at its
-    start, no ``/'`` comment openers, no braces that would close a body."""
-    text = text.replace('"', "'").replace("/'", "/ '").replace("'/", "' /")
-    return text.lstrip("'@!}").rstrip("{").strip()
-
-
-def is_multiplicity(text: str) -> bool:
-    return bool(_MULTIPLICITY.fullmatch(text.strip()))
 
 
 class Page:
@@ -121,11 +98,10 @@ class Page:
             return any(k.style.has("swimlane") for k in inside)
         return bool(inside)
 
-    def _owner(self, cell_id: str, classes: Iterable[str]) -> str | None:
+    def _owner(self, cell_id: str, classes: Container[str]) -> str | None:
         """The class cell ``cell_id`` is or sits in (bounded walk up the parent chain)."""
-        wanted = classes if isinstance(classes, (set, frozenset, dict)) else set(classes)
         for _ in range(MAX_DEPTH):
-            if cell_id in wanted:
+            if cell_id in classes:
                 return cell_id
             cell = self.cells.get(cell_id)
             if cell is None or not cell.parent or cell.parent == cell_id:
@@ -158,14 +134,14 @@ class Page:
             rows, separated = self._member_rows(cell)
         keyword, stereotype, words = "class", "", []
         for line in header:
-            found = _STEREOTYPE.findall(line)
+            found = STEREOTYPE.findall(line)
             for word in found:
                 kind = _KIND_WORDS.get(word.strip().lower())
                 if kind:
                     keyword = kind
                 elif word.strip() and not stereotype:
                     stereotype = safe_text(word).replace("<", "").replace(">", "")
-            rest = _STEREOTYPE.sub(" ", line).strip()
+            rest = STEREOTYPE.sub(" ", line).strip()
             if rest:
                 words.append(rest)
         name = safe_text(" ".join(words).replace("{abstract}", " ")).strip()
@@ -260,41 +236,17 @@ class Page:
         owner = self._owner(cell_id, self.classes) if cell_id else None
         return owner if owner else self._class_at(edge, point)
 
-    def read_relations(self) -> list[_Relation]:
-        relations: list[_Relation] = []
+    def read_relations(self) -> list[EdgeRelation]:
+        relations: list[EdgeRelation] = []
         for edge in self.edges:
             source = self._end(edge, edge.source, edge.geometry.source_point)
             target = self._end(edge, edge.target, edge.geometry.target_point)
             if source is None or target is None:
                 continue
-            relation = _relation(edge, self.classes[source].name, self.classes[target].name)
-            self._label(relation, edge)
+            relation = relation_of(edge, self.classes[source].name, self.classes[target].name)
+            read_labels(relation, edge, self.children.get(edge.id, []))
             relations.append(relation)
         return relations
-
-    def _label(self, relation: _Relation, edge: Cell) -> None:
-        names = list(edge.lines())
-        ends: dict[str, str] = {}
-        for child in sorted(self.children.get(edge.id, []), key=lambda c: c.order):
-            x = child.geometry.x if child.geometry.relative else 0.0
-            side = "source" if x < -_NEAR_END else "target" if x > _NEAR_END else ""
-            for line in child.lines():
-                if side and is_multiplicity(line):
-                    ends.setdefault(side, " ".join(line.split()))
-                elif not side:
-                    names.append(line)
-        if relation.kind in ("GE", "RE"):
-            return  # the head says it all; "extends" labels add nothing
-        style = edge.style
-        # Written labels first; else what crow's feet draw.
-        at_source = ends.get("source") or _ER_ENDS.get(style.get("startArrow", ""), "")
-        at_target = ends.get("target") or _ER_ENDS.get(style.get("endArrow", ""), "")
-        if relation.reversed:
-            at_source, at_target = at_target, at_source
-        relation.from_, relation.to = safe_text(at_source), safe_text(at_target)
-        name = " ".join(n for n in names if not is_multiplicity(n))
-        name = _STEREOTYPE.sub(lambda m: m.group(1), name)
-        relation.name = safe_text(name).strip("<>").strip()
 
     # -- notes --------------------------------------------------------------------------
     def read_notes(self) -> list[tuple[str, list[str]]]:
@@ -336,53 +288,6 @@ def _member_line(line: str, compartment: int | None, in_enum: bool) -> str:
     return text if "(" in text else "{method} " + text
 
 
-def _head(arrow: str, filled: bool) -> str:
-    if arrow in ("block", "blockThin") and not filled:
-        return "triangle"
-    if arrow in ("diamond", "diamondThin"):
-        return "diamond" if filled else "hollow"
-    if arrow in _ER_ENDS:
-        return "er"
-    if arrow in ("", "none", "oval", "dash", "cross", "circle", "circlePlus", "halfCircle"):
-        return "none"
-    return "arrow"
-
-
-def _relation(edge: Cell, source: str, target: str) -> _Relation:
-    style = edge.style
-    start = _head(style.get("startArrow", "none"), style.get("startFill", "1") != "0")
-    # draw.io's default edge ends in a filled "classic" arrow head.
-    end = _head(style.get("endArrow", "classic"), style.get("endFill", "1") != "0")
-    dashed = style.flag("dashed")
-    for head in ("triangle", "diamond", "hollow"):
-        if head in (start, end):
-            at_start = start == head
-            if head == "triangle":
-                kind = "RE" if dashed else "GE"
-                # The triangle marks the parent, the relation's end.
-                return _Relation(kind, target, source, _ARROWS[kind], reversed=at_start) \
-                    if at_start else _Relation(kind, source, target, _ARROWS[kind])
-            kind = "CO" if head == "diamond" else "AG"
-            # The diamond marks the whole, the relation's begin.
-            return _Relation(kind, source, target, _ARROWS[kind]) if at_start \
-                else _Relation(kind, target, source, _ARROWS[kind], reversed=True)
-    if dashed:
-        if start == "arrow" and end != "arrow":
-            return _Relation("DE", target, source, "..>", reversed=True)
-        return _Relation("DE", source, target, "..>" if end == "arrow" else "..")
-    arrow = {("arrow", "arrow"): "<-->", ("arrow", "none"): "<--", ("arrow", "er"): "<--",
-             ("none", "arrow"): "-->", ("er", "arrow"): "-->"}.get((start, end), "--")
-    return _Relation("AS", source, target, arrow)
-
-
-def relation_line(relation: _Relation, aliases: dict[str, str]) -> str:
-    arrow = relation.arrow
-    from_ = f' "{relation.from_}"' if relation.from_ else ""
-    to = f'"{relation.to}" ' if relation.to else ""
-    name = f" : {relation.name}" if relation.name else ""
-    return f"{aliases[relation.begin]}{from_} {arrow} {to}{aliases[relation.end]}{name}"
-
-
 def plantuml_body(page: Page) -> list[str] | None:
     """The page as PlantUML lines between ``@startuml`` and ``@enduml``; None when it holds
     no class."""
@@ -392,8 +297,8 @@ def plantuml_body(page: Page) -> list[str] | None:
     lines: list[str] = []
     aliases: dict[str, str] = {}
     for index, found in enumerate(page.by_name.values(), start=1):
-        aliases[found.name] = found.alias = f"C{index}"
-        header = f'{found.keyword} "{found.name}" as {found.alias}'
+        aliases[found.name] = f"C{index}"
+        header = f'{found.keyword} "{found.name}" as C{index}'
         if found.stereotype:
             header += f" <<{found.stereotype}>>"
         if found.members:
