@@ -403,3 +403,23 @@ def test_only_an_italic_name_makes_a_class_abstract() -> None:
     kinds = {c.name: (c.kind, c.stereotype) for c in diagram.classes}
     assert kinds == {"Payable": (ClassKind.INTERFACE, ""), "Order": (ClassKind.CLASS, "entity"),
                      "Account": (ClassKind.ABSTRACT, "")}
+
+
+def test_enumerations_plain_text_stereotypes_and_classes_inside_a_package_box() -> None:
+    cells = [*swimlane("e", "&lt;&lt;enumeration&gt;&gt;<br>Color",
+                       ["RED", "GREEN", None, "+ hex(): String"]),
+             cell("i", "«interface»\nShape", "swimlane;fontStyle=0;", box=(300, 0, 100, 60)),
+             # A swimlane holding a swimlane is a package: only what it holds is a class.
+             cell("p", "shapes", "swimlane;", box=(600, 0, 400, 400)),
+             cell("k", "Square", "swimlane;", "p", box=(10, 30, 100, 60)),
+             cell("x", "", "endArrow=block;endFill=0;dashed=1;", edge=True, source="k",
+                  target="i")]
+    diagram = read(model(cells))
+    assert {c.name: c.kind for c in diagram.classes} == {
+        "Color": ClassKind.ENUM, "Shape": ClassKind.INTERFACE, "Square": ClassKind.CLASS}
+    color = diagram.class_named("Color")
+    assert color is not None
+    assert [a.name for a in color.attributes] == ["RED", "GREEN"]
+    assert [m.name for m in color.methods] == ["hex"]
+    assert [(r.type, r.begin, r.end) for r in diagram.relations] == [
+        (RelationType.REALIZATION, "Square", "Shape")]
