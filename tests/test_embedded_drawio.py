@@ -352,6 +352,8 @@ def test_a_deflate_bomb_stops_at_the_size_limit(monkeypatch: pytest.MonkeyPatch)
 
 def test_bad_base64_and_bad_deflate_are_refused() -> None:
     assert "bad base64" in refused("<mxfile><diagram>!!not*base64$$</diagram></mxfile>")
+    # A page name over several lines still makes a one-line message.
+    assert "bad base64" in refused('<mxfile><diagram name="a&#10;b">!!</diagram></mxfile>')
     junk = base64.b64encode(b"\xff" * 40).decode()
     assert "does not inflate" in refused(f"<mxfile><diagram>{junk}</diagram></mxfile>")
 

@@ -63,7 +63,9 @@ def plantuml_from_mxfile(text: str, *, source: str = "<image>") -> str:
     if root.tag == "mxGraphModel":
         pages: list[tuple[str, ET.Element]] = [("", root)]
     elif root.tag == "mxfile":
-        pages = [(page.get("name", ""), page) for page in root if page.tag == "diagram"]
+        # A page's name goes into messages and a comment: one short line.
+        pages = [(" ".join(page.get("name", "").split())[:80], page)
+                 for page in root if page.tag == "diagram"]
     else:
         raise DrawioError(f"not a draw.io model (its XML starts with <{root.tag[:40]}>)",
                           source=source)
