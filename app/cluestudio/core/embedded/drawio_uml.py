@@ -54,7 +54,7 @@ class _Class:
     name: str
     keyword: str = "class"
     stereotype: str = ""
-    members: list[str] = field(default_factory=list)
+    members: dict[str, None] = field(default_factory=dict)  # rows in order, each once
 
 
 class Page:
@@ -119,7 +119,7 @@ class Page:
             if known is None:
                 self.by_name[parsed.name] = known = parsed
             else:  # the same class drawn twice: one class, its rows once
-                known.members += [m for m in parsed.members if m not in known.members]
+                known.members.update(parsed.members)
                 if known.keyword == "class":
                     known.keyword = parsed.keyword
             self.classes[cell_id] = known
@@ -154,8 +154,8 @@ class Page:
         for index, compartment in enumerate(rows):
             for line in compartment:
                 row = _member_line(line, index if separated else None, keyword == "enum")
-                if row and row not in found_class.members:
-                    found_class.members.append(row)
+                if row:
+                    found_class.members[row] = None
         return found_class
 
     def _member_rows(self, cell: Cell) -> tuple[list[list[str]], bool]:
