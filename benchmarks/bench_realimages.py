@@ -1,7 +1,7 @@
 """The offline check and the offline draft converter on real diagrams nobody here drew (issue 29).
 
     .venv/bin/python benchmarks/bench_realimages.py [--folders plantucd ...] [--limit N]
-        [--cache FILE] [--relayout] [--misses] [--json]
+        [--cache FILE] [--relayout] [--misses] [--json] [--embedded]
 
 Reads ``../shared/realimages/`` (next to the repository; ``$CLUESTUDIO_REALIMAGES`` elsewhere)
 and exits 0 with a note when it is absent: those images are never copied into the project.
@@ -21,6 +21,13 @@ MANIFEST.md says so: a German drawing with an English truth, a truth with attrib
 image lacks) are left out of the check's rates and reported on their own.
 CPU seconds are the process's (all threads): OCR and layout of an uncached read, the check
 beyond OCR, the draft beyond OCR.
+
+The table measures the pixel method (OCR, layout, traced lines) on every image, also on
+the PlantUML renders that carry their source (core/embedded): its figures are the
+method's, comparable run to run. ``--embedded`` adds a second table, per kind of image:
+what a user gets, where an image that carries its PlantUML is drafted from and checked
+against that (its figures, the CPU of reading and comparing it) and the others as the
+pixel table has them.
 
 Figures before and after issue 29's changes, per kind of image, with the misses and the
 load average of each run: ``benchmarks/realimages_figures.md``. In short (all 56 images,
@@ -355,6 +362,9 @@ class ImageResult:
     draft: dict[str, Any]
     draft_error: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    # what a user gets (--embedded): this image drafted from and checked against the
+    # diagram it carries, or None when it carries none
+    user: ImageResult | None = None
 
 
 def _read(image: LoadedImage, cache: OcrCache | None, relayout: bool
@@ -372,7 +382,8 @@ def _read(image: LoadedImage, cache: OcrCache | None, relayout: bool
     return ocr, spent
 
 
-def run_item(item: Item, cache: OcrCache | None, relayout: bool) -> ImageResult:
+def run_item(item: Item, cache: OcrCache | None, relayout: bool, embedded: bool = False
+             ) -> ImageResult:
     from cluestudio.core.draft import draft_from_ocr
 
     image = load_image_file(item.image)
@@ -407,9 +418,105 @@ def run_item(item: Item, cache: OcrCache | None, relayout: bool) -> ImageResult:
     except Exception as exc:  # the benchmark reports a failing draft, it does not stop
         made, error = ClassDiagram(), f"{type(exc).__name__}: {exc}"
     draft_cpu = time.process_time() - cpu
-    return ImageResult(item, ocr_cpu, check_cpu, draft_cpu, _judged(faithful),
-                       faithful.triage, false_flags, dropped, dropped_missed, invented,
-                       score_draft(item.truth, made), error, {"triages": triages})
+    result = ImageResult(item, ocr_cpu, check_cpu, draft_cpu, _judged(faithful),
+                         faithful.triage, false_flags, dropped, dropped_missed, invented,
+                         score_draft(item.truth, made), error, {"triages": triages})
+    if embedded:
+        result.user = run_embedded(item, invented_diagram, invented_name)
+    return result
+
+
+def run_embedded(item: Item, invented_diagram: ClassDiagram, invented_name: str
+                 ) -> ImageResult | None:
+    """The check's three conversions and the draft, from the diagram the image carries
+    (None when it carries none): what a user gets where the file holds its source."""
+    from cluestudio.core.draft.convert import draft_from_embedded
+    from cluestudio.core.embedded.compare import compare_with_embedded
+    from cluestudio.core.embedded.source import read_embedded
+
+    data = item.image.read_bytes()
+    cpu = time.process_time()
+    embedded = read_embedded(data, item.name).diagram
+    read_cpu = time.process_time() - cpu
+    if embedded is None:
+        return None
+    cpu = time.process_time()
+    faithful = compare_with_embedded(embedded, item.truth, image=data)
+    check_cpu = read_cpu + time.process_time() - cpu
+    false_flags = [f"missing {t} ({k})" for t, k in _flags(faithful, "missing")]
+    false_flags += [f"invented {t} ({k})" for t, k in _flags(faithful, "invented")]
+    dropped, dropped_missed = [], []
+    triages: list[tuple[float, bool, float]] = [(faithful.triage, False, 1.0)]
+    named = [c for c in item.truth.classes if c.stereotype != "diamond"]
+    for cls in named:
+        report = compare_with_embedded(embedded, without_class(item.truth, cls.name))
+        triages.append((report.triage, True, 1.0 / len(named)))
+        found = _names_flag(report, "missing", cls.name)
+        dropped.append(found)
+        if not found:
+            dropped_missed.append(cls.name)
+    report = compare_with_embedded(embedded, invented_diagram)
+    triages.append((report.triage, True, 1.0))
+    invented = _names_flag(report, "invented", invented_name)
+    cpu = time.process_time()
+    made = draft_from_embedded(embedded).diagram
+    draft_cpu = read_cpu + time.process_time() - cpu
+    return ImageResult(item, None, check_cpu, draft_cpu, _judged(faithful), faithful.triage,
+                       false_flags, dropped, dropped_missed, invented,
+                       score_draft(item.truth, made), "", {"triages": triages})
+
+
+def user_table(results: list[ImageResult]) -> dict[str, dict[str, Any]]:
+    """Per kind of image, what a user gets: each image that carries its diagram as
+    :func:`run_embedded` measured it, the others as the pixel method did; with how many
+    used their source and the CPU that cost (read, compare, draft: no OCR)."""
+    groups: dict[str, dict[str, Any]] = {}
+    for kind in (*KINDS, "all"):
+        chosen = [r for r in results if kind in ("all", r.item.kind)]
+        if not chosen:
+            continue
+        used = [r.user for r in chosen if r.user is not None]
+        summary = summarise([r.user or r for r in chosen])
+        summary["source_used"] = len(used)
+        check = [u.check_cpu for u in used]
+        draft = [u.draft_cpu for u in used]
+        summary["source_cpu"] = {
+            "check_median": statistics.median(check) if check else None,
+            "check_max": max(check) if check else None,
+            "draft_median": statistics.median(draft) if draft else None,
+            "draft_max": max(draft) if draft else None}
+        groups[kind] = summary
+    return groups
+
+
+def print_user_table(groups: dict[str, dict[str, Any]]) -> None:
+    print("what a user gets (--embedded): images that carry their PlantUML drafted from and "
+          "checked against it, the others read from their pixels as above")
+    names = list(groups)
+    width = max(16, *(len(n) + 2 for n in names))
+    print(f"{'':34}" + "".join(f"{n:>{width}}" for n in names))
+
+    def row(label: str, values: list[str]) -> None:
+        print(f"{label:34}" + "".join(f"{v:>{width}}" for v in values))
+
+    row("images (carrying their source)", [
+        f"{groups[n]['images']} ({groups[n]['source_used']})" for n in names])
+    for part, label in (("class", "draft class F1"), ("attributes", "draft attribute F1"),
+                        ("methods", "draft method F1"), ("relation", "draft relation F1"),
+                        ("relation_typed", "draft relation typed F1")):
+        row(label, [_fmt(groups[n]["draft"][part]["f1"]) for n in names])
+    row("check: faithful flagged", [_fmt(groups[n]["check"]["false_flag_rate"])
+                                    for n in names])
+    row("check: could not judge", [str(groups[n]["check"]["abstained"]) for n in names])
+    row("check: dropped class found", [f"{_fmt(groups[n]['check']['dropped_recall'])} "
+                                       f"/{groups[n]['check']['dropped_n']}" for n in names])
+    row("check: invented class found", [_fmt(groups[n]["check"]["invented_recall"])
+                                        for n in names])
+    cpu = {n: groups[n]["source_cpu"] for n in names}
+    row("CPU s, source: check med/max", [
+        f"{_fmt(cpu[n]['check_median'], 3)}/{_fmt(cpu[n]['check_max'], 3)}" for n in names])
+    row("CPU s, source: draft med/max", [
+        f"{_fmt(cpu[n]['draft_median'], 3)}/{_fmt(cpu[n]['draft_max'], 3)}" for n in names])
 
 
 def calibration(results: list[ImageResult]) -> list[tuple[str, float, float, float]]:
@@ -532,6 +639,10 @@ def main(argv: list[str] | None = None) -> int:
     add_cache_arguments(parser)
     parser.add_argument("--misses", action="store_true", help="list each image's misses")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--embedded", action="store_true",
+                        help="also report what a user gets: images that carry their "
+                             "PlantUML drafted from and checked against it (the main table "
+                             "always measures the pixel method)")
     args = parser.parse_args(argv)
     root = realimages_folder()
     if root is None:
@@ -546,7 +657,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.limit and per_folder[item.folder] >= args.limit:
                 continue
             per_folder[item.folder] += 1
-            results.append(run_item(item, cache, args.relayout))
+            results.append(run_item(item, cache, args.relayout, args.embedded))
             print(f"{item.folder}/{item.name} done", file=sys.stderr, flush=True)
     finally:
         if cache is not None:
@@ -569,10 +680,14 @@ def main(argv: list[str] | None = None) -> int:
     for folder in sorted({r.item.folder for r in results}):
         groups[folder] = summarise([r for r in results if r.item.folder == folder])
     groups["all"] = summarise(results)
+    users = user_table(results) if args.embedded else {}
     if args.json:
-        print(json.dumps(groups, indent=2, default=str))
+        print(json.dumps({**groups, "what a user gets": users} if users else groups,
+                         indent=2, default=str))
     else:
         print_table(groups, get_engine().engine_id)
+        if users:
+            print_user_table(users)
     if not args.json:
         print("triage calibration (judged images; each: 1 faithful, 1 dropped, 1 invented):")
         rows = calibration(results)
