@@ -150,10 +150,12 @@ class CheckPanel(QWidget):
                                 "stereotypes OCR misread, words cut by the image's edge"
                                 if shown.hidden else "")
         embedded = _embedded(report)
-        self.summary.setText(
-            f"{flag} · triage {report.triage:.2f} · the PlantUML has "
-            f"{_percent(recall)} of A's text; A shows {_percent(precision)} of its names"
-            + hidden + _evidence_line(report))
+        shares = (f"the conversion has {_percent(recall)} of the source's names; the source "
+                  f"has {_percent(precision)} of the conversion's" if embedded
+                  else f"the PlantUML has {_percent(recall)} of A's text; A shows "
+                       f"{_percent(precision)} of its names")
+        self.summary.setText(f"{flag} · triage {report.triage:.2f} · {shares}"
+                             + hidden + _evidence_line(report))
         limit = report_flag_confidence()
         titles = (("In the PlantUML A carries, not in the conversion",
                    "In the conversion, not in the PlantUML A carries") if embedded else
@@ -231,7 +233,7 @@ def _evidence_line(report: Any) -> str:
     PlantUML image A carries, or why A's pixels were read although it carries one."""
     note = str(getattr(report, "evidence_note", "") or "")
     if _embedded(report):
-        return f"<br>✓ {escape(note)}"
+        return f"<br><i>{escape(note)}</i>"
     return f"<br><small>read from the pixels: {escape(note)}</small>" if note else ""
 
 
