@@ -118,3 +118,13 @@ def test_a_ta_checks_a_plantuml_render_against_the_source_it_carries_then_its_pi
     finally:
         window.close()
         runner.shutdown()
+
+
+def test_a_ta_turns_the_source_off_in_the_settings_dialog(qtbot) -> None:
+    from cluestudio.gui.settings_dialog import SettingsDialog
+
+    dialog = SettingsDialog(Settings())
+    qtbot.addWidget(dialog)
+    assert dialog.embedded.isChecked()  # on by default
+    dialog.embedded.setChecked(False)
+    assert dialog.result_settings().ocr.embedded_source is False
