@@ -432,13 +432,16 @@ def run_embedded(item: Item, invented_diagram: ClassDiagram, invented_name: str
     (None when it carries none): what a user gets where the file holds its source."""
     from cluestudio.core.draft.convert import draft_from_embedded
     from cluestudio.core.embedded.compare import compare_with_embedded
-    from cluestudio.core.embedded.source import read_embedded
+    from cluestudio.core.embedded.trust import trusted_embedded
 
     data = item.image.read_bytes()
     cpu = time.process_time()
-    embedded = read_embedded(data, item.name).diagram
+    read = trusted_embedded(data, item.name)  # the pixels' boxes counted: the user's cost
     read_cpu = time.process_time() - cpu
+    embedded = read.diagram
     if embedded is None:
+        if read.reason:
+            print(f"    {read.reason}", file=sys.stderr)
         return None
     cpu = time.process_time()
     faithful = compare_with_embedded(embedded, item.truth, image=data)

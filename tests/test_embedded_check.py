@@ -93,6 +93,28 @@ def ocr_installed() -> None:
     pytest.importorskip("rapidocr", reason="the ocr extra is not installed")
 
 
+@pytest.mark.parametrize("boxes", [0, 1, 11])
+def test_pixels_that_do_not_look_like_the_source_are_read_instead(ocr_installed,
+                                                                   boxes: int) -> None:
+    """A PNG edited after it was rendered can keep the source: where its class boxes are
+    fewer than the source's classes, or far more, the pixels are read and the note says so."""
+    from cluestudio.core.draft import draft_from_image
+
+    data = png(boxes=boxes, size=(360, 240))
+    report = check_image_and_text(data, SOURCE, image_source="s1.png")
+    assert report.evidence == "pixels"
+    assert report.evidence_note == (
+        f"s1.png: its pixels show {boxes} box(es) where the PlantUML it carries draws 2 "
+        "class(es): it may have been edited after it was rendered; read from the pixels")
+    draft = draft_from_image(data, "s1.png")
+    assert draft.evidence == "pixels" and "may have been edited" in draft.warnings[0]
+
+
+def test_pixels_that_look_like_the_source_let_it_be_used() -> None:
+    report = check_image_and_text(png(boxes=3), SOURCE, image_source="s1.png")  # a note's box
+    assert report.evidence == "embedded" and report.verdict == "clean"
+
+
 def test_pixels_forces_ocr_and_a_source_that_does_not_parse_falls_back_saying_why(
         ocr_installed, tmp_path: Path) -> None:
     forced = check_image_and_text(png(), CONVERTED, image_source="s1.png", pixels=True)

@@ -3,8 +3,9 @@
 Where image A carries the diagram it was rendered from (PlantUML's source chunk:
 core/embedded), the conversion is compared with that, model to model, and OCR is not run;
 ``pixels=True`` reads the pixels all the same. When image A carries a diagram that cannot
-be used (it does not parse, the file was saved again by another program), the pixels are
-read and the report's ``evidence_note`` says why.
+be used (it does not parse, the file was saved again by another program, its pixels do not
+look like it: core/embedded/trust.py), the pixels are read and the report's
+``evidence_note`` says why.
 """
 
 from __future__ import annotations
@@ -30,9 +31,9 @@ def _check(image: bytes, image_source: str, diagram: ClassDiagram, puml: str, *,
     note = ""
     if not pixels:
         from cluestudio.core.embedded.compare import compare_with_embedded
-        from cluestudio.core.embedded.source import read_embedded
+        from cluestudio.core.embedded.trust import trusted_embedded
 
-        embedded = read_embedded(image, image_source)
+        embedded = trusted_embedded(image, image_source)
         if embedded.diagram is not None:
             return compare_with_embedded(embedded.diagram, diagram, image=image)
         note = f"{embedded.reason}; read from the pixels" if embedded.reason else ""

@@ -101,13 +101,13 @@ def draft_from_image(data: bytes, source: str = "<image>", *, engine: OcrEngine 
     (and listed in ``warnings``) so the draft always parses. Where image A carries the
     diagram it was rendered from (core/embedded), the draft is that diagram, unless
     ``pixels``; where it carries one that cannot be used, the first warning says why."""
-    from cluestudio.core.embedded.source import read_embedded
+    from cluestudio.core.embedded.trust import trusted_embedded
     from cluestudio.core.ocr.image import load_image_bytes
     from cluestudio.core.ocr.service import read_loaded
 
     why = ""
     if not pixels:
-        embedded = read_embedded(data, source)
+        embedded = trusted_embedded(data, source)
         if embedded.diagram is not None:
             return draft_from_embedded(embedded.diagram)
         why = embedded.reason
