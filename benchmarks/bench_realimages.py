@@ -48,7 +48,7 @@ import statistics
 import sys
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -382,6 +382,53 @@ def _read(image: LoadedImage, cache: OcrCache | None, relayout: bool
     return ocr, spent
 
 
+@dataclass
+class Checked:
+    """The check on an image's three conversions: faithful, each class dropped, one
+    invented."""
+
+    faithful: CheckReport
+    false_flags: list[str]
+    dropped: list[bool]
+    dropped_missed: list[str]
+    invented: bool
+    # (triage, really wrong, weight): each image weighs one faithful, one dropped (spread
+    # over its classes) and one invented conversion in the calibration table
+    triages: list[tuple[float, bool, float]]
+
+
+def check_three(truth: ClassDiagram, check: Callable[[ClassDiagram], CheckReport],
+                invented: tuple[ClassDiagram, str]) -> Checked:
+    """``check`` (a conversion → its report) on the truth, on the truth less each class
+    and on ``invented`` (a diagram with one class more, and that class's name)."""
+    faithful = check(truth)
+    false_flags = [f"missing {t} ({k})" for t, k in _flags(faithful, "missing")]
+    false_flags += [f"invented {t} ({k})" for t, k in _flags(faithful, "invented")]
+    dropped, dropped_missed = [], []
+    triages: list[tuple[float, bool, float]] = [(faithful.triage, False, 1.0)]
+    # a class PlantUML draws without its name (``<> diamond``) cannot be missed by name
+    named = [c for c in truth.classes if c.stereotype != "diamond"]
+    for cls in named:
+        report = check(without_class(truth, cls.name))
+        triages.append((report.triage, True, 1.0 / len(named)))
+        found = _names_flag(report, "missing", cls.name)
+        dropped.append(found)
+        if not found:
+            dropped_missed.append(cls.name)
+    report = check(invented[0])
+    triages.append((report.triage, True, 1.0))
+    return Checked(faithful, false_flags, dropped, dropped_missed,
+                   _names_flag(report, "invented", invented[1]), triages)
+
+
+def _result(item: Item, ocr_cpu: float | None, check_cpu: float, draft_cpu: float,
+            checked: Checked, made: ClassDiagram, error: str = "") -> ImageResult:
+    return ImageResult(item, ocr_cpu, check_cpu, draft_cpu, _judged(checked.faithful),
+                       checked.faithful.triage, checked.false_flags, checked.dropped,
+                       checked.dropped_missed, checked.invented,
+                       score_draft(item.truth, made), error, {"triages": checked.triages})
+
+
 def run_item(item: Item, cache: OcrCache | None, relayout: bool, embedded: bool = False
              ) -> ImageResult:
     from cluestudio.core.draft import draft_from_ocr
@@ -389,28 +436,12 @@ def run_item(item: Item, cache: OcrCache | None, relayout: bool, embedded: bool 
     image = load_image_file(item.image)
     ocr, ocr_cpu = _read(image, cache, relayout)
     cpu = time.process_time()
-    drawn = item.also_drawn
-    faithful = check_conversion(ocr, item.truth, also_drawn=drawn)
+    check_conversion(ocr, item.truth, also_drawn=item.also_drawn)
     check_cpu = time.process_time() - cpu
-    false_flags = [f"missing {t} ({k})" for t, k in _flags(faithful, "missing")]
-    false_flags += [f"invented {t} ({k})" for t, k in _flags(faithful, "invented")]
-    dropped, dropped_missed = [], []
-    # (triage, really wrong, weight): each image weighs one faithful, one dropped (spread
-    # over its classes) and one invented conversion in the calibration table
-    triages: list[tuple[float, bool, float]] = [(faithful.triage, False, 1.0)]
-    # a class PlantUML draws without its name (``<> diamond``) cannot be missed by name
-    named = [c for c in item.truth.classes if c.stereotype != "diamond"]
-    for cls in named:
-        report = check_conversion(ocr, without_class(item.truth, cls.name), also_drawn=drawn)
-        triages.append((report.triage, True, 1.0 / len(named)))
-        found = _names_flag(report, "missing", cls.name)
-        dropped.append(found)
-        if not found:
-            dropped_missed.append(cls.name)
-    invented_diagram, invented_name = with_invented(item.truth, ocr)
-    report = check_conversion(ocr, invented_diagram, also_drawn=drawn)
-    triages.append((report.triage, True, 1.0))
-    invented = _names_flag(report, "invented", invented_name)
+    invented = with_invented(item.truth, ocr)
+    checked = check_three(
+        item.truth, lambda diagram: check_conversion(ocr, diagram, also_drawn=item.also_drawn),
+        invented)
     cpu = time.process_time()
     error = ""
     try:
@@ -418,18 +449,17 @@ def run_item(item: Item, cache: OcrCache | None, relayout: bool, embedded: bool 
     except Exception as exc:  # the benchmark reports a failing draft, it does not stop
         made, error = ClassDiagram(), f"{type(exc).__name__}: {exc}"
     draft_cpu = time.process_time() - cpu
-    result = ImageResult(item, ocr_cpu, check_cpu, draft_cpu, _judged(faithful),
-                         faithful.triage, false_flags, dropped, dropped_missed, invented,
-                         score_draft(item.truth, made), error, {"triages": triages})
+    result = _result(item, ocr_cpu, check_cpu, draft_cpu, checked, made, error)
     if embedded:
-        result.user = run_embedded(item, invented_diagram, invented_name)
+        result.user = run_embedded(item, invented)
     return result
 
 
-def run_embedded(item: Item, invented_diagram: ClassDiagram, invented_name: str
-                 ) -> ImageResult | None:
+def run_embedded(item: Item, invented: tuple[ClassDiagram, str]) -> ImageResult | None:
     """The check's three conversions and the draft, from the diagram the image carries
-    (None when it carries none): what a user gets where the file holds its source."""
+    (None when it carries none, or its pixels do not look like it): what a user gets
+    where the file holds its source. CPU: reading it, counting the pixels' class boxes,
+    comparing one conversion / drafting."""
     from cluestudio.core.draft.convert import draft_from_embedded
     from cluestudio.core.embedded.compare import compare_with_embedded
     from cluestudio.core.embedded.trust import trusted_embedded
@@ -444,29 +474,14 @@ def run_embedded(item: Item, invented_diagram: ClassDiagram, invented_name: str
             print(f"    {read.reason}", file=sys.stderr)
         return None
     cpu = time.process_time()
-    faithful = compare_with_embedded(embedded, item.truth, image=data)
+    compare_with_embedded(embedded, item.truth, image=data)
     check_cpu = read_cpu + time.process_time() - cpu
-    false_flags = [f"missing {t} ({k})" for t, k in _flags(faithful, "missing")]
-    false_flags += [f"invented {t} ({k})" for t, k in _flags(faithful, "invented")]
-    dropped, dropped_missed = [], []
-    triages: list[tuple[float, bool, float]] = [(faithful.triage, False, 1.0)]
-    named = [c for c in item.truth.classes if c.stereotype != "diamond"]
-    for cls in named:
-        report = compare_with_embedded(embedded, without_class(item.truth, cls.name))
-        triages.append((report.triage, True, 1.0 / len(named)))
-        found = _names_flag(report, "missing", cls.name)
-        dropped.append(found)
-        if not found:
-            dropped_missed.append(cls.name)
-    report = compare_with_embedded(embedded, invented_diagram)
-    triages.append((report.triage, True, 1.0))
-    invented = _names_flag(report, "invented", invented_name)
+    checked = check_three(item.truth, lambda diagram: compare_with_embedded(embedded, diagram),
+                          invented)
     cpu = time.process_time()
     made = draft_from_embedded(embedded).diagram
     draft_cpu = read_cpu + time.process_time() - cpu
-    return ImageResult(item, None, check_cpu, draft_cpu, _judged(faithful), faithful.triage,
-                       false_flags, dropped, dropped_missed, invented,
-                       score_draft(item.truth, made), "", {"triages": triages})
+    return _result(item, None, check_cpu, draft_cpu, checked, made)
 
 
 def user_table(results: list[ImageResult]) -> dict[str, dict[str, Any]]:
