@@ -186,8 +186,11 @@ def test_a_workspace_check_uses_the_source_and_pixels_makes_it_due_again(
     ws.close()
     code = main(["check", "--workspace", str(tmp_path / "shop.sqlite"), "--no-cache",
                  "--redo"])
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
     assert code == 0
+    assert "s1: flagged (triage" in captured.err  # the progress line says it too
+    assert "compared with the PlantUML image A carries" in captured.err
     assert "FLAGGED #1 shop/s1" in out and "compared with the PlantUML image A carries" in out
 
 

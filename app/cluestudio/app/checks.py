@@ -325,6 +325,8 @@ def check_workspace(ws: Workspace, cancel: CancelToken | None = None, *,
                                                 "evidence": report.evidence})))
         verdict = (("flagged" if report.flagged else "agrees")
                    + f" (triage {report.triage:.2f})") if judged else report.reason
+        if report.evidence_note:  # compared with the source A carries, or why not
+            verdict += f"; {report.evidence_note}"
         yield Progress(done, len(todo), f"#{item.submission_id} {item.task_id}/"
                                         f"{item.source_id}: {verdict}", phase="checking")
     ordered = sorted(outcomes, key=lambda o: (o.task_id, o.source_id, o.submission_id))
