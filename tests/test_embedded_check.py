@@ -221,3 +221,21 @@ def test_the_setting_turns_the_source_off(ocr_installed, tmp_path: Path,
     puml.write_text(CONVERTED, encoding="utf-8")
     assert main(["check", str(image), str(puml), "--no-cache"]) == 0
     assert "compared with the PlantUML" not in capsys.readouterr().out
+
+
+def test_a_ztxt_bomb_given_to_the_check_is_refused_in_one_line_naming_the_file(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Pillow refuses a text chunk that inflates past 1 MiB (its MAX_TEXT_CHUNK) before a
+    pixel is decoded, so such a file never reaches the check or a workspace."""
+    import zlib
+
+    from test_embedded_png import bare, chunk, with_chunk
+
+    packer = zlib.compressobj(9)
+    bomb = b"".join(packer.compress(b"\0" * (1 << 20)) for _ in range(64)) + packer.flush()
+    image, puml = tmp_path / "bomb.png", tmp_path / "s1.puml"
+    image.write_bytes(with_chunk(bare(), chunk(b"zTXt", b"plantuml\0\0" + bomb)))
+    puml.write_text(CONVERTED, encoding="utf-8")
+    assert main(["check", str(image), str(puml), "--no-cache"]) != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(image) in err[0] and "Traceback" not in err[0]

@@ -6,8 +6,9 @@ model as ``mxfile``. This walks the chunk list (lengths and types: microseconds 
 4096 px render), checks each wanted chunk's CRC and inflates it with a hard bound, so a
 hostile file costs no memory: a zTXt "bomb" stops at :data:`MAX_TEXT_BYTES`. PIL would do
 it too, but decompresses every text chunk up to 1 MiB at ``Image.open`` (its
-``MAX_TEXT_CHUNK``, 64 MiB over all chunks) and parses the whole header; this reads only
-the keywords asked for.
+``MAX_TEXT_CHUNK``, 64 MiB over all chunks; a larger one makes it refuse the file, which
+the image checks report as corrupt) and parses the whole header; this reads only the
+keywords asked for.
 
 What else the chunk list says is kept as well: the chunks PlantUML never writes (``tIME``,
 ``iCCP``, a ``Software`` text, …), the sign that another program saved the file again after
