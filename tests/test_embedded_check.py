@@ -239,3 +239,27 @@ def test_a_ztxt_bomb_given_to_the_check_is_refused_in_one_line_naming_the_file(
     assert main(["check", str(image), str(puml), "--no-cache"]) != 0
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and str(image) in err[0] and "Traceback" not in err[0]
+
+
+def test_a_ta_drafting_a_plantuml_png_offline_is_told_it_came_from_its_source(
+        tmp_path: Path) -> None:
+    from cluestudio.app import model_jobs
+    from cluestudio.core.jobs import CancelToken, run_job
+    from cluestudio.core.settings import Settings
+    from cluestudio.core.workspace import import_path, open_workspace
+
+    ws = open_workspace(tmp_path / "shop.sqlite")
+    try:
+        run_job(import_path(ws, _course(tmp_path / "course")))
+        sid = ws.list_submissions()[0].id
+        request = model_jobs.plan_request(ws, "convert", sid, "offline-draft-1")
+        answers: list[tuple[str, object]] = []
+        run_job(model_jobs.ask_job(request, Settings(), True, cancel=CancelToken(),
+                                   emit=lambda _tag, answer: answers.append(answer)))
+        model_id, result = answers[0]
+        outcome = model_jobs.store_answer(ws, request, model_id, result)
+        assert outcome.summary == ("offline-draft-1: valid PlantUML; drafted from the "
+                                   "PlantUML image A carries, not from its pixels")
+        assert ws.head_revision(sid).puml.strip() == SOURCE.strip()
+    finally:
+        ws.close()

@@ -53,10 +53,14 @@ class DraftResult:
     evidence: str = "pixels"
 
 
+# The end of the draft's note where image A carries its diagram: the converter plugin's
+# answer carries the note, and the window's line says it (app/model_jobs.py).
+DRAFTED_FROM_SOURCE = "drafted from it, not from the pixels"
+
+
 def drafted_from(embedded: EmbeddedDiagram) -> str:
     """The draft's note where image A carries the diagram it was rendered from."""
-    return (f"image A carries {embedded.what} it was rendered from; drafted from it, "
-            "not from the pixels")
+    return f"image A carries {embedded.what} it was rendered from; {DRAFTED_FROM_SOURCE}"
 
 
 def draft_from_embedded(embedded: EmbeddedDiagram) -> DraftResult:
