@@ -102,6 +102,9 @@ def test_a_ta_checks_a_plantuml_render_against_the_source_it_carries_then_its_pi
         assert "email" in items and "Warehouse" in items, list(items)
         assert items["email"].text(2) == "in Customer"
         assert not window.review.image_a.marks()  # no boxes: no pixels were read
+        model = window.navigator.model
+        tip = model.data(model.index(0, 4), Qt.ItemDataRole.ToolTipRole)
+        assert "compared with the PlantUML image A carries" in tip
         window.review.check.tree.itemClicked.emit(items["Warehouse"], 0)
         line = window.review.editor.textCursor().blockNumber() + 1
         assert CONVERTED.splitlines()[line - 1] == "class Warehouse"
@@ -114,6 +117,8 @@ def test_a_ta_checks_a_plantuml_render_against_the_source_it_carries_then_its_pi
                         and "compared with the PlantUML" not in panel.summary.text(),
                         timeout=10_000)
         assert not panel.pixels_button.isVisible()
+        qtbot.waitUntil(lambda: "compared with the PlantUML" not in model.data(
+            model.index(0, 4), Qt.ItemDataRole.ToolTipRole), timeout=10_000)
         assert "Warehouse" in _items(panel.tree)  # OCR does not see it in A either
     finally:
         window.close()
