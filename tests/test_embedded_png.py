@@ -239,3 +239,14 @@ def test_millions_of_empty_chunks_end_the_walk_quickly() -> None:
     filler = chunk(b"abCD", b"") * 200_000
     text = read_png_text(data[:33] + filler + data[33:], frozenset({"plantuml"}))
     assert text is not None and text.texts == {}
+
+
+def test_a_text_chunk_in_latin1_is_read_as_the_standard_says() -> None:
+    body = b"plantuml\0@startuml\nclass Caf\xe9\n@enduml\n"  # tEXt: Latin-1
+    read = read_embedded(with_chunk(bare(), chunk(b"tEXt", body)), "latin.png")
+    assert read.diagram is not None and read.diagram.diagram.class_names == ("Café",)
+
+
+def test_a_source_without_enduml_is_read_to_its_end() -> None:
+    read = read_embedded(png("@startuml\nclass A\nclass B\n"), "open.png")
+    assert read.diagram is not None and read.diagram.diagram.class_names == ("A", "B")
