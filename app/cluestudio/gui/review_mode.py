@@ -121,7 +121,7 @@ class ReviewMode(QWidget):
         self.check.line_selected.connect(self.go_to_line)
         self.check.box_selected.connect(self._show_box)
         self.check.check_requested.connect(self.check_now)
-        self.check.pixels_requested.connect(self.check_pixels_now)
+        self.check.pixels_requested.connect(lambda: self.check_now(pixels=True))
         self.editor.text_settled.connect(self.preview.request)
         self.editor.textChanged.connect(self._update_diff)
         self.preview.ready.connect(self._on_preview)
@@ -355,10 +355,6 @@ class ReviewMode(QWidget):
             if job is not None:
                 self.check.show_running()
                 self.job_started.emit(job)
-
-    def check_pixels_now(self) -> None:
-        """The check on image A's pixels (OCR), though A carries its PlantUML."""
-        self.check_now(pixels=True)
 
     def go_to_line(self, line: int) -> None:
         """Put the editor's cursor on ``line`` (1-based) and show it."""
