@@ -507,9 +507,11 @@ def user_table(results: list[ImageResult]) -> dict[str, dict[str, Any]]:
     return groups
 
 
-def print_user_table(groups: dict[str, dict[str, Any]]) -> None:
-    print("what a user gets (--embedded): images that carry their PlantUML drafted from and "
-          "checked against it, the others read from their pixels as above")
+Row = Callable[[str, list[str]], None]
+
+
+def _table(groups: dict[str, dict[str, Any]]) -> tuple[list[str], Row]:
+    """The groups' names, printed as the header, and a printer of one row under it."""
     names = list(groups)
     width = max(16, *(len(n) + 2 for n in names))
     print(f"{'':34}" + "".join(f"{n:>{width}}" for n in names))
@@ -517,12 +519,11 @@ def print_user_table(groups: dict[str, dict[str, Any]]) -> None:
     def row(label: str, values: list[str]) -> None:
         print(f"{label:34}" + "".join(f"{v:>{width}}" for v in values))
 
-    row("images (carrying their source)", [
-        f"{groups[n]['images']} ({groups[n]['source_used']})" for n in names])
-    for part, label in (("class", "draft class F1"), ("attributes", "draft attribute F1"),
-                        ("methods", "draft method F1"), ("relation", "draft relation F1"),
-                        ("relation_typed", "draft relation typed F1")):
-        row(label, [_fmt(groups[n]["draft"][part]["f1"]) for n in names])
+    return names, row
+
+
+def _check_rows(groups: dict[str, dict[str, Any]], names: list[str], row: Row) -> None:
+    """The check's rates: faithful flagged, abstained, dropped and invented class found."""
     row("check: faithful flagged", [_fmt(groups[n]["check"]["false_flag_rate"])
                                     for n in names])
     row("check: could not judge", [str(groups[n]["check"]["abstained"]) for n in names])
@@ -530,6 +531,19 @@ def print_user_table(groups: dict[str, dict[str, Any]]) -> None:
                                        f"/{groups[n]['check']['dropped_n']}" for n in names])
     row("check: invented class found", [_fmt(groups[n]["check"]["invented_recall"])
                                         for n in names])
+
+
+def print_user_table(groups: dict[str, dict[str, Any]]) -> None:
+    print("what a user gets (--embedded): images that carry their PlantUML drafted from and "
+          "checked against it, the others read from their pixels as above")
+    names, row = _table(groups)
+    row("images (carrying their source)", [
+        f"{groups[n]['images']} ({groups[n]['source_used']})" for n in names])
+    for part, label in (("class", "draft class F1"), ("attributes", "draft attribute F1"),
+                        ("methods", "draft method F1"), ("relation", "draft relation F1"),
+                        ("relation_typed", "draft relation typed F1")):
+        row(label, [_fmt(groups[n]["draft"][part]["f1"]) for n in names])
+    _check_rows(groups, names, row)
     cpu = {n: groups[n]["source_cpu"] for n in names}
     row("CPU s, source: check med/max", [
         f"{_fmt(cpu[n]['check_median'], 3)}/{_fmt(cpu[n]['check_max'], 3)}" for n in names])
@@ -588,13 +602,7 @@ def print_table(groups: dict[str, dict[str, Any]], engine: str) -> None:
     load = os.getloadavg() if hasattr(os, "getloadavg") else None
     print(f"engine {engine}; {os.cpu_count()} cores; load average "
           f"{'?' if load is None else ' '.join(f'{v:.1f}' for v in load)} at the end")
-    names = list(groups)
-    width = max(16, *(len(n) + 2 for n in names))
-    print(f"{'':34}" + "".join(f"{n:>{width}}" for n in names))
-
-    def row(label: str, values: list[str]) -> None:
-        print(f"{label:34}" + "".join(f"{v:>{width}}" for v in values))
-
+    names, row = _table(groups)
     row("images", [str(groups[n]["images"]) for n in names])
     for part, label in (("class", "draft class"), ("attributes", "draft attribute"),
                         ("methods", "draft method"), ("relation", "draft relation"),
@@ -602,13 +610,7 @@ def print_table(groups: dict[str, dict[str, Any]], engine: str) -> None:
         row(f"{label} P/R/F1", ["/".join(_fmt(groups[n]["draft"][part][k]) for k in
                                          ("p", "r", "f1")) for n in names])
     row("check: judged images", [str(groups[n]["check"]["judged"]) for n in names])
-    row("check: faithful flagged", [_fmt(groups[n]["check"]["false_flag_rate"])
-                                    for n in names])
-    row("check: could not judge", [str(groups[n]["check"]["abstained"]) for n in names])
-    row("check: dropped class found", [f"{_fmt(groups[n]['check']['dropped_recall'])} "
-                                       f"/{groups[n]['check']['dropped_n']}" for n in names])
-    row("check: invented class found", [_fmt(groups[n]["check"]["invented_recall"])
-                                        for n in names])
+    _check_rows(groups, names, row)
     row("check: truth ≠ image (verdicts)", [
         ",".join(f"{k[:4]}{v}" for k, v in groups[n]["check"]["caveated_verdicts"].items())
         or "—" for n in names])
