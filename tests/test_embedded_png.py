@@ -250,3 +250,17 @@ def test_a_text_chunk_in_latin1_is_read_as_the_standard_says() -> None:
 def test_a_source_without_enduml_is_read_to_its_end() -> None:
     read = read_embedded(png("@startuml\nclass A\nclass B\n"), "open.png")
     assert read.diagram is not None and read.diagram.diagram.class_names == ("A", "B")
+
+
+def test_a_large_chunk_is_walked_past_without_copying_it() -> None:
+    big = chunk(b"tEXt", b"Comment\0" + b"x" * (20 * 1024 * 1024))
+    data = with_chunk(png(), big)
+    tracemalloc.start()
+    try:
+        text = read_png_text(data, frozenset({"plantuml"}))
+        _current, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert text is not None and text.texts["plantuml"] == SOURCE
+    assert text.foreign == ("Comment",)
+    assert peak < 1024 * 1024  # the 20 MiB chunk was not copied

@@ -128,16 +128,19 @@ def read_png_text(data: bytes, keywords: frozenset[str], *, limit: int = MAX_TEX
         if end + 4 > size:
             break  # a chunk runs past the file's end: truncated
         if kind in TEXT_TYPES:
-            keyword_bytes, _nul, body = data[offset + 8:end].partition(b"\0")
-            keyword = keyword_bytes.decode("latin-1")
-            if keyword not in PLANTUML_KEYS and keyword not in foreign:
-                foreign.append(keyword)
+            # a keyword is 1–79 bytes: found without copying a large body it does not want
+            nul = data.find(b"\0", offset + 8, min(end, offset + 8 + 80))
+            keyword = data[offset + 8:nul].decode("latin-1") if nul >= 0 else ""
+            if keyword not in PLANTUML_KEYS and (keyword or "text") not in foreign:
+                foreign.append(keyword or "text")
             if keyword in keywords and keyword not in texts:
                 (crc,) = struct.unpack(">I", data[end:end + 4])
                 try:
-                    if zlib.crc32(data[offset + 4:end]) != crc:
+                    if length > limit + 1024:  # more than any text it may inflate to
+                        raise ChunkError(f"its text is over {limit // 1024} KiB")
+                    if zlib.crc32(memoryview(data)[offset + 4:end]) != crc:
                         raise ChunkError("its checksum is wrong (the file is damaged)")
-                    texts[keyword] = _text_of(kind, body, limit)
+                    texts[keyword] = _text_of(kind, data[nul + 1:end], limit)
                     unreadable.pop(keyword, None)
                 except ChunkError as error:
                     unreadable[keyword] = str(error)
