@@ -59,9 +59,11 @@ class EmbeddedRead:
 
 
 def drawio_plantuml(mxfile: str, source: str) -> str | None:
-    """PlantUML of the draw.io model an "editable PNG" carries. Not written here: draw.io's
-    converter lives in core/embedded/drawio.py (merged separately), which is called from
-    here; until then draw.io images are read from their pixels."""
+    """PlantUML of the draw.io model an "editable PNG" carries (its ``mxfile`` text, at most
+    :data:`~cluestudio.core.embedded.png.MAX_TEXT_BYTES`), or None. The one place draw.io's
+    converter (core/embedded/drawio.py, written on another branch) is to be called: it then
+    goes through the same parse, class and pixel-box tests as PlantUML's source. Until then
+    None: draw.io images are read from their pixels."""
     return None
 
 
