@@ -12,6 +12,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from cluestudio.core.embedded.compare import EMBEDDED_ENGINE
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.workspace import SubmissionSummary, Workspace
 from cluestudio.core.workspace.records import Rating, Review, Revision, Submission, Task
@@ -34,6 +35,8 @@ class ListRow:
     # The check's reason when it gave no verdict by names ("could not judge: …", another
     # language); "" when it judged (or did not run). Its triage is then no judgement.
     unjudged: str = ""
+    # the check compared with the PlantUML image A carries, not with OCR's reading of it
+    from_source: bool = False
 
 
 def list_rows(ws: Workspace, grader: str, rubric_id: str | None = None,
@@ -56,7 +59,8 @@ def list_rows(ws: Workspace, grader: str, rubric_id: str | None = None,
                            clue.get(s.id), check["triage"] if check else None,
                            bool(check["flagged"]) if check else None,
                            rating.group_from if rating is not None and rating.group_applied
-                           else None, _unjudged(check)))
+                           else None, _unjudged(check),
+                           check is not None and check["engine"] == EMBEDDED_ENGINE))
     return out
 
 

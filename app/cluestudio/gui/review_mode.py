@@ -121,6 +121,7 @@ class ReviewMode(QWidget):
         self.check.line_selected.connect(self.go_to_line)
         self.check.box_selected.connect(self._show_box)
         self.check.check_requested.connect(self.check_now)
+        self.check.pixels_requested.connect(lambda: self.check_now(pixels=True))
         self.editor.text_settled.connect(self.preview.request)
         self.editor.textChanged.connect(self._update_diff)
         self.preview.ready.connect(self._on_preview)
@@ -348,9 +349,9 @@ class ReviewMode(QWidget):
         self.check.show_report(report, can_check, self.view.head_puml)
         self.image_a.set_marks(dropped_boxes(report, self.view.head_puml))
 
-    def check_now(self) -> None:
+    def check_now(self, *, pixels: bool = False) -> None:
         if self.view is not None:
-            job = self.bench.check([self.view.submission.id])
+            job = self.bench.check([self.view.submission.id], pixels=pixels)
             if job is not None:
                 self.check.show_running()
                 self.job_started.emit(job)

@@ -54,11 +54,13 @@ class Row:
     draft: bool = False  # this grader has an unsaved rubric draft here
     group_from: str | None = None  # my rating was applied from this submission's (a group)
     unjudged: str = ""  # the check's reason when it could not judge ("": it judged)
+    from_source: bool = False  # the check compared with the PlantUML image A carries
 
     @classmethod
     def of(cls, listed: ListRow, draft: bool = False) -> Row:
         return cls(listed.summary, listed.total, listed.rated, listed.clue, listed.triage,
-                   listed.flagged, draft, listed.group_from, listed.unjudged)
+                   listed.flagged, draft, listed.group_from, listed.unjudged,
+                   listed.from_source)
 
 
 def keep(row: Row, task: str, state: str, score: str, check: str = "any",
@@ -191,7 +193,9 @@ class SubmissionModel(QAbstractTableModel):
             parts.append(f"conversion check: {row.unjudged} (look at it yourself)")
         elif row.flagged is not None:
             parts.append(f"conversion check: triage {row.triage:.2f}"
-                         + (" (flagged: look first)" if row.flagged else ""))
+                         + (" (flagged: look first)" if row.flagged else "")
+                         + ("; compared with the PlantUML image A carries" if row.from_source
+                            else ""))
         return "\n".join(parts)
 
     def set_rows(self, rows: list[Row]) -> None:
