@@ -226,12 +226,14 @@ def test_a_png_without_plantuml_gives_nothing_and_no_reason() -> None:
     assert read_embedded(bare(), "plain.png").reason == ""
 
 
-def test_a_drawio_png_is_left_to_the_pixels_for_now() -> None:
+def test_a_drawio_png_whose_model_holds_no_class_is_read_from_its_pixels_and_says_why() -> None:
     info = PngInfo()
     info.add_text("mxfile", "<mxfile><diagram/></mxfile>")
     out = io.BytesIO()
     Image.new("RGB", (10, 10)).save(out, "PNG", pnginfo=info)
-    assert read_embedded(out.getvalue(), "d.png").diagram is None
+    read = read_embedded(out.getvalue(), "d.png")
+    assert read.diagram is None
+    assert read.reason.startswith("d.png") and "pixels are read" in read.reason
 
 
 def test_millions_of_empty_chunks_end_the_walk_quickly() -> None:

@@ -38,7 +38,7 @@ class EmbeddedDiagram:
     """The diagram image A carries. ``diagram``'s line numbers are lines of the text the
     file carries (``puml`` starts at its line ``first_line``)."""
 
-    kind: str  # "plantuml" (draw.io's, once core/embedded/drawio.py converts it)
+    kind: str  # "plantuml", or "draw.io" (its model converted by core/embedded/drawio.py)
     puml: str  # the diagram's text, @startuml … @enduml, as the file carries it
     diagram: ClassDiagram
     first_line: int
@@ -58,13 +58,17 @@ class EmbeddedRead:
     reason: str = ""
 
 
-def drawio_plantuml(mxfile: str, source: str) -> str | None:
+def drawio_plantuml(mxfile: str, source: str) -> tuple[str | None, str]:
     """PlantUML of the draw.io model an "editable PNG" carries (its ``mxfile`` text, at most
-    :data:`~cluestudio.core.embedded.png.MAX_TEXT_BYTES`), or None. The one place draw.io's
-    converter (core/embedded/drawio.py, written on another branch) is to be called: it then
-    goes through the same parse, class and pixel-box tests as PlantUML's source. Until then
-    None: draw.io images are read from their pixels."""
-    return None
+    :data:`~cluestudio.core.embedded.png.MAX_TEXT_BYTES`), or None and why not (one line
+    naming ``source``). It then goes through the same parse, class and pixel-box tests as
+    PlantUML's own source."""
+    from cluestudio.core.embedded.drawio import DrawioError, plantuml_from_mxfile
+
+    try:
+        return plantuml_from_mxfile(mxfile, source=source), ""
+    except DrawioError as error:
+        return None, str(error)
 
 
 def _blocks(text: str) -> list[tuple[int, str]]:
@@ -129,7 +133,8 @@ def _diagram_from(text: str, kind: str, source: str, width: int, height: int
         return EmbeddedRead(None, f"{source}: the PlantUML it carries draws no class "
                                   "(not a class diagram)")
     cut = ""
-    if PLANTUML_LIMIT_PX in (width, height):  # a larger render had its limit raised
+    # exactly at the limit: cut (a larger render had it raised); draw.io exports are not cut
+    if kind == PLANTUML_KEY and PLANTUML_LIMIT_PX in (width, height):
         cut = (f"image A is {width}×{height} px: PlantUML cuts a render at "
                f"{PLANTUML_LIMIT_PX} px, so its source may name more than A shows")
     return EmbeddedRead(EmbeddedDiagram(kind, block, parsed.diagram, first + 1, width,
@@ -145,11 +150,13 @@ def read_embedded(data: bytes, source: str = "image A") -> EmbeddedRead:
         return EmbeddedRead(None)
     kind, text = PLANTUML_KEY, png.texts.get(PLANTUML_KEY)
     if text is None and DRAWIO_KEY in png.texts:
-        kind, text = "draw.io", drawio_plantuml(png.texts[DRAWIO_KEY], source)
+        kind, (text, refused) = "draw.io", drawio_plantuml(png.texts[DRAWIO_KEY], source)
+        if text is None:
+            return EmbeddedRead(None, f"{refused} (its pixels are read instead)")
     if text is None:
-        why = png.unreadable.get(PLANTUML_KEY)
-        return EmbeddedRead(None, f"{source}: its PlantUML chunk cannot be read ({why})"
-                            if why else "")
+        key = next((k for k in (PLANTUML_KEY, DRAWIO_KEY) if k in png.unreadable), None)
+        return EmbeddedRead(None, f"{source}: its {key} chunk cannot be read "
+                                  f"({png.unreadable[key]})" if key else "")
     if kind == PLANTUML_KEY and png.foreign:
         marks = ", ".join(png.foreign[:4])
         return EmbeddedRead(None, f"{source} was saved again by another program after "
