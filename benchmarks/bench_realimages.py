@@ -59,18 +59,20 @@ from cluestudio.core.check.match import near_spelling
 from cluestudio.core.check.names import name_key
 from cluestudio.core.check.platt import reliability_table
 from cluestudio.core.check.report import FLAG_CONFIDENCE, CheckReport
+from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.model import (
     Attribute,
     Class,
     ClassDiagram,
     Method,
     Multiplicity,
+    Param,
     Relation,
     RelationType,
 )
 from cluestudio.core.ocr import OcrCache, OcrResult, get_engine
 from cluestudio.core.ocr.image import LoadedImage, load_image_file
-from cluestudio.core.plantuml import parse_plantuml
+from cluestudio.core.plantuml import parse_plantuml, write_plantuml
 
 HERE = Path(__file__).resolve().parent
 KINDS = ("plantuml", "other-tool", "photo")
@@ -101,19 +103,44 @@ class Item:
 
 # --- the truth of each image ---------------------------------------------------------------
 
+_JAVA_MODIFIERS = frozenset({"public", "private", "protected", "static", "abstract", "final"})
+
+
 def _drawio_member(text: str) -> Attribute | Method | None:
     text = text.strip().rstrip(";")
+    row = _plantuml_member(text)
+    if row is not None:
+        return row
     if "(" in text and not re.match(r"^\w+\s*\(\w+\)$", text):
-        head = text.split("(", 1)[0].split()
-        return Method(head[-1]) if head else None
+        # Java's way: ``public static AbstractAgent newAgent(char type, int x, ...);``
+        head = [w for w in text.split("(", 1)[0].replace("+", " ").split()
+                if w not in _JAVA_MODIFIERS]
+        inside = text.split("(", 1)[1].rsplit(")", 1)[0]
+        params = tuple(Param(*reversed(p.split())) for p in inside.split(",")
+                       if len(p.split()) == 2)
+        return Method(head[-1], head[-2] if len(head) > 1 else "", params) if head else None
     typed = re.match(r"^(\w+)\s*\((\w+)\)$", text)  # ``email (string)``
     if typed:
         return Attribute(typed.group(1), typed.group(2))
     words = re.findall(r"[^\W\d]\w*", text)
-    words = [w for w in words if w not in ("public", "private", "protected", "static")]
+    words = [w for w in words if w not in _JAVA_MODIFIERS]
     if not words:
         return None
     return Attribute(words[-1], words[-2] if len(words) > 1 else "")
+
+
+def _plantuml_member(text: str) -> Attribute | Method | None:
+    """A member row written as PlantUML writes one (``+run() : void``, ``name : String``),
+    read by our parser with its types; None for other rows (``email (string)``, prose)."""
+    if not re.fullmatch(r"[+#~-]?\s*\w+\s*(\(.*\))?\s*:\s*\S.*", text):
+        return None
+    try:
+        cls = parse_plantuml(f"@startuml\nclass X {{\n{text}\n}}\n@enduml\n",
+                             preprocessor=None).diagram.classes[0]
+    except ClueStudioError:
+        return None
+    members = (*cls.attributes, *cls.methods)
+    return members[0] if members else None
 
 
 def drawio_truth(path: Path) -> ClassDiagram:
@@ -148,7 +175,11 @@ def drawio_truth(path: Path) -> ClassDiagram:
                              for e in ends)
                 relations.append(Relation(RelationType.ASSOCIATION, source, target,
                                           Multiplicity(*mult)))
-    return ClassDiagram(tuple(classes), tuple(relations))
+    # written and read back, as every conversion the check is given is a text: its
+    # relations get their lines, which tie a multiplicity to its relation
+    diagram = ClassDiagram(tuple(classes), tuple(relations))
+    return parse_plantuml(write_plantuml(diagram), source=str(path),
+                          preprocessor=None).diagram
 
 
 def _parse_truth(path: Path) -> ClassDiagram:

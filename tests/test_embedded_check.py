@@ -43,6 +43,18 @@ def test_a_faithful_conversion_agrees_with_the_source_a_carries() -> None:
     assert "compared with the PlantUML image A carries" in report.evidence_note
 
 
+def test_a_display_name_converted_without_its_space_is_the_same_class() -> None:
+    source = "@startuml\nclass \"Order Line\" as L\nclass Cart\nCart -- L\n@enduml\n"
+    embedded = read_embedded(png(source, boxes=2), "s2.png").diagram
+    assert embedded is not None
+    faithful = "@startuml\nclass OrderLine\nclass Cart\nCart -- OrderLine\n@enduml\n"
+    report = compare_with_embedded(embedded, parse_plantuml(faithful).diagram)
+    assert not report.missing and not report.invented
+    renamed = compare_with_embedded(
+        embedded, parse_plantuml(faithful.replace("OrderLine", "OrderItem")).diagram)
+    assert ("Order Line", "class") in {(m.text, m.kind) for m in renamed.missing}
+
+
 def test_what_the_conversion_dropped_and_invented_is_listed_with_lines_for_sure() -> None:
     report = _compare(CONVERTED)
     dropped = {(m.text, m.kind): m for m in report.missing}
