@@ -135,7 +135,9 @@ def run(seed: int, diagrams: int, looks: list[str], cache: OcrCache | None = Non
                 from cluestudio.core.draft import draft_from_image
 
                 started = time.perf_counter()
-                made = draft_from_image(image, f"{d}-{look}", engine=engine, cache=cache)
+                # the pixel method, should a render ever carry its source (core/embedded)
+                made = draft_from_image(image, f"{d}-{look}", engine=engine, cache=cache,
+                                        pixels=True)
                 drafts[look].append((truth, made.diagram, time.perf_counter() - started))
             for mutation, conversion in conversions:
                 started = time.perf_counter()

@@ -12,6 +12,11 @@ dropped/invented-class recall, CPU seconds per image. Then the draft's class and
 F1 and the faithful-flag rate per skin feature (a theme, monochrome, ortho lines, a scale,
 a size…), which names the kinds of skin the draft fails on. Figures:
 ``benchmarks/realimages_figures.md``, "Held-out proxy: random skins".
+
+It measures the pixel method (the proxy for it): ``run_item`` without ``embedded`` calls the
+OCR check and the pixel draft directly, whatever the PNG carries (PlantUML's own renders
+carry their source, which the check and the draft read instead of the pixels for a user:
+core/embedded; the project's renderer writes none).
 """
 
 from __future__ import annotations

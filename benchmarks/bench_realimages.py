@@ -1,7 +1,7 @@
 """The offline check and the offline draft converter on real diagrams nobody here drew (issue 29).
 
     .venv/bin/python benchmarks/bench_realimages.py [--folders plantucd ...] [--limit N]
-        [--cache FILE] [--relayout] [--misses] [--json]
+        [--cache FILE] [--relayout] [--misses] [--json] [--embedded]
 
 Reads ``../shared/realimages/`` (next to the repository; ``$CLUESTUDIO_REALIMAGES`` elsewhere)
 and exits 0 with a note when it is absent: those images are never copied into the project.
@@ -22,6 +22,13 @@ image lacks) are left out of the check's rates and reported on their own.
 CPU seconds are the process's (all threads): OCR and layout of an uncached read, the check
 beyond OCR, the draft beyond OCR.
 
+The table measures the pixel method (OCR, layout, traced lines) on every image, also on
+the PlantUML renders that carry their source (core/embedded): its figures are the
+method's, comparable run to run. ``--embedded`` adds a second table, per kind of image:
+what a user gets, where an image that carries its PlantUML is drafted from and checked
+against that (its figures, the CPU of reading and comparing it) and the others as the
+pixel table has them.
+
 Figures before and after issue 29's changes, per kind of image, with the misses and the
 load average of each run: ``benchmarks/realimages_figures.md``. In short (all 56 images,
 2 shared cores, load 5–7): draft class F1 0.83 → 0.87 (photos 0.12 → 0.93, other tools
@@ -41,7 +48,7 @@ import statistics
 import sys
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -52,18 +59,20 @@ from cluestudio.core.check.match import near_spelling
 from cluestudio.core.check.names import name_key
 from cluestudio.core.check.platt import reliability_table
 from cluestudio.core.check.report import FLAG_CONFIDENCE, CheckReport
+from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.model import (
     Attribute,
     Class,
     ClassDiagram,
     Method,
     Multiplicity,
+    Param,
     Relation,
     RelationType,
 )
 from cluestudio.core.ocr import OcrCache, OcrResult, get_engine
 from cluestudio.core.ocr.image import LoadedImage, load_image_file
-from cluestudio.core.plantuml import parse_plantuml
+from cluestudio.core.plantuml import parse_plantuml, write_plantuml
 
 HERE = Path(__file__).resolve().parent
 KINDS = ("plantuml", "other-tool", "photo")
@@ -94,19 +103,44 @@ class Item:
 
 # --- the truth of each image ---------------------------------------------------------------
 
+_JAVA_MODIFIERS = frozenset({"public", "private", "protected", "static", "abstract", "final"})
+
+
 def _drawio_member(text: str) -> Attribute | Method | None:
     text = text.strip().rstrip(";")
+    row = _plantuml_member(text)
+    if row is not None:
+        return row
     if "(" in text and not re.match(r"^\w+\s*\(\w+\)$", text):
-        head = text.split("(", 1)[0].split()
-        return Method(head[-1]) if head else None
+        # Java's way: ``public static AbstractAgent newAgent(char type, int x, ...);``
+        head = [w for w in text.split("(", 1)[0].replace("+", " ").split()
+                if w not in _JAVA_MODIFIERS]
+        inside = text.split("(", 1)[1].rsplit(")", 1)[0]
+        params = tuple(Param(*reversed(p.split())) for p in inside.split(",")
+                       if len(p.split()) == 2)
+        return Method(head[-1], head[-2] if len(head) > 1 else "", params) if head else None
     typed = re.match(r"^(\w+)\s*\((\w+)\)$", text)  # ``email (string)``
     if typed:
         return Attribute(typed.group(1), typed.group(2))
     words = re.findall(r"[^\W\d]\w*", text)
-    words = [w for w in words if w not in ("public", "private", "protected", "static")]
+    words = [w for w in words if w not in _JAVA_MODIFIERS]
     if not words:
         return None
     return Attribute(words[-1], words[-2] if len(words) > 1 else "")
+
+
+def _plantuml_member(text: str) -> Attribute | Method | None:
+    """A member row written as PlantUML writes one (``+run() : void``, ``name : String``),
+    read by our parser with its types; None for other rows (``email (string)``, prose)."""
+    if not re.fullmatch(r"[+#~-]?\s*\w+\s*(\(.*\))?\s*:\s*\S.*", text):
+        return None
+    try:
+        cls = parse_plantuml(f"@startuml\nclass X {{\n{text}\n}}\n@enduml\n",
+                             preprocessor=None).diagram.classes[0]
+    except ClueStudioError:
+        return None
+    members = (*cls.attributes, *cls.methods)
+    return members[0] if members else None
 
 
 def drawio_truth(path: Path) -> ClassDiagram:
@@ -141,7 +175,11 @@ def drawio_truth(path: Path) -> ClassDiagram:
                              for e in ends)
                 relations.append(Relation(RelationType.ASSOCIATION, source, target,
                                           Multiplicity(*mult)))
-    return ClassDiagram(tuple(classes), tuple(relations))
+    # written and read back, as every conversion the check is given is a text: its
+    # relations get their lines, which tie a multiplicity to its relation
+    diagram = ClassDiagram(tuple(classes), tuple(relations))
+    return parse_plantuml(write_plantuml(diagram), source=str(path),
+                          preprocessor=None).diagram
 
 
 def _parse_truth(path: Path) -> ClassDiagram:
@@ -355,6 +393,9 @@ class ImageResult:
     draft: dict[str, Any]
     draft_error: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    # what a user gets (--embedded): this image drafted from and checked against the
+    # diagram it carries, or None when it carries none
+    user: ImageResult | None = None
 
 
 def _read(image: LoadedImage, cache: OcrCache | None, relayout: bool
@@ -372,34 +413,66 @@ def _read(image: LoadedImage, cache: OcrCache | None, relayout: bool
     return ocr, spent
 
 
-def run_item(item: Item, cache: OcrCache | None, relayout: bool) -> ImageResult:
-    from cluestudio.core.draft import draft_from_ocr
+@dataclass
+class Checked:
+    """The check on an image's three conversions: faithful, each class dropped, one
+    invented."""
 
-    image = load_image_file(item.image)
-    ocr, ocr_cpu = _read(image, cache, relayout)
-    cpu = time.process_time()
-    drawn = item.also_drawn
-    faithful = check_conversion(ocr, item.truth, also_drawn=drawn)
-    check_cpu = time.process_time() - cpu
+    faithful: CheckReport
+    false_flags: list[str]
+    dropped: list[bool]
+    dropped_missed: list[str]
+    invented: bool
+    # (triage, really wrong, weight): each image weighs one faithful, one dropped (spread
+    # over its classes) and one invented conversion in the calibration table
+    triages: list[tuple[float, bool, float]]
+
+
+def check_three(truth: ClassDiagram, check: Callable[[ClassDiagram], CheckReport],
+                invented: tuple[ClassDiagram, str]) -> Checked:
+    """``check`` (a conversion → its report) on the truth, on the truth less each class
+    and on ``invented`` (a diagram with one class more, and that class's name)."""
+    faithful = check(truth)
     false_flags = [f"missing {t} ({k})" for t, k in _flags(faithful, "missing")]
     false_flags += [f"invented {t} ({k})" for t, k in _flags(faithful, "invented")]
     dropped, dropped_missed = [], []
-    # (triage, really wrong, weight): each image weighs one faithful, one dropped (spread
-    # over its classes) and one invented conversion in the calibration table
     triages: list[tuple[float, bool, float]] = [(faithful.triage, False, 1.0)]
     # a class PlantUML draws without its name (``<> diamond``) cannot be missed by name
-    named = [c for c in item.truth.classes if c.stereotype != "diamond"]
+    named = [c for c in truth.classes if c.stereotype != "diamond"]
     for cls in named:
-        report = check_conversion(ocr, without_class(item.truth, cls.name), also_drawn=drawn)
+        report = check(without_class(truth, cls.name))
         triages.append((report.triage, True, 1.0 / len(named)))
         found = _names_flag(report, "missing", cls.name)
         dropped.append(found)
         if not found:
             dropped_missed.append(cls.name)
-    invented_diagram, invented_name = with_invented(item.truth, ocr)
-    report = check_conversion(ocr, invented_diagram, also_drawn=drawn)
+    report = check(invented[0])
     triages.append((report.triage, True, 1.0))
-    invented = _names_flag(report, "invented", invented_name)
+    return Checked(faithful, false_flags, dropped, dropped_missed,
+                   _names_flag(report, "invented", invented[1]), triages)
+
+
+def _result(item: Item, ocr_cpu: float | None, check_cpu: float, draft_cpu: float,
+            checked: Checked, made: ClassDiagram, error: str = "") -> ImageResult:
+    return ImageResult(item, ocr_cpu, check_cpu, draft_cpu, _judged(checked.faithful),
+                       checked.faithful.triage, checked.false_flags, checked.dropped,
+                       checked.dropped_missed, checked.invented,
+                       score_draft(item.truth, made), error, {"triages": checked.triages})
+
+
+def run_item(item: Item, cache: OcrCache | None, relayout: bool, embedded: bool = False
+             ) -> ImageResult:
+    from cluestudio.core.draft import draft_from_ocr
+
+    image = load_image_file(item.image)
+    ocr, ocr_cpu = _read(image, cache, relayout)
+    cpu = time.process_time()
+    check_conversion(ocr, item.truth, also_drawn=item.also_drawn)
+    check_cpu = time.process_time() - cpu
+    invented = with_invented(item.truth, ocr)
+    checked = check_three(
+        item.truth, lambda diagram: check_conversion(ocr, diagram, also_drawn=item.also_drawn),
+        invented)
     cpu = time.process_time()
     error = ""
     try:
@@ -407,9 +480,106 @@ def run_item(item: Item, cache: OcrCache | None, relayout: bool) -> ImageResult:
     except Exception as exc:  # the benchmark reports a failing draft, it does not stop
         made, error = ClassDiagram(), f"{type(exc).__name__}: {exc}"
     draft_cpu = time.process_time() - cpu
-    return ImageResult(item, ocr_cpu, check_cpu, draft_cpu, _judged(faithful),
-                       faithful.triage, false_flags, dropped, dropped_missed, invented,
-                       score_draft(item.truth, made), error, {"triages": triages})
+    result = _result(item, ocr_cpu, check_cpu, draft_cpu, checked, made, error)
+    if embedded:
+        result.user = run_embedded(item, invented)
+    return result
+
+
+def run_embedded(item: Item, invented: tuple[ClassDiagram, str]) -> ImageResult | None:
+    """The check's three conversions and the draft, from the diagram the image carries
+    (None when it carries none, or its pixels do not look like it): what a user gets
+    where the file holds its source. CPU: reading it, counting the pixels' class boxes,
+    comparing one conversion / drafting."""
+    from cluestudio.core.draft.convert import draft_from_embedded
+    from cluestudio.core.embedded.compare import compare_with_embedded
+    from cluestudio.core.embedded.trust import trusted_embedded
+
+    data = item.image.read_bytes()
+    cpu = time.process_time()
+    read = trusted_embedded(data, item.name)  # the pixels' boxes counted: the user's cost
+    read_cpu = time.process_time() - cpu
+    embedded = read.diagram
+    if embedded is None:
+        if read.reason:
+            print(f"    {read.reason}", file=sys.stderr)
+        return None
+    cpu = time.process_time()
+    compare_with_embedded(embedded, item.truth, image=data)
+    check_cpu = read_cpu + time.process_time() - cpu
+    checked = check_three(item.truth, lambda diagram: compare_with_embedded(embedded, diagram),
+                          invented)
+    cpu = time.process_time()
+    made = draft_from_embedded(embedded).diagram
+    draft_cpu = read_cpu + time.process_time() - cpu
+    return _result(item, None, check_cpu, draft_cpu, checked, made)
+
+
+def user_table(results: list[ImageResult]) -> dict[str, dict[str, Any]]:
+    """Per kind of image, what a user gets: each image that carries its diagram as
+    :func:`run_embedded` measured it, the others as the pixel method did; with how many
+    used their source and the CPU that cost (read, compare, draft: no OCR)."""
+    groups: dict[str, dict[str, Any]] = {}
+    for kind in (*KINDS, "all"):
+        chosen = [r for r in results if kind in ("all", r.item.kind)]
+        if not chosen:
+            continue
+        used = [r.user for r in chosen if r.user is not None]
+        summary = summarise([r.user or r for r in chosen])
+        summary["source_used"] = len(used)
+        check = [u.check_cpu for u in used]
+        draft = [u.draft_cpu for u in used]
+        summary["source_cpu"] = {
+            "check_median": statistics.median(check) if check else None,
+            "check_max": max(check) if check else None,
+            "draft_median": statistics.median(draft) if draft else None,
+            "draft_max": max(draft) if draft else None}
+        groups[kind] = summary
+    return groups
+
+
+Row = Callable[[str, list[str]], None]
+
+
+def _table(groups: dict[str, dict[str, Any]]) -> tuple[list[str], Row]:
+    """The groups' names, printed as the header, and a printer of one row under it."""
+    names = list(groups)
+    width = max(16, *(len(n) + 2 for n in names))
+    print(f"{'':34}" + "".join(f"{n:>{width}}" for n in names))
+
+    def row(label: str, values: list[str]) -> None:
+        print(f"{label:34}" + "".join(f"{v:>{width}}" for v in values))
+
+    return names, row
+
+
+def _check_rows(groups: dict[str, dict[str, Any]], names: list[str], row: Row) -> None:
+    """The check's rates: faithful flagged, abstained, dropped and invented class found."""
+    row("check: faithful flagged", [_fmt(groups[n]["check"]["false_flag_rate"])
+                                    for n in names])
+    row("check: could not judge", [str(groups[n]["check"]["abstained"]) for n in names])
+    row("check: dropped class found", [f"{_fmt(groups[n]['check']['dropped_recall'])} "
+                                       f"/{groups[n]['check']['dropped_n']}" for n in names])
+    row("check: invented class found", [_fmt(groups[n]["check"]["invented_recall"])
+                                        for n in names])
+
+
+def print_user_table(groups: dict[str, dict[str, Any]]) -> None:
+    print("what a user gets (--embedded): images that carry their PlantUML drafted from and "
+          "checked against it, the others read from their pixels as above")
+    names, row = _table(groups)
+    row("images (carrying their source)", [
+        f"{groups[n]['images']} ({groups[n]['source_used']})" for n in names])
+    for part, label in (("class", "draft class F1"), ("attributes", "draft attribute F1"),
+                        ("methods", "draft method F1"), ("relation", "draft relation F1"),
+                        ("relation_typed", "draft relation typed F1")):
+        row(label, [_fmt(groups[n]["draft"][part]["f1"]) for n in names])
+    _check_rows(groups, names, row)
+    cpu = {n: groups[n]["source_cpu"] for n in names}
+    row("CPU s, source: check med/max", [
+        f"{_fmt(cpu[n]['check_median'], 3)}/{_fmt(cpu[n]['check_max'], 3)}" for n in names])
+    row("CPU s, source: draft med/max", [
+        f"{_fmt(cpu[n]['draft_median'], 3)}/{_fmt(cpu[n]['draft_max'], 3)}" for n in names])
 
 
 def calibration(results: list[ImageResult]) -> list[tuple[str, float, float, float]]:
@@ -463,13 +633,7 @@ def print_table(groups: dict[str, dict[str, Any]], engine: str) -> None:
     load = os.getloadavg() if hasattr(os, "getloadavg") else None
     print(f"engine {engine}; {os.cpu_count()} cores; load average "
           f"{'?' if load is None else ' '.join(f'{v:.1f}' for v in load)} at the end")
-    names = list(groups)
-    width = max(16, *(len(n) + 2 for n in names))
-    print(f"{'':34}" + "".join(f"{n:>{width}}" for n in names))
-
-    def row(label: str, values: list[str]) -> None:
-        print(f"{label:34}" + "".join(f"{v:>{width}}" for v in values))
-
+    names, row = _table(groups)
     row("images", [str(groups[n]["images"]) for n in names])
     for part, label in (("class", "draft class"), ("attributes", "draft attribute"),
                         ("methods", "draft method"), ("relation", "draft relation"),
@@ -477,13 +641,7 @@ def print_table(groups: dict[str, dict[str, Any]], engine: str) -> None:
         row(f"{label} P/R/F1", ["/".join(_fmt(groups[n]["draft"][part][k]) for k in
                                          ("p", "r", "f1")) for n in names])
     row("check: judged images", [str(groups[n]["check"]["judged"]) for n in names])
-    row("check: faithful flagged", [_fmt(groups[n]["check"]["false_flag_rate"])
-                                    for n in names])
-    row("check: could not judge", [str(groups[n]["check"]["abstained"]) for n in names])
-    row("check: dropped class found", [f"{_fmt(groups[n]['check']['dropped_recall'])} "
-                                       f"/{groups[n]['check']['dropped_n']}" for n in names])
-    row("check: invented class found", [_fmt(groups[n]["check"]["invented_recall"])
-                                        for n in names])
+    _check_rows(groups, names, row)
     row("check: truth ≠ image (verdicts)", [
         ",".join(f"{k[:4]}{v}" for k, v in groups[n]["check"]["caveated_verdicts"].items())
         or "—" for n in names])
@@ -532,6 +690,10 @@ def main(argv: list[str] | None = None) -> int:
     add_cache_arguments(parser)
     parser.add_argument("--misses", action="store_true", help="list each image's misses")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--embedded", action="store_true",
+                        help="also report what a user gets: images that carry their "
+                             "PlantUML drafted from and checked against it (the main table "
+                             "always measures the pixel method)")
     args = parser.parse_args(argv)
     root = realimages_folder()
     if root is None:
@@ -546,7 +708,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.limit and per_folder[item.folder] >= args.limit:
                 continue
             per_folder[item.folder] += 1
-            results.append(run_item(item, cache, args.relayout))
+            results.append(run_item(item, cache, args.relayout, args.embedded))
             print(f"{item.folder}/{item.name} done", file=sys.stderr, flush=True)
     finally:
         if cache is not None:
@@ -569,10 +731,14 @@ def main(argv: list[str] | None = None) -> int:
     for folder in sorted({r.item.folder for r in results}):
         groups[folder] = summarise([r for r in results if r.item.folder == folder])
     groups["all"] = summarise(results)
+    users = user_table(results) if args.embedded else {}
     if args.json:
-        print(json.dumps(groups, indent=2, default=str))
+        print(json.dumps({**groups, "what a user gets": users} if users else groups,
+                         indent=2, default=str))
     else:
         print_table(groups, get_engine().engine_id)
+        if users:
+            print_user_table(users)
     if not args.json:
         print("triage calibration (judged images; each: 1 faithful, 1 dropped, 1 invented):")
         rows = calibration(results)

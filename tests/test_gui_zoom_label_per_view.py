@@ -21,12 +21,14 @@ def _zoom(view) -> str:
 def test_a_ta_comparing_a_big_image_a_with_b_reads_each_panes_own_zoom(session,
                                                                        tmp_path) -> None:
     from cluestudio.gui.qt import QToolButton
-    from cluestudio.gui.widgets.zoom_bar import ZoomBar
+    from cluestudio.gui.widgets.zoom_bar import ZoomBar, ZoomLabel
 
     window = session.open(_big_workspace(tmp_path))
     window.resize(1024, 700)
     review = window.review
-    bar, b_label = review.findChild(ZoomBar), review.b_zoom
+    bar = review.findChild(ZoomBar)
+    b_label = next(label for label in review.findChildren(ZoomLabel)
+                   if not bar.isAncestorOf(label))
     image_a, image_b = review.image_a, review.image_b
     session.qtbot.waitUntil(lambda: image_a.image is not None and image_b.image is not None
                             and image_b.isVisible(), timeout=20_000)

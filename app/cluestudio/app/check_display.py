@@ -48,6 +48,12 @@ def shown_findings(report: Any, puml: str | None) -> ShownFindings:
     from cluestudio.core.check.check import CHECK_VERSION
     from cluestudio.core.check.doubtful import set_aside
 
+    if getattr(report, "evidence", "") == "embedded":
+        # compared with the source image A carries: every finding is certain, none is
+        # OCR's noise to set aside
+        return ShownFindings(tuple(getattr(report, "missing", ())),
+                             tuple(getattr(report, "invented", ())),
+                             int(getattr(report, "set_aside", 0) or 0))
     names, drawn, kinds = _stated(puml)
     # an older check paired names regardless of boxes: what it listed as dropped that the
     # PlantUML states under another class was a name read twice

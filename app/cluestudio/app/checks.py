@@ -7,8 +7,13 @@ same submissions under the same rules:
 - a submission is *checkable* when its task is a class diagram (the check reads the text
   with the class parser), it has an image A and its head revision holds PlantUML;
 - it is *done* when ``check_results`` holds a row for its head revision, its current image
-  A, this check version and this OCR engine: saving a new revision (or importing a new
-  image) makes it due again; ``redo`` checks it anyway.
+  A, this check version and this OCR engine (or, unless the pixels are asked for, a
+  comparison with the diagram image A carries: core/embedded): saving a new revision (or
+  importing a new image) makes it due again; ``redo`` checks it anyway.
+
+Where image A carries the PlantUML it was rendered from, the check compares with that
+(no OCR) unless ``pixels`` (``check --pixels``, the panel's "Check the pixels", or
+``[ocr] embedded_source = false``) asks for OCR.
 
 Two ways to run the plan: :func:`check_workspace` in this process (the CLI; each result is
 stored in its own transaction as soon as it is done, so an interrupted run keeps what it
@@ -30,6 +35,7 @@ from typing import Any
 from cluestudio.app.input_files import large_image_note
 from cluestudio.core.check.check import CHECK_VERSION
 from cluestudio.core.check.report import CheckReport
+from cluestudio.core.embedded.compare import EMBEDDED_ENGINE
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.jobs import CancelToken, Job, Progress, SubmissionOutcome
 from cluestudio.core.ocr.cache import OcrCache
@@ -53,9 +59,13 @@ class CheckOutcome(SubmissionOutcome):  # status: checked | failed | skipped
     verdict: str = ""
     unjudged: str = ""
     not_judged: tuple[str, ...] = ()  # CheckReport.not_judged: what a verdict left out
+    # what it was compared with: "pixels" (OCR) or "embedded" (the diagram A carries)
+    evidence: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()
+        if self.evidence:
+            out["evidence"] = self.evidence
         if self.revision_id is not None:
             out["revision_id"] = self.revision_id
         if self.triage is not None:
@@ -160,7 +170,8 @@ def _verdict_of(report: dict[str, Any]) -> dict[str, Any]:
     verdict = str(report.get("verdict", ""))
     judged = verdict in ("", "clean", "flagged")
     return {"verdict": verdict, "unjudged": "" if judged else str(report.get("reason", "")),
-            "not_judged": tuple(str(n) for n in report.get("not_judged", ()) if judged)}
+            "not_judged": tuple(str(n) for n in report.get("not_judged", ()) if judged),
+            "evidence": str(report.get("evidence", "pixels"))}
 
 
 def _stored_result(row: dict[str, Any]) -> dict[str, Any]:
@@ -171,20 +182,23 @@ def _stored_result(row: dict[str, Any]) -> dict[str, Any]:
     return result if isinstance(result, dict) else {}
 
 
-def _stored(ws: Workspace, item: CheckItem, engine_id: str | None) -> dict[str, Any] | None:
+def _stored(ws: Workspace, item: CheckItem, engine_id: str | None, pixels: bool = False
+            ) -> dict[str, Any] | None:
+    engines = {engine_id} if pixels else {engine_id, EMBEDDED_ENGINE}
     for row in reversed(ws.check_results(item.submission_id)):
-        if (row["conversion_id"], row["image_hash"], row["check_version"], row["engine"]) == (
-                item.revision_id, item.image_hash, CHECK_VERSION, engine_id):
+        if (row["conversion_id"], row["image_hash"], row["check_version"]) == (
+                item.revision_id, item.image_hash, CHECK_VERSION) and row["engine"] in engines:
             return dict(row)
     return None
 
 
 def plan_checks(ws: Workspace, submission_ids: Collection[int] | None = None, *,
                 tasks: Sequence[str] = (), redo: bool = False,
-                engine_id: str | None = None) -> CheckPlan:
+                engine_id: str | None = None, pixels: bool = False) -> CheckPlan:
     """What to check among ``submission_ids`` (default: every submission) of ``tasks``
     (default: every task), by the rules in the module docstring. ``engine_id`` is the OCR
-    engine a stored check must come from to count as done (default: the installed one)."""
+    engine a stored check must come from to count as done (default: the installed one);
+    with ``pixels`` a comparison with the diagram image A carries does not count."""
     engine_id = engine_id if engine_id is not None else installed_engine_id()
     kind_of = {t.id: t.diagram_kind for t in ws.tasks()}
     items: list[CheckItem] = []
@@ -202,7 +216,7 @@ def plan_checks(ws: Workspace, submission_ids: Collection[int] | None = None, *,
         else:
             item = CheckItem(summary.id, summary.task_id, summary.source_id, head.id,
                              submission.image_hash, head.puml)
-            stored = None if redo else _stored(ws, item, engine_id)
+            stored = None if redo else _stored(ws, item, engine_id, pixels)
             if stored is None:
                 items.append(item)
             else:
@@ -225,7 +239,8 @@ def _image_size(ws: Workspace, image_hash: str) -> tuple[int | None, int | None]
 
 
 def check_one(ws: Workspace, item: CheckItem, engine: OcrEngine | None,
-              cache: OcrCache | None, language: str = "auto") -> CheckReport:
+              cache: OcrCache | None, language: str = "auto", pixels: bool = False
+              ) -> CheckReport:
     """Read and compare one submission (nothing stored); ClueStudioError on bad input."""
     from cluestudio.core.check import check_image_and_text
 
@@ -236,20 +251,24 @@ def check_one(ws: Workspace, item: CheckItem, engine: OcrEngine | None,
                               "the workspace")
     return check_image_and_text(data, item.puml, image_source=f"{label} image A",
                                 puml_source=f"{label} revision {item.revision_id}",
-                                engine=engine, cache=cache, language=language)
+                                engine=engine, cache=cache, language=language,
+                                pixels=pixels)
 
 
 def check_job(workspace: str, items: Sequence[CheckItem], *, cancel: CancelToken,
-              emit: Any) -> Job[int]:
+              emit: Any, pixels: bool = False) -> Job[int]:
     """In the window's worker process, on a read-only view of the workspace file (the window
     keeps the writer): check each item; each report goes back as
-    ``emit("checked", (item, report))``, or ``emit("failed", (item, message))``."""
+    ``emit("checked", (item, report))``, or ``emit("failed", (item, message))``.
+    ``pixels``: OCR even where image A carries its diagram (so does the setting)."""
     from cluestudio.core.settings import load_settings
     from cluestudio.core.workspace import open_workspace
 
     ws = open_workspace(workspace, readonly=True)
     cache = OcrCache()
-    language = load_settings()[0].ocr.language  # what image A's names are written in
+    ocr_settings = load_settings()[0].ocr
+    language = ocr_settings.language  # what image A's names are written in
+    pixels = pixels or not ocr_settings.embedded_source
     checked = 0
     try:
         for number, item in enumerate(items):
@@ -258,7 +277,7 @@ def check_job(workspace: str, items: Sequence[CheckItem], *, cancel: CancelToken
                            f"{large_image_note(*_image_size(ws, item.image_hash))}",
                            phase="checking")
             try:
-                report = check_one(ws, item, None, cache, language)
+                report = check_one(ws, item, None, cache, language, pixels)
             except ClueStudioError as error:
                 emit("failed", (item, str(error)))
                 continue
@@ -274,22 +293,20 @@ def check_job(workspace: str, items: Sequence[CheckItem], *, cancel: CancelToken
 def check_workspace(ws: Workspace, cancel: CancelToken | None = None, *,
                     submission_ids: Collection[int] | None = None, tasks: Sequence[str] = (),
                     redo: bool = False, engine: OcrEngine | None = None,
-                    cache: OcrCache | None = None, language: str = "auto"
-                    ) -> Job[CheckSummary]:
+                    cache: OcrCache | None = None, language: str = "auto",
+                    pixels: bool = False) -> Job[CheckSummary]:
     """Check the head revision of every checkable submission against its image A, in this
-    process, storing each result as it is done (``cluestudio check --workspace``)."""
+    process, storing each result as it is done (``cluestudio check --workspace``).
+    ``pixels``: OCR even where image A carries its diagram."""
     cancel = cancel or CancelToken()
     engine_id = engine.engine_id if engine is not None else installed_engine_id()
     if engine_id is None:
         raise OcrUnavailable("OCR is not installed: pip install 'cluestudio[ocr]'")
-    plan = plan_checks(ws, submission_ids, tasks=tasks, redo=redo, engine_id=engine_id)
+    plan = plan_checks(ws, submission_ids, tasks=tasks, redo=redo, engine_id=engine_id,
+                       pixels=pixels)
     outcomes = list(plan.outcomes)
     todo = plan.items
     yield Progress(0, len(todo), f"{len(todo)} to check, {len(outcomes)} skipped", phase="checking")
-    if todo and engine is None:
-        from cluestudio.core.ocr.engine import get_engine
-
-        engine = get_engine()
     for done, item in enumerate(todo, start=1):
         cancel.raise_if_cancelled()
         note = large_image_note(*_image_size(ws, item.image_hash))
@@ -297,7 +314,7 @@ def check_workspace(ws: Workspace, cancel: CancelToken | None = None, *,
             yield Progress(done - 1, len(todo), f"reading image A of {item.label}{note}",
                            phase="checking")
         try:
-            report = check_one(ws, item, engine, cache, language)
+            report = check_one(ws, item, engine, cache, language, pixels)
         except ClueStudioError as error:
             outcomes.append(_outcome(item, FAILED, str(error), revision_id=item.revision_id))
             yield Progress(done, len(todo), f"{item.label}: failed ({error})",
@@ -310,11 +327,14 @@ def check_workspace(ws: Workspace, cancel: CancelToken | None = None, *,
                                  missing=len(report.missing), invented=len(report.invented),
                                  **_verdict_of({"verdict": report.verdict,
                                                 "reason": report.reason,
-                                                "not_judged": report.not_judged})))
+                                                "not_judged": report.not_judged,
+                                                "evidence": report.evidence})))
         verdict = (("flagged" if report.flagged else "agrees")
                    + f" (triage {report.triage:.2f})"
                    + "".join(f"; {sentence}" for sentence in report.not_judged)
                    ) if judged else report.reason
+        if report.evidence_note:  # compared with the source A carries, or why not
+            verdict += f"; {report.evidence_note}"
         yield Progress(done, len(todo), f"{item.label}: {verdict}", phase="checking")
     ordered = sorted(outcomes, key=lambda o: (o.task_id, o.source_id, o.submission_id))
     return CheckSummary(engine_id, CHECK_VERSION, tuple(ordered))
@@ -322,7 +342,7 @@ def check_workspace(ws: Workspace, cancel: CancelToken | None = None, *,
 
 def check_submission(ws: Workspace, submission_id: int, *, engine: OcrEngine | None = None,
                      cache: OcrCache | None = None, store: bool = True,
-                     language: str = "auto") -> CheckReport:
+                     language: str = "auto", pixels: bool = False) -> CheckReport:
     """Check one submission's head revision now, whether or not it was checked before, and
     store it unless ``store`` is false. With the OCR cache warm this is the matching alone
     (a few ms); ClueStudioError when it is not checkable (the reason of :func:`plan_checks`)."""
@@ -333,7 +353,7 @@ def check_submission(ws: Workspace, submission_id: int, *, engine: OcrEngine | N
         outcome = plan.outcomes[0]
         raise ClueStudioError(f"{outcome.task_id}/{outcome.source_id}: {outcome.reason}")
     item = plan.items[0]
-    report = check_one(ws, item, engine, cache, language)
+    report = check_one(ws, item, engine, cache, language, pixels)
     if store:
         store_check(ws, submission_id, item.revision_id, item.image_hash, report)
     return report

@@ -161,7 +161,11 @@ def store_answer(ws: Workspace, request: ModelRequest, model_id: str, result: An
     doubts = ""
     if result.ok and final is not None and model_id.startswith("offline-draft"):
         from cluestudio.app.draft_doubts import doubts_summary
+        from cluestudio.core.draft.convert import DRAFTED_FROM_SOURCE
 
-        doubts = f"; {doubts_summary(final)}"
+        # the draft of an image that carries its PlantUML is that source: no doubts to count
+        doubts = ("; drafted from the PlantUML image A carries, not from its pixels"
+                  if DRAFTED_FROM_SOURCE in result.attempts[-1].answer
+                  else f"; {doubts_summary(final)}")
     return ModelOutcome("convert", sid, f"{model_id}: {state}{after}{doubts}",
                         revision_ids=outcomes[0].revision_ids)

@@ -12,6 +12,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from cluestudio.core.embedded.compare import EMBEDDED_ENGINE
 from cluestudio.core.errors import ClueStudioError
 from cluestudio.core.workspace import SubmissionSummary, Workspace
 from cluestudio.core.workspace.records import Rating, Review, Revision, Submission, Task
@@ -34,6 +35,8 @@ class ListRow:
     # The check's reason when it gave no verdict by names ("could not judge: …", another
     # language); "" when it judged (or did not run). Its triage is then no judgement.
     unjudged: str = ""
+    # the check compared with the PlantUML image A carries, not with OCR's reading of it
+    from_source: bool = False
     # What a check that judged did not weigh ("attributes not judged: …", a sentence each):
     # its triage says nothing of those names.
     not_judged: tuple[str, ...] = ()
@@ -60,6 +63,7 @@ def list_rows(ws: Workspace, grader: str, rubric_id: str | None = None,
                            bool(check["flagged"]) if check else None,
                            rating.group_from if rating is not None and rating.group_applied
                            else None, _unjudged(check),
+                           check is not None and check["engine"] == EMBEDDED_ENGINE,
                            tuple(check.get("not_judged", ())) if check else ()))
     return out
 

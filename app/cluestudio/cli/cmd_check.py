@@ -5,6 +5,10 @@ against its image A, stored in ``check_results`` (skipped when that revision, im
 engine were already checked; the window's "Check all listed" plans the same way:
 app/checks.py). ``--plan`` lists what would be checked and why the others are not, and checks
 nothing. Needs the ``ocr`` extra (``pip install 'cluestudio[ocr]'``).
+
+Where image A carries the PlantUML it was rendered from (PlantUML writes it into every PNG),
+the conversion is compared with that, model to model, and OCR is not run; ``--pixels`` (or
+``[ocr] embedded_source = false``) reads the pixels all the same. Each report says which.
 """
 
 from __future__ import annotations
@@ -36,6 +40,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="exit with status 1 when any conversion is flagged")
     parser.add_argument("--no-cache", action="store_true",
                         help="read every image again instead of using the OCR cache")
+    parser.add_argument("--pixels", action="store_true",
+                        help="read image A's pixels with OCR even where it carries the "
+                             "PlantUML it was rendered from (default: compare with that)")
     from cluestudio.cli.cmd_convert import add_workspace_arguments
 
     add_workspace_arguments(parser, "check", "checked (same revision, image and engine)")
@@ -61,16 +68,23 @@ def _cache(args: argparse.Namespace) -> Any:
 def _describe(report: Any) -> list[str]:
     lines = []
     for m in report.missing:
-        x0, y0, x1, y1 = (round(v) for v in m.box.rect)
         where = f" in {m.owner}" + (f" (line {m.owner_line})" if m.owner_line else "") \
             if m.owner else ""
+        if m.box is None:  # compared with the source image A carries: its line, no box
+            at = f"line {m.source_line} of the source A carries" if m.source_line else \
+                "in the source A carries"
+            lines.append(f"  missing {m.kind} {m.text!r} ({at}){where}")
+            continue
+        x0, y0, x1, y1 = (round(v) for v in m.box.rect)
         lines.append(f"  missing {m.kind} {m.text!r} at ({x0},{y0})-({x1},{y1}){where}, "
                      f"confidence {m.confidence:.2f}")
+    embedded = report.evidence == "embedded"
     for i in report.invented:
-        near = f", nearest read {i.nearest!r}" if i.nearest else ""
+        near = (f", the source A carries has {i.nearest!r}" if embedded else
+                f", nearest read {i.nearest!r}") if i.nearest else ""
         line = f"line {i.line}" if i.line else "no line"
-        lines.append(f"  invented {i.kind} {i.text!r} ({line}){near}, "
-                     f"confidence {i.confidence:.2f}")
+        sure = "" if embedded else f", confidence {i.confidence:.2f}"  # always 1 there
+        lines.append(f"  invented {i.kind} {i.text!r} ({line}){near}{sure}")
     return lines
 
 
@@ -89,6 +103,18 @@ def _verdict(report: Any) -> str:
     return "agrees on what it judged" if report.not_judged else "agrees"
 
 
+def pixels_wanted(args: argparse.Namespace, settings: Any) -> bool:
+    """``--pixels``, or the settings' ``[ocr] embedded_source = false``."""
+    return bool(args.pixels) or not settings.ocr.embedded_source
+
+
+def _evidence(report: Any) -> str:
+    """What the report compared the conversion with, in one line ("" for plain OCR)."""
+    if report.evidence == "embedded":
+        return f"  {report.evidence_note}"
+    return f"  note: {report.evidence_note}" if report.evidence_note else ""
+
+
 def run_files(args: argparse.Namespace) -> int:
     from cluestudio.app.input_files import refuse_special_files
     from cluestudio.cli.output import print_json, say_if_large
@@ -101,13 +127,15 @@ def run_files(args: argparse.Namespace) -> int:
     from cluestudio.core.settings import load_settings
 
     cache = _cache(args)
-    language = load_settings()[0].ocr.language  # [ocr] language: image A's names
+    settings = load_settings()[0]
+    language = settings.ocr.language  # [ocr] language: image A's names
+    pixels = pixels_wanted(args, settings)
     results = []
     try:
         for image, puml in zip(args.pairs[::2], args.pairs[1::2], strict=True):
             say_if_large(image)
             results.append((image, puml, check_files(image, puml, cache=cache,
-                                                     language=language)))
+                                                     language=language, pixels=pixels)))
     finally:
         if cache is not None:
             cache.close()
@@ -122,6 +150,8 @@ def run_files(args: argparse.Namespace) -> int:
             triage = f", triage {report.triage:.2f}" if report.verdict in JUDGED else ""
             print(f"{image}: {_verdict(report)}{triage} (image text in "
                   f"the PlantUML {recall}, PlantUML names in the image {shown})")
+            if _evidence(report):
+                print(_evidence(report))
             if report.verdict in JUDGED:
                 for line in [f"  ? {sentence}" for sentence in report.not_judged] \
                         + _describe(report):
@@ -149,11 +179,12 @@ def run_workspace(args: argparse.Namespace) -> int:
         with open_batch_workspace(args.workspace) as ws:
             from cluestudio.core.settings import load_settings
 
-            language = load_settings()[0].ocr.language
+            settings = load_settings()[0]
             summary = run_job(check_workspace(ws, CancelToken(), tasks=args.task,
                                               submission_ids=submission_ids(args),
                                               redo=args.redo, cache=cache,
-                                              language=language),
+                                              language=settings.ocr.language,
+                                              pixels=pixels_wanted(args, settings)),
                               on_progress=stderr_progress)
     finally:
         if cache is not None:
@@ -165,6 +196,8 @@ def run_workspace(args: argparse.Namespace) -> int:
             stored = " (stored earlier)" if o.stored else ""
             found = o.unjudged or (f"triage {o.triage:.2f}, {o.missing} missing, "
                                    f"{o.invented} invented")
+            if o.evidence == "embedded":
+                found += ", compared with the PlantUML image A carries"
             print(f"FLAGGED {o.label}: {found} (revision {o.revision_id}){stored}")
         for o in summary.outcomes:  # judged, with names it did not weigh: say which
             for sentence in o.not_judged:
@@ -188,9 +221,12 @@ def run_plan(args: argparse.Namespace) -> int:
     from cluestudio.app.checks import plan_checks
     from cluestudio.cli.cmd_convert import open_batch_workspace, submission_ids
     from cluestudio.cli.output import print_json
+    from cluestudio.core.settings import load_settings
 
+    pixels = pixels_wanted(args, load_settings()[0])
     with open_batch_workspace(args.workspace) as ws:
-        plan = plan_checks(ws, submission_ids(args), tasks=args.task, redo=args.redo)
+        plan = plan_checks(ws, submission_ids(args), tasks=args.task, redo=args.redo,
+                           pixels=pixels)
     if args.json:
         print_json({"workspace": str(args.workspace), "action": "check-plan",
                     "to_check": [{"submission_id": i.submission_id, "task_id": i.task_id,

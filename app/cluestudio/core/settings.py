@@ -106,6 +106,10 @@ class OcrSettings:
     # conversion check uses it to tell a translated conversion from one that lost its names.
     # OCR reads all of these alike (one Latin-script recogniser; no per-language one ships).
     language: str = "auto"
+    # Where image A carries the diagram it was rendered from (PlantUML's source chunk), the
+    # check and the offline draft read that instead of the pixels; false: always the pixels
+    # (`cluestudio check --pixels` for one run). docs/adr/0016-embedded-diagram-source.md.
+    embedded_source: bool = True
 
 
 @dataclass(frozen=True)

@@ -198,15 +198,16 @@ class Workbench(QObject):
         self._score_job = job
         return job
 
-    def check(self, submission_ids: list[int]) -> JobHandle | None:
+    def check(self, submission_ids: list[int], *, pixels: bool = False) -> JobHandle | None:
         """Check these conversions against their image A offline (OCR in the worker
-        process), planned as ``cluestudio check --workspace`` plans (app/checks.py: what is
-        already checked is shown as stored, not read again); each report is stored as it
-        comes and announced as ``changed``."""
+        process, or the PlantUML image A carries), planned as ``cluestudio check
+        --workspace`` plans (app/checks.py: what is already checked is shown as stored, not
+        read again); each report is stored as it comes and announced as ``changed``.
+        ``pixels``: OCR even where image A carries its PlantUML."""
         from cluestudio.app.checks import check_job, plan_checks, store_checked
 
         ws = self.session.require()
-        plan = plan_checks(ws, submission_ids)
+        plan = plan_checks(ws, submission_ids, pixels=pixels)
         for outcome in plan.not_checkable:
             self.problem.emit("check", f"{outcome.task_id} · {outcome.source_id}: "
                                        f"{outcome.reason}")
@@ -230,7 +231,7 @@ class Workbench(QObject):
                 self.problem.emit("check", str(message))
 
         job = self.processes.submit(check_job,
-                                    (str(ws.path), items),
+                                    (str(ws.path), items), {"pixels": pixels},
                                     label=f"check {len(items)} conversion(s)", on_data=keep)
         self._check_job = job
         return job

@@ -42,7 +42,6 @@ from cluestudio.gui.widgets.image_views import DiagramImageView, ZoomSync
 from cluestudio.gui.widgets.metric_panel import probe_html
 from cluestudio.gui.widgets.plantuml_editor import PlantUMLEditor
 from cluestudio.gui.widgets.verdict_panel import VerdictPanel
-from cluestudio.gui.widgets.zoom_bar import ZoomBar, ZoomLabel
 
 
 class ReviewMode(QWidget):
@@ -92,6 +91,7 @@ class ReviewMode(QWidget):
         self.probe = QTextBrowser()  # the VLM's reading of image A (Tools → Probe, F8)
         self.tabs = review_tabs(self.check, self.summary, self.history, self.diff, self.probe,
                                 self.requirement)
+
         # A failed render keeps the last good B on screen and says why above it.
         self.b_error = QLabel()
         self.b_error.setObjectName("renderError")
@@ -107,11 +107,9 @@ class ReviewMode(QWidget):
         b_buttons = QWidget()
         b_row = QHBoxLayout(b_buttons)
         b_row.setContentsMargins(0, 0, 0, 0)
-        self.b_zoom = ZoomLabel(((self.image_b, ""), (self.compare.view, "A⇄B")))  # B's own
-        for widget in (self.b_zoom, self.diff_button, self.compare_button):
-            b_row.addWidget(widget)
-        a_zoom = ZoomBar(self.sync, shows=((self.image_a, ""),))  # each pane its own zoom
-        self.splitter = review_splitter(self.image_a, a_zoom, b_pane, b_buttons,
+        b_row.addWidget(self.diff_button)
+        b_row.addWidget(self.compare_button)
+        self.splitter = review_splitter(self.image_a, self.sync, b_pane, b_buttons,
                                         self.doubts.pane, self.tabs, self.verdict)
         for pane in (self.editor, self.tabs, self.image_a, self.image_b):
             pane.setMinimumSize(120, 80)
@@ -122,6 +120,7 @@ class ReviewMode(QWidget):
         self.check.line_selected.connect(self.go_to_line)
         self.check.box_selected.connect(self._show_box)
         self.check.check_requested.connect(self.check_now)
+        self.check.pixels_requested.connect(lambda: self.check_now(pixels=True))
         self.editor.text_settled.connect(self.preview.request)
         self.editor.textChanged.connect(self._update_diff)
         self.preview.ready.connect(self._on_preview)
@@ -349,9 +348,9 @@ class ReviewMode(QWidget):
         self.check.show_report(report, can_check, self.view.head_puml)
         self.image_a.set_marks(dropped_boxes(report, self.view.head_puml))
 
-    def check_now(self) -> None:
+    def check_now(self, *, pixels: bool = False) -> None:
         if self.view is not None:
-            job = self.bench.check([self.view.submission.id])
+            job = self.bench.check([self.view.submission.id], pixels=pixels)
             if job is not None:
                 self.check.show_running()
                 self.job_started.emit(job)

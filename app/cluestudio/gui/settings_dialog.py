@@ -67,6 +67,11 @@ class SettingsDialog(QDialog):
         self.grader.setPlaceholderText(settings.grader_name())
         self.ocr_language = _combo(OCR_LANGUAGES, settings.ocr.language)
         self.ocr_language.setToolTip("auto: guessed from the names' spelling; en, de, fr, es")
+        self.embedded = QCheckBox("Where image A carries its PlantUML source, compare with "
+                                  "that (no OCR)")
+        self.embedded.setToolTip("PlantUML writes the diagram's source into every PNG it "
+                                 "renders; off: always read the pixels")
+        self.embedded.setChecked(settings.ocr.embedded_source)
         self.ocr_reads = QLabel(READS_NOTE)
         self.ocr_reads.setWordWrap(True)
 
@@ -85,6 +90,7 @@ class SettingsDialog(QDialog):
         check = QGroupBox("Offline check (OCR of image A)")
         form = QFormLayout(check)
         form.addRow("Language of image A's names", self.ocr_language)
+        form.addRow("", self.embedded)
         form.addRow(self.ocr_reads)
         ui = QGroupBox("Appearance and grading")
         form = QFormLayout(ui)
@@ -115,7 +121,8 @@ class SettingsDialog(QDialog):
                  "use_keyring": self.use_keyring.isChecked()},
             ui={"theme": self.theme.currentText(), "blind_grading": self.blind.isChecked(),
                 "grader": self.grader.text().strip()},
-            ocr={"language": self.ocr_language.currentText()},
+            ocr={"language": self.ocr_language.currentText(),
+                 "embedded_source": self.embedded.isChecked()},
         )
 
     def _update_key_state(self, *_: object) -> None:

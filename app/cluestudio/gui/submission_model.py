@@ -55,13 +55,14 @@ class Row:
     draft: bool = False  # this grader has an unsaved rubric draft here
     group_from: str | None = None  # my rating was applied from this submission's (a group)
     unjudged: str = ""  # the check's reason when it could not judge ("": it judged)
+    from_source: bool = False  # the check compared with the PlantUML image A carries
     not_judged: tuple[str, ...] = ()  # what a check that judged did not weigh
 
     @classmethod
     def of(cls, listed: ListRow, draft: bool = False) -> Row:
         return cls(listed.summary, listed.total, listed.rated, listed.clue, listed.triage,
                    listed.flagged, draft, listed.group_from, listed.unjudged,
-                   listed.not_judged)
+                   listed.from_source, listed.not_judged)
 
 
 def keep(row: Row, task: str, state: str, score: str, check: str = "any",
@@ -196,6 +197,8 @@ class SubmissionModel(QAbstractTableModel):
         elif row.flagged is not None:
             parts.append(f"conversion check: triage {row.triage:.2f}"
                          + (" (flagged: look first)" if row.flagged else "")
+                         + ("; compared with the PlantUML image A carries" if row.from_source
+                            else "")
                          + "".join(f"\n  ? {sentence}" for sentence in row.not_judged))
         return "\n".join(parts)
 

@@ -38,6 +38,8 @@ def not_judged(ocr: OcrResult, tokens: Sequence[ImageToken],
     outside: dict[str, list[str]] = {}
     doubted: dict[str, list[str]] = {}
     for finding in missing:
+        if finding.box is None:  # compared with the diagram A carries: nothing was read
+            continue
         token = at.get((finding.text, finding.box.rect))
         if token is None:
             continue

@@ -13,9 +13,14 @@ from cluestudio.core.ocr.result import Box
 # diagram's backbone; a type or a note word is often just OCR noise.
 KIND_WEIGHTS = {"class": 3.0, "attribute": 2.0, "method": 2.0, "parameter": 1.0,
                 "label": 1.0, "multiplicity": 0.5, "stereotype": 1.0, "type": 0.5,
-                "note": 0.5, "package": 0.5, "keyword": 0.5, "type keyword": 0.5}
-# Flags of these kinds at or above FLAG_CONFIDENCE raise the submission's flag.
-FLAG_KINDS = frozenset({"class", "attribute", "method"})
+                "note": 0.5, "package": 0.5, "keyword": 0.5, "type keyword": 0.5,
+                "relation": 2.0}
+# Flags of these kinds at or above FLAG_CONFIDENCE raise the submission's flag. Only the
+# comparison with the diagram image A carries (core/embedded/compare.py) finds relations.
+FLAG_KINDS = frozenset({"class", "attribute", "method", "relation"})
+# What a report compared the conversion with: OCR's reading of image A's pixels, or the
+# diagram image A carries (PlantUML's source chunk: core/embedded).
+PIXELS, EMBEDDED = "pixels", "embedded"
 FLAG_CONFIDENCE = 0.5
 # Triage is the chance that the conversion is really wrong, from the weighted flags w
 # (CheckReport.weighted_flags: 0 unless a finding raises the flag):
@@ -41,21 +46,27 @@ class MissingName:
 
     text: str
     kind: str  # guessed from where and how it is written
-    box: Box  # in image A's pixels
+    box: Box | None  # in image A's pixels (None: found in the source image A carries)
     confidence: float  # how sure the flag is (OCR confidence, lowered for doubtful kinds)
     owner: str = ""  # the class box it sits in, as read (its header)
     owner_line: int | None = None  # that class's line in the PlantUML, when it has one
+    source_line: int | None = None  # its line in the source image A carries, if compared
 
     def to_dict(self) -> dict[str, Any]:
-        return {"text": self.text, "kind": self.kind, "box": self.box.to_list(),
-                "rect": [round(v, 1) for v in self.box.rect],
-                "confidence": round(self.confidence, 3), "owner": self.owner,
-                "owner_line": self.owner_line}
+        out: dict[str, Any] = {"text": self.text, "kind": self.kind}
+        if self.box is not None:
+            out.update(box=self.box.to_list(), rect=[round(v, 1) for v in self.box.rect])
+        out.update(confidence=round(self.confidence, 3), owner=self.owner,
+                   owner_line=self.owner_line)
+        if self.source_line is not None:
+            out["source_line"] = self.source_line
+        return out
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> MissingName:
-        return cls(str(d["text"]), str(d["kind"]), Box.from_list(d["box"]),
-                   float(d["confidence"]), str(d.get("owner", "")), d.get("owner_line"))
+        box = Box.from_list(d["box"]) if d.get("box") else None
+        return cls(str(d["text"]), str(d["kind"]), box, float(d["confidence"]),
+                   str(d.get("owner", "")), d.get("owner_line"), d.get("source_line"))
 
 
 @dataclass(frozen=True)
@@ -109,6 +120,11 @@ class CheckReport:
     # ("attributes not judged: pages, release, written outside the class boxes found",
     # core/check/abstain.py): a "no flag" beside them is no word on those names.
     not_judged: tuple[str, ...] = ()
+    # What the conversion was compared with (PIXELS or EMBEDDED) and, in one line, why or
+    # what to know of it: "compared with the PlantUML image A carries", or why the pixels
+    # were read although image A carries a diagram (it does not parse, it was saved again).
+    evidence: str = PIXELS
+    evidence_note: str = ""
 
     @property
     def verdict(self) -> str:
@@ -212,6 +228,7 @@ class CheckReport:
             "missing": [m.to_dict() for m in self.missing],
             "invented": [i.to_dict() for i in self.invented],
             "seconds": round(self.seconds, 3),
+            "evidence": self.evidence, "evidence_note": self.evidence_note,
         }
 
     @classmethod
@@ -228,4 +245,6 @@ class CheckReport:
                    language=str(d.get("language", "")),
                    written_language=str(d.get("written_language", "")),
                    set_aside=int(counts.get("set_aside", 0)),
-                   not_judged=tuple(str(n) for n in d.get("not_judged", ())))
+                   not_judged=tuple(str(n) for n in d.get("not_judged", ())),
+                   evidence=str(d.get("evidence", PIXELS)),
+                   evidence_note=str(d.get("evidence_note", "")))

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from cluestudio.core.draft.classes import DraftClass, classes_from
 from cluestudio.core.draft.rejoin import rejoined_boxes
+from cluestudio.core.embedded.source import EmbeddedDiagram
 from cluestudio.core.model import ClassDiagram
 from cluestudio.core.ocr.cache import OcrCache
 from cluestudio.core.ocr.engine import OcrEngine
@@ -48,6 +49,28 @@ class DraftResult:
     relations: int
     warnings: tuple[str, ...] = ()
     doubts: tuple[DraftDoubt, ...] = ()  # doubtful elements, in the PlantUML's order
+    # "pixels" (boxes, OCR and traced lines) or "embedded" (the diagram image A carries)
+    evidence: str = "pixels"
+
+
+# The end of the draft's note where image A carries its diagram: the converter plugin's
+# answer carries the note, and the window's line says it (app/model_jobs.py).
+DRAFTED_FROM_SOURCE = "drafted from it, not from the pixels"
+
+
+def drafted_from(embedded: EmbeddedDiagram) -> str:
+    """The draft's note where image A carries the diagram it was rendered from."""
+    return f"image A carries {embedded.what} it was rendered from; {DRAFTED_FROM_SOURCE}"
+
+
+def draft_from_embedded(embedded: EmbeddedDiagram) -> DraftResult:
+    """The draft of an image that carries its diagram: that diagram's text as the file
+    carries it (the author's names, order, comments and layout hints; its line numbers
+    are the check's), every element certain."""
+    note = drafted_from(embedded)
+    warnings = (note, embedded.cut) if embedded.cut else (note,)
+    return DraftResult(embedded.puml, embedded.diagram, len(embedded.diagram.classes),
+                       len(embedded.diagram.relations), warnings, (), "embedded")
 
 
 def doubt_comment(confidence: float, reason: str) -> str:
@@ -77,15 +100,27 @@ def _class_head(cls: DraftClass) -> str:
 
 
 def draft_from_image(data: bytes, source: str = "<image>", *, engine: OcrEngine | None = None,
-                     cache: OcrCache | None = None) -> DraftResult:
+                     cache: OcrCache | None = None, pixels: bool = False) -> DraftResult:
     """A draft diagram of image ``data``; members the parser cannot read are left out
-    (and listed in ``warnings``) so the draft always parses."""
+    (and listed in ``warnings``) so the draft always parses. Where image A carries the
+    diagram it was rendered from (core/embedded), the draft is that diagram, unless
+    ``pixels``; where it carries one that cannot be used, the first warning says why."""
+    from cluestudio.core.embedded.trust import trusted_embedded
     from cluestudio.core.ocr.image import load_image_bytes
     from cluestudio.core.ocr.service import read_loaded
 
+    why = ""
+    if not pixels:
+        embedded = trusted_embedded(data, source)
+        if embedded.diagram is not None:
+            return draft_from_embedded(embedded.diagram)
+        why = embedded.reason
     image = load_image_bytes(data, source)
     ocr = read_loaded(image, engine=engine, cache=cache)
-    return draft_from_ocr(image.pixels, ocr, source)
+    draft = draft_from_ocr(image.pixels, ocr, source)
+    if why:
+        draft = replace(draft, warnings=(f"{why}; drafted from the pixels", *draft.warnings))
+    return draft
 
 
 def draft_from_ocr(pixels: np.ndarray, ocr: OcrResult, source: str = "<image>"

@@ -3,6 +3,9 @@
 Text image A shows that the PlantUML lacks ("dropped"), and names the PlantUML has that A
 does not show ("invented"), each clickable: a dropped name outlines its box in A and puts the
 editor on the class it belongs to; an invented name puts the editor on its line.
+Where image A carries the PlantUML it was rendered from, the check compared with that (no
+OCR; dropped names have its line instead of a box): the panel says so, and "Check the
+pixels" reads A with OCR all the same (docs/adr/0016).
 """
 
 from __future__ import annotations
@@ -50,16 +53,22 @@ def dropped_boxes(report: Any | None, puml: str) -> list[QRectF]:
     from cluestudio.app.check_display import shown_findings
 
     return [box(missing.box.rect) for missing in shown_findings(report, puml).missing
-            if missing.confidence >= report_flag_confidence()]
+            if missing.box is not None and missing.confidence >= report_flag_confidence()]
+
+
+def _embedded(report: Any) -> bool:
+    return getattr(report, "evidence", "") == "embedded"
 
 
 class CheckPanel(QWidget):
     """``line_selected(line)``: go to a PlantUML line; ``box_selected((l, t, r, b))``:
-    outline a region of image A; ``check_requested``: run the check now."""
+    outline a region of image A; ``check_requested``: run the check now;
+    ``pixels_requested``: run it on A's pixels (OCR) though A carries its PlantUML."""
 
     line_selected = Signal(int)
     box_selected = Signal(object)
     check_requested = Signal()
+    pixels_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -77,6 +86,11 @@ class CheckPanel(QWidget):
         self.not_judged.setWordWrap(True)
         self.not_judged.setStyleSheet("color: #e65100;")
         self.not_judged.hide()
+        self.pixels_button = QPushButton("Check the pixels")
+        self.pixels_button.setToolTip("Read image A with OCR instead of trusting the PlantUML "
+                                      "it carries (a PNG edited after it was rendered keeps "
+                                      "its source)")
+        self.pixels_button.clicked.connect(self.pixels_requested)
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(["Finding", "Kind", "Where"])
         # The finding takes what is left after Kind and Where (no sideways scrolling in a
@@ -94,6 +108,7 @@ class CheckPanel(QWidget):
         head = QHBoxLayout()
         head.addWidget(self.summary, 1)
         head.addWidget(self.run_button)
+        head.addWidget(self.pixels_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(head)
@@ -118,6 +133,8 @@ class CheckPanel(QWidget):
             if getattr(report, "verdict", "") in ("clean", "flagged") else ()
         self.not_judged.setText("\n".join(f"? {sentence}" for sentence in abstained))
         self.not_judged.setVisible(bool(abstained))
+        self.pixels_button.setVisible(_embedded(report))
+        self.pixels_button.setEnabled(can_check)
         if report is None:
             self.run_button.setText("Check this conversion")  # not "again": never checked
             self.summary.setText("Not checked yet." if can_check else
@@ -132,7 +149,8 @@ class CheckPanel(QWidget):
             return
         if getattr(report, "verdict", "") in ("could not judge", "language"):
             # no name-by-name verdict: say why, and leave the findings out (they are noise)
-            self.summary.setText(f"<b>? {escape(report.reason)}</b>")
+            self.summary.setText(f"<b>? {escape(report.reason)}</b>"
+                                 + _evidence_line(report))
             return
         recall = report.text_recall
         precision = report.name_precision
@@ -144,19 +162,26 @@ class CheckPanel(QWidget):
                                 "misses, words of a legend or an editor's palette, "
                                 "stereotypes OCR misread, words cut by the image's edge"
                                 if shown.hidden else "")
-        self.summary.setText(
-            f"{flag} · triage {report.triage:.2f} · the PlantUML has "
-            f"{_percent(recall)} of A's text; A shows {_percent(precision)} of its names"
-            + hidden)
+        embedded = _embedded(report)
+        shares = (f"the conversion has {_percent(recall)} of the source's names; the source "
+                  f"has {_percent(precision)} of the conversion's" if embedded
+                  else f"the PlantUML has {_percent(recall)} of A's text; A shows "
+                       f"{_percent(precision)} of its names")
+        self.summary.setText(f"{flag} · triage {report.triage:.2f} · {shares}"
+                             + hidden + _evidence_line(report))
         limit = report_flag_confidence()
+        titles = (("In the PlantUML A carries, not in the conversion",
+                   "In the conversion, not in the PlantUML A carries") if embedded else
+                  ("In image A, not in the PlantUML", "In the PlantUML, not in image A"))
         for title, findings, invented in (
-                ("In image A, not in the PlantUML", shown.missing, False),
-                ("In the PlantUML, not in image A", shown.invented, True)):
+                (titles[0], shown.missing, False), (titles[1], shown.invented, True)):
             group = QTreeWidgetItem([f"{title} ({len(findings)})", "", ""])
             group.setToolTip(0, f"{title} ({len(findings)})")
             for finding in findings:
                 where = (f"line {finding.line}" if invented and finding.line else
-                         f"in {finding.owner}" if finding.owner else "")
+                         f"in {finding.owner}" if finding.owner else
+                         f"A's line {finding.source_line}"
+                         if getattr(finding, "source_line", None) else "")
                 hint = (f" (A shows “{finding.nearest}”?)" if invented and finding.nearest
                         else "")
                 child = QTreeWidgetItem([finding.text + hint, finding.kind, where])
@@ -169,7 +194,7 @@ class CheckPanel(QWidget):
                                  + ("" if sure else " (doubtful, not flagged)"))
                 child.setData(0, Qt.ItemDataRole.UserRole, (
                     finding.line if invented else finding.owner_line,
-                    None if invented else tuple(finding.box.rect)))
+                    None if invented or finding.box is None else tuple(finding.box.rect)))
                 group.addChild(child)
             self.tree.addTopLevelItem(group)
             group.setFirstColumnSpanned(True)  # a heading: the whole width, never cut
@@ -214,6 +239,15 @@ class CheckPanel(QWidget):
         data = item.data(0, Qt.ItemDataRole.UserRole) if item is not None else None
         if data and data[1] is not None:
             self.box_selected.emit(data[1])
+
+
+def _evidence_line(report: Any) -> str:
+    """What the check compared the conversion with, when it was not plain OCR: the
+    PlantUML image A carries, or why A's pixels were read although it carries one."""
+    note = str(getattr(report, "evidence_note", "") or "")
+    if _embedded(report):
+        return f"<br><i>{escape(note)}</i>"
+    return f"<br><small>read from the pixels: {escape(note)}</small>" if note else ""
 
 
 def _percent(value: float | None) -> str:
