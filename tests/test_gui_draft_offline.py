@@ -142,3 +142,33 @@ draft found, once."""
             drafts = conn.execute("SELECT COUNT(*) FROM conversions WHERE submission_id = ? "
                                   "AND author LIKE 'offline-draft%'", (sid,)).fetchone()[0]
         assert drafts == 1
+
+
+def test_a_ta_watching_an_offline_draft_reads_the_submission_by_its_name_not_its_db_id(
+        qtbot, tmp_path: Path) -> None:
+    """A TA drafting the second submission offline read "#2 library_loans/s02: reading the
+    image (OCR)" on the job line, cut at 1024 px to "… — #2 libr…": a database number the
+    list shows nowhere. Each progress line names it as the list does ("library_loans ·
+    s02")."""
+    import re
+
+    from gui_course import make_course
+
+    course = make_course(tmp_path / "course", ("library_loans",))
+    with _offline_window(qtbot, tmp_path / "course.sqlite", course) as window:
+        window.resize(1024, 700)
+        window.navigator.select(window.bench.session.require().list_submissions()[1].id)
+        qtbot.waitUntil(lambda: window.review.view is not None
+                        and window.review.view.submission.source_id != "s01", timeout=10_000)
+        submission = window.review.view.submission
+        window.menu_actions["draft_offline"].trigger()
+        handle = window.model_actions._job
+        assert handle is not None
+        lines: list[str] = []
+        handle.progress.connect(lambda *_: lines.append(window.job_status.text()))
+        with qtbot.waitSignal(handle.finished, timeout=180_000):
+            pass
+        assert lines, "the job line showed no progress"
+        name = f"{submission.task_id} · {submission.source_id}"
+        assert any(name in line for line in lines), lines
+        assert not [line for line in lines if re.search(r"#\d", line)], lines

@@ -448,14 +448,14 @@ def test_story07_diagrams_open_readable_and_keep_the_zoom_i_chose(session, tmp_p
     from cluestudio.gui.qt import QLabel
 
     label = window.grading.findChild(QLabel, "zoomLabel")
-    assert label.text() == f"{round(100 * image_a.zoom())}%"
+    assert label.text() == f"A {round(100 * image_a.zoom())}%"  # A's, by its name
     window.commands.zoom_in()
     chosen = image_a.zoom()
-    assert chosen > READABLE_ZOOM and label.text() == f"{round(100 * chosen)}%"  # live
+    assert chosen > READABLE_ZOOM and label.text() == f"A {round(100 * chosen)}%"  # live
     session.press(_keys().Key_PageDown, modifier=_ctrl())
     session.qtbot.waitUntil(lambda: image_a.image is not None, timeout=10_000)
     assert image_a.zoom() == pytest.approx(chosen)  # kept across submissions
-    assert label.text() == f"{round(100 * chosen)}%"
+    assert label.text() == f"A {round(100 * chosen)}%"
 
 
 # --- story 8 ----------------------------------------------------------------------------

@@ -125,9 +125,11 @@ def test_convert_workspace_stores_every_attempt_and_reruns_ask_nothing(stub, cou
     assert "no @startuml" in failure["reason"] and failure["attempts"] == 2
     assert summary["tokens"] == 6 * 14  # 4 answers + 2 for s2, 11 + 3 tokens each
     assert len(stub.requests) == 6
-    # Progress on stderr: n/total and the submission.
+    # Progress on stderr: n/total and the submission, named as the window's list names it
+    # (not by its database id)
     assert "0/5 5 to convert with m, 1 skipped" in out.err
-    assert "/5 #" in out.err and "pets/s2: failed after 2 attempts" in out.err
+    assert "/5 pets · s1: converted" in out.err and "#" not in out.err
+    assert "pets · s2: failed after 2 attempts" in out.err
 
     with open_workspace(course) as ws:
         ids = _ids(ws)

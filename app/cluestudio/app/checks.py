@@ -58,6 +58,7 @@ class CheckOutcome(SubmissionOutcome):  # status: checked | failed | skipped
     # image's names as findings
     verdict: str = ""
     unjudged: str = ""
+    not_judged: tuple[str, ...] = ()  # CheckReport.not_judged: what a verdict left out
     # what it was compared with: "pixels" (OCR) or "embedded" (the diagram A carries)
     evidence: str = ""
 
@@ -74,6 +75,8 @@ class CheckOutcome(SubmissionOutcome):  # status: checked | failed | skipped
             out["verdict"] = self.verdict
         if self.unjudged:
             out["unjudged"] = self.unjudged
+        if self.not_judged:
+            out["not_judged"] = list(self.not_judged)
         return out
 
 
@@ -161,11 +164,13 @@ def _selected(ws: Workspace, submission_ids: Collection[int] | None,
     return [s for s in listed if not tasks or s.task_id in tasks]
 
 
-def _verdict_of(report: dict[str, Any]) -> dict[str, str]:
-    """The outcome's ``verdict`` and ``unjudged`` fields from a report's dict."""
+def _verdict_of(report: dict[str, Any]) -> dict[str, Any]:
+    """The outcome's ``verdict``, ``unjudged`` and ``not_judged`` fields from a report's
+    dict."""
     verdict = str(report.get("verdict", ""))
     judged = verdict in ("", "clean", "flagged")
     return {"verdict": verdict, "unjudged": "" if judged else str(report.get("reason", "")),
+            "not_judged": tuple(str(n) for n in report.get("not_judged", ()) if judged),
             "evidence": str(report.get("evidence", "pixels"))}
 
 
@@ -312,7 +317,7 @@ def check_workspace(ws: Workspace, cancel: CancelToken | None = None, *,
             report = check_one(ws, item, engine, cache, language, pixels)
         except ClueStudioError as error:
             outcomes.append(_outcome(item, FAILED, str(error), revision_id=item.revision_id))
-            yield Progress(done, len(todo), f"#{item.submission_id}: failed ({error})",
+            yield Progress(done, len(todo), f"{item.label}: failed ({error})",
                            phase="checking")
             continue
         store_check(ws, item.submission_id, item.revision_id, item.image_hash, report)
@@ -322,13 +327,15 @@ def check_workspace(ws: Workspace, cancel: CancelToken | None = None, *,
                                  missing=len(report.missing), invented=len(report.invented),
                                  **_verdict_of({"verdict": report.verdict,
                                                 "reason": report.reason,
+                                                "not_judged": report.not_judged,
                                                 "evidence": report.evidence})))
         verdict = (("flagged" if report.flagged else "agrees")
-                   + f" (triage {report.triage:.2f})") if judged else report.reason
+                   + f" (triage {report.triage:.2f})"
+                   + "".join(f"; {sentence}" for sentence in report.not_judged)
+                   ) if judged else report.reason
         if report.evidence_note:  # compared with the source A carries, or why not
             verdict += f"; {report.evidence_note}"
-        yield Progress(done, len(todo), f"#{item.submission_id} {item.task_id}/"
-                                        f"{item.source_id}: {verdict}", phase="checking")
+        yield Progress(done, len(todo), f"{item.label}: {verdict}", phase="checking")
     ordered = sorted(outcomes, key=lambda o: (o.task_id, o.source_id, o.submission_id))
     return CheckSummary(engine_id, CHECK_VERSION, tuple(ordered))
 

@@ -37,6 +37,9 @@ class ListRow:
     unjudged: str = ""
     # the check compared with the PlantUML image A carries, not with OCR's reading of it
     from_source: bool = False
+    # What a check that judged did not weigh ("attributes not judged: …", a sentence each):
+    # its triage says nothing of those names.
+    not_judged: tuple[str, ...] = ()
 
 
 def list_rows(ws: Workspace, grader: str, rubric_id: str | None = None,
@@ -60,7 +63,8 @@ def list_rows(ws: Workspace, grader: str, rubric_id: str | None = None,
                            bool(check["flagged"]) if check else None,
                            rating.group_from if rating is not None and rating.group_applied
                            else None, _unjudged(check),
-                           check is not None and check["engine"] == EMBEDDED_ENGINE))
+                           check is not None and check["engine"] == EMBEDDED_ENGINE,
+                           tuple(check.get("not_judged", ())) if check else ()))
     return out
 
 

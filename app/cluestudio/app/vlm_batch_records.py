@@ -27,7 +27,9 @@ class BatchItem:
 
     @property
     def label(self) -> str:
-        return f"#{self.submission_id} {self.task_id}/{self.source_id}"
+        """The submission as the window's list names it (its progress lines and the
+        conversion's messages say this): a database id ("#2") means nothing to a TA."""
+        return f"{self.task_id} · {self.source_id}"
 
 
 @dataclass(frozen=True)

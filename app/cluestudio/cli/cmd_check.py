@@ -97,7 +97,10 @@ def _verdict(report: Any) -> str:
         return "COULD NOT JUDGE: " + report.reason.removeprefix("could not judge: ")
     if report.verdict == "language":
         return f"ANOTHER LANGUAGE ({report.reason})"
-    return "FLAGGED" if report.flagged else "agrees"
+    if report.flagged:
+        return "FLAGGED"
+    # "agrees" alone read as "its attributes are right" where the check weighed none
+    return "agrees on what it judged" if report.not_judged else "agrees"
 
 
 def pixels_wanted(args: argparse.Namespace, settings: Any) -> bool:
@@ -150,7 +153,8 @@ def run_files(args: argparse.Namespace) -> int:
             if _evidence(report):
                 print(_evidence(report))
             if report.verdict in JUDGED:
-                for line in _describe(report):
+                for line in [f"  ? {sentence}" for sentence in report.not_judged] \
+                        + _describe(report):
                     print(line)
             elif report.missing or report.invented:
                 # as the window's check panel: no name-by-name verdict, so its names are
@@ -164,7 +168,7 @@ def run_workspace(args: argparse.Namespace) -> int:
     from collections import Counter
 
     from cluestudio.app.checks import check_workspace
-    from cluestudio.cli.cmd_convert import open_batch_workspace
+    from cluestudio.cli.cmd_convert import open_batch_workspace, submission_ids
     from cluestudio.cli.output import print_json, stderr_progress
     from cluestudio.core.jobs import CancelToken, run_job
 
@@ -177,6 +181,7 @@ def run_workspace(args: argparse.Namespace) -> int:
 
             settings = load_settings()[0]
             summary = run_job(check_workspace(ws, CancelToken(), tasks=args.task,
+                                              submission_ids=submission_ids(args),
                                               redo=args.redo, cache=cache,
                                               language=settings.ocr.language,
                                               pixels=pixels_wanted(args, settings)),
@@ -194,6 +199,9 @@ def run_workspace(args: argparse.Namespace) -> int:
             if o.evidence == "embedded":
                 found += ", compared with the PlantUML image A carries"
             print(f"FLAGGED {o.label}: {found} (revision {o.revision_id}){stored}")
+        for o in summary.outcomes:  # judged, with names it did not weigh: say which
+            for sentence in o.not_judged:
+                print(f"? {o.label}: {sentence}")
         counts = summary.to_dict()["counts"]
         print(f"{args.workspace}: " + ", ".join(f"{n} {k}" for k, n in counts.items())
               + f" ({summary.engine})")
@@ -211,13 +219,14 @@ def run_plan(args: argparse.Namespace) -> int:
     from collections import Counter
 
     from cluestudio.app.checks import plan_checks
-    from cluestudio.cli.cmd_convert import open_batch_workspace
+    from cluestudio.cli.cmd_convert import open_batch_workspace, submission_ids
     from cluestudio.cli.output import print_json
     from cluestudio.core.settings import load_settings
 
     pixels = pixels_wanted(args, load_settings()[0])
     with open_batch_workspace(args.workspace) as ws:
-        plan = plan_checks(ws, tasks=args.task, redo=args.redo, pixels=pixels)
+        plan = plan_checks(ws, submission_ids(args), tasks=args.task, redo=args.redo,
+                           pixels=pixels)
     if args.json:
         print_json({"workspace": str(args.workspace), "action": "check-plan",
                     "to_check": [{"submission_id": i.submission_id, "task_id": i.task_id,

@@ -97,7 +97,8 @@ class GradingMode(QWidget):
         column.addWidget(self.diff_note)
         column.addWidget(self.candidate_tabs, 1)
         below_b = QHBoxLayout()
-        below_b.addWidget(ZoomBar(self.sync), 1)
+        below_b.addWidget(ZoomBar(self.sync, shows=((self.image_a, "A"), (self.image_b, "B"))),
+                          1)  # the candidate tab's zoom, by its name
         below_b.addWidget(self.diff_button)
         column.addLayout(below_b)
         for pane in (self.reference_tabs, self.candidate_tabs, self.metrics):

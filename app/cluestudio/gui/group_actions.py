@@ -275,14 +275,16 @@ class GroupActions(QObject):
                                 "(progress and Cancel in the status bar)</i>", can_find=True)
             return
         if grouping is None:
-            stale = (" A diagram of this task changed since they were found."
+            stale = (" A diagram changed since the last grouping."
                      if task in self._stale else "")
+            # short: the box has room for three lines at 1024×700 (the whole explanation,
+            # cut there and at 1366 mid-sentence, is the tooltip)
             self.panel.describe(
-                f"<b>Grade by group</b> · <i>Not grouped yet.{stale} “Find groups” puts "
-                "together this task's submissions "
-                "whose diagrams say the same (layout, order, whitespace and case aside), so "
-                "one rating can serve them all; CLUE suggests near ones, apart, with what "
-                "differs.</i>", can_find=True)
+                f"<b>Grade by group</b> · <i>Not grouped yet.{stale} “Find groups”: one "
+                "rating for the same diagrams.</i>",
+                "“Find groups” puts together this task's submissions whose diagrams say the "
+                "same (layout, order, whitespace and case aside), so one rating can serve "
+                "them all; CLUE suggests near ones, apart, with what differs.", can_find=True)
             return
         origin = ""
         if view.rating is not None and view.rating.group_applied:

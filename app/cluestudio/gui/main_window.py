@@ -354,7 +354,9 @@ class MainWindow(WindowPreferences):
     def open_in_grading(self, submission_id: int) -> None:
         self.modes.setCurrentIndex(GRADING)
         if not self.navigator.select(submission_id, reveal=True):
-            self.statusBar().showMessage(f"Submission {submission_id} is not listed", 6000)
+            found = self.bench.ws.submission(submission_id) if self.bench.ws else None
+            named = f"{found.task_id} · {found.source_id}" if found else "That submission"
+            self.statusBar().showMessage(f"{named} is not listed", 6000)  # as the list names it
 
     def _on_model_outcome(self, outcome: ModelOutcome) -> None:
         if outcome.probe is not None:

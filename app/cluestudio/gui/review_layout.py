@@ -20,7 +20,9 @@ from cluestudio.gui.qt import (
     QVBoxLayout,
     QWidget,
 )
+from cluestudio.gui.widgets.image_views import ZoomSync
 from cluestudio.gui.widgets.status_line import ElidedLabel
+from cluestudio.gui.widgets.zoom_bar import ZoomBar, ZoomLabel
 
 
 def titled(title: str, widget: QWidget, extra: QWidget | None = None) -> QWidget:
@@ -66,18 +68,27 @@ def review_tabs(check: QWidget, summary: QWidget, history: QWidget, diff: QWidge
             (probe, "VLM", "the VLM probe's reading of image A (F8)"),
             (requirement, "Task", "the task's requirement")):
         tabs.setTabToolTip(tabs.addTab(page, name), f"{name}: {tip}")
-    # Short names that all fit at 1366×768; should the pane still be narrower they
-    # elide rather than hide behind scroll arrows.
-    tabs.setUsesScrollButtons(False)
+    # Short names that all fit at 1366×768; in a narrower pane they elide first, and only
+    # where even "Ch…" "M…" … do not fit (1024 px) do arrows come: without them the Task
+    # tab lay past the pane's edge, with nothing to say it was there.
+    tabs.setUsesScrollButtons(True)
     tabs.setElideMode(Qt.TextElideMode.ElideRight)
     return tabs
 
 
-def review_splitter(image_a: QWidget, zoom_bar: QWidget, b_pane: QWidget, b_buttons: QWidget,
+def review_splitter(image_a: QWidget, sync: ZoomSync, b_pane: QWidget, b_buttons: QWidget,
                     editor: QWidget, tabs: QWidget, verdict: QWidget) -> QSplitter:
-    """A | B on top, PlantUML | tabs | verdict below."""
+    """A | B on top, PlantUML | tabs | verdict below. Each image pane shows its own zoom in
+    its title row (``sync``: A, B, the overlay): the zoom bar's is A's, B's (the overlay's
+    while comparing) goes first in ``b_buttons``; synced views share a zoom relative to
+    fit, not the zoom itself."""
+    view_a, view_b, overlay = sync.views
+    b_row = b_buttons.layout()
+    if isinstance(b_row, QHBoxLayout):
+        b_row.insertWidget(0, ZoomLabel(((view_b, ""), (overlay, "A⇄B"))))
     images = QSplitter(Qt.Orientation.Horizontal)
-    images.addWidget(titled("A: submitted image", image_a, zoom_bar))
+    images.addWidget(titled("A: submitted image", image_a,
+                            ZoomBar(sync, shows=((view_a, ""),))))
     images.addWidget(titled("B: re-rendered", b_pane, b_buttons))
     images.setSizes([500, 500])
     verdict_scroll = QScrollArea()

@@ -42,7 +42,6 @@ from cluestudio.gui.widgets.image_views import DiagramImageView, ZoomSync
 from cluestudio.gui.widgets.metric_panel import probe_html
 from cluestudio.gui.widgets.plantuml_editor import PlantUMLEditor
 from cluestudio.gui.widgets.verdict_panel import VerdictPanel
-from cluestudio.gui.widgets.zoom_bar import ZoomBar
 
 
 class ReviewMode(QWidget):
@@ -110,7 +109,7 @@ class ReviewMode(QWidget):
         b_row.setContentsMargins(0, 0, 0, 0)
         b_row.addWidget(self.diff_button)
         b_row.addWidget(self.compare_button)
-        self.splitter = review_splitter(self.image_a, ZoomBar(self.sync), b_pane, b_buttons,
+        self.splitter = review_splitter(self.image_a, self.sync, b_pane, b_buttons,
                                         self.doubts.pane, self.tabs, self.verdict)
         for pane in (self.editor, self.tabs, self.image_a, self.image_b):
             pane.setMinimumSize(120, 80)

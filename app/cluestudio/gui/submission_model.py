@@ -31,7 +31,8 @@ COLUMN_TIPS = ("Task · submission",
                "Review verdicts: ✓ accepted, ⚠ needs fix, ✗ unusable",
                "The current CLUE score (hidden by blind grading until you rate)",
                "Offline conversion check: how much the PlantUML and image A disagree "
-               "(⚑ flagged: look first; ?: it could not judge, look yourself)")
+               "(⚑ flagged: look first; ?: it could not judge, look yourself; a number "
+               "with ?: some names it read it did not judge, see the tooltip)")
 # A check that reached no verdict by names (could not judge, another language): a mark of
 # its own, no triage number; sorted above every judged triage (0..1), since a person must
 # look at each of them, and kept together rather than among the flags.
@@ -55,12 +56,13 @@ class Row:
     group_from: str | None = None  # my rating was applied from this submission's (a group)
     unjudged: str = ""  # the check's reason when it could not judge ("": it judged)
     from_source: bool = False  # the check compared with the PlantUML image A carries
+    not_judged: tuple[str, ...] = ()  # what a check that judged did not weigh
 
     @classmethod
     def of(cls, listed: ListRow, draft: bool = False) -> Row:
         return cls(listed.summary, listed.total, listed.rated, listed.clue, listed.triage,
                    listed.flagged, draft, listed.group_from, listed.unjudged,
-                   listed.from_source)
+                   listed.from_source, listed.not_judged)
 
 
 def keep(row: Row, task: str, state: str, score: str, check: str = "any",
@@ -159,7 +161,8 @@ class SubmissionModel(QAbstractTableModel):
             return ""
         if row.unjudged:
             return UNJUDGED_MARK  # no number: the check did not judge
-        return f"⚑ {row.triage:.2f}" if row.flagged else f"{row.triage:.2f}"
+        partly = " ?" if row.not_judged else ""  # a low triage is no word on those names
+        return (f"⚑ {row.triage:.2f}" if row.flagged else f"{row.triage:.2f}") + partly
 
     def _sort_key(self, row: Row, column: int) -> Any:
         if column == 0:
@@ -195,7 +198,8 @@ class SubmissionModel(QAbstractTableModel):
             parts.append(f"conversion check: triage {row.triage:.2f}"
                          + (" (flagged: look first)" if row.flagged else "")
                          + ("; compared with the PlantUML image A carries" if row.from_source
-                            else ""))
+                            else "")
+                         + "".join(f"\n  ? {sentence}" for sentence in row.not_judged))
         return "\n".join(parts)
 
     def set_rows(self, rows: list[Row]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Collection, Sequence
 
+from cluestudio.core.check.abstain import not_judged
 from cluestudio.core.check.doubtful import (
     kind_words,
     set_aside,
@@ -25,7 +26,7 @@ from cluestudio.core.model import ClassDiagram
 from cluestudio.core.ocr.result import Box, OcrResult
 
 # Bump when the matching or the flags change, so stored checks are redone.
-CHECK_VERSION = "5"
+CHECK_VERSION = "6"
 # OCR often overlooks a lone ``1`` or ``*`` beside a line: its absence is weak evidence.
 LONE_GLYPH_FACTOR = 0.45
 # … and reads other multiplicities less reliably than names.
@@ -275,4 +276,5 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "
         missing=kept_missing, invented=kept_invented, readable=readable,
         version=CHECK_VERSION, seconds=ocr.seconds + time.perf_counter() - started,
         doubt=doubt, language=language,
-        written_language=written if language else "", set_aside=left_out)
+        written_language=written if language else "", set_aside=left_out,
+        not_judged=not_judged(ocr, tokens, kept_missing))

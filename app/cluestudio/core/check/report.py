@@ -116,6 +116,10 @@ class CheckReport:
     # Findings left out as no finding at all (core/check/doubtful.py): multiplicities
     # "not in image A", names the PlantUML states elsewhere or outside its model.
     set_aside: int = 0
+    # What the check read but did not weigh, a sentence per kind of name and reason
+    # ("attributes not judged: pages, release, written outside the class boxes found",
+    # core/check/abstain.py): a "no flag" beside them is no word on those names.
+    not_judged: tuple[str, ...] = ()
     # What the conversion was compared with (PIXELS or EMBEDDED) and, in one line, why or
     # what to know of it: "compared with the PlantUML image A carries", or why the pixels
     # were read although image A carries a diagram (it does not parse, it was saved again).
@@ -146,7 +150,10 @@ class CheckReport:
             written = NAMES.get(self.written_language, self.written_language)
             return (f"the image's names are in {read}, the PlantUML's in {written}: "
                     "a translation; compare the structure by eye")
-        return "flagged: look here first" if self.flagged else "no flag"
+        if self.flagged:
+            return "flagged: look here first"
+        return "; ".join(("no flag on what it judged", *self.not_judged)) \
+            if self.not_judged else "no flag"
 
     @property
     def text_recall(self) -> float | None:
@@ -209,6 +216,7 @@ class CheckReport:
             "version": self.version, "engine": self.engine, "image_sha256": self.image_sha256,
             "width": self.width, "height": self.height, "readable": self.readable,
             "verdict": self.verdict, "reason": self.reason, "doubt": self.doubt,
+            "not_judged": list(self.not_judged),
             "language": self.language, "written_language": self.written_language,
             "triage": round(self.triage, 4), "flagged": self.flagged,
             "text_recall": rounded(self.text_recall),
@@ -237,5 +245,6 @@ class CheckReport:
                    language=str(d.get("language", "")),
                    written_language=str(d.get("written_language", "")),
                    set_aside=int(counts.get("set_aside", 0)),
+                   not_judged=tuple(str(n) for n in d.get("not_judged", ())),
                    evidence=str(d.get("evidence", PIXELS)),
                    evidence_note=str(d.get("evidence_note", "")))

@@ -227,8 +227,9 @@ class WorkspaceQueries:
                       ) -> dict[int, dict[str, Any]]:
         """Per submission, the newest check of its head revision and current image A:
         ``{submission_id: {"conversion_id", "triage", "flagged", "missing", "invented",
-        "text_recall", "name_precision", "check_version", "engine", "verdict", "reason"}}``
-        (verdict and reason from the stored report, "" when it has none); a submission
+        "text_recall", "name_precision", "check_version", "engine", "verdict", "reason",
+        "not_judged"}}`` (verdict, reason and what it did not judge, a tuple of sentences,
+        from the stored report, empty when it has none); a submission
         whose head revision or image changed since its last check is left out (stale)."""
         only, params = "", list[str]()
         if submission_ids is not None:
@@ -237,18 +238,21 @@ class WorkspaceQueries:
             "SELECT c.submission_id, c.conversion_id, c.triage, c.flagged, c.missing,"
             " c.invented, c.text_recall, c.name_precision, c.check_version, c.engine,"
             " CASE WHEN json_valid(c.result) THEN json_extract(c.result, '$.verdict') END,"
-            " CASE WHEN json_valid(c.result) THEN json_extract(c.result, '$.reason') END"
+            " CASE WHEN json_valid(c.result) THEN json_extract(c.result, '$.reason') END,"
+            " CASE WHEN json_valid(c.result) THEN json_extract(c.result, '$.not_judged') END"
             " FROM check_results c JOIN submissions s ON s.id = c.submission_id"
             " WHERE c.image_hash = s.image_hash AND c.conversion_id ="
             f" {head_id_sql('c.submission_id')}"
             f"{only} ORDER BY c.created_at, c.id", params).fetchall()
         keys = ("conversion_id", "triage", "flagged", "missing", "invented", "text_recall",
-                "name_precision", "check_version", "engine", "verdict", "reason")
+                "name_precision", "check_version", "engine", "verdict", "reason",
+                "not_judged")
         latest: dict[int, dict[str, Any]] = {}
         for r in found:
             row = latest[int(r[0])] = dict(zip(keys, r[1:], strict=True))
             row["flagged"] = bool(row["flagged"])
             row["verdict"], row["reason"] = str(row["verdict"] or ""), str(row["reason"] or "")
+            row["not_judged"] = tuple(str(n) for n in json.loads(row["not_judged"] or "[]"))
         return latest
 
     def audit_results(self, model: str | None = None, prompt_version: str | None = None,

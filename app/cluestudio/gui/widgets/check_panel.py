@@ -79,6 +79,13 @@ class CheckPanel(QWidget):
         self.run_button.setToolTip("Read image A with OCR (offline) and compare its text "
                                    "with the saved PlantUML")
         self.run_button.clicked.connect(self.check_requested)
+        # What the check read but did not weigh ("attributes not judged: …"): beside it a
+        # "no flag" is no word on those names (a photo's dropped attributes, issue 29).
+        self.not_judged = QLabel()
+        self.not_judged.setObjectName("checkNotJudged")
+        self.not_judged.setWordWrap(True)
+        self.not_judged.setStyleSheet("color: #e65100;")
+        self.not_judged.hide()
         self.pixels_button = QPushButton("Check the pixels")
         self.pixels_button.setToolTip("Read image A with OCR instead of trusting the PlantUML "
                                       "it carries (a PNG edited after it was rendered keeps "
@@ -105,6 +112,7 @@ class CheckPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(head)
+        layout.addWidget(self.not_judged)
         layout.addWidget(self.tree, 1)
         self.show_report(None, False)
 
@@ -121,6 +129,10 @@ class CheckPanel(QWidget):
 
         self.tree.clear()
         self.run_button.setEnabled(can_check)
+        abstained = tuple(getattr(report, "not_judged", ()) or ()) \
+            if getattr(report, "verdict", "") in ("clean", "flagged") else ()
+        self.not_judged.setText("\n".join(f"? {sentence}" for sentence in abstained))
+        self.not_judged.setVisible(bool(abstained))
         self.pixels_button.setVisible(_embedded(report))
         self.pixels_button.setEnabled(can_check)
         if report is None:
@@ -142,7 +154,8 @@ class CheckPanel(QWidget):
             return
         recall = report.text_recall
         precision = report.name_precision
-        flag = "<b>⚑ flagged</b>: look here first" if report.flagged else "no flag"
+        flag = ("<b>⚑ flagged</b>: look here first" if report.flagged else
+                "no flag on what it judged" if abstained else "no flag")
         shown = shown_findings(report, puml)
         hidden = (f" · {shown.hidden} doubtful not listed" if shown.hidden else "")
         self.summary.setToolTip(f"{shown.hidden} finding(s) not listed: multiplicities OCR "

@@ -377,5 +377,9 @@ class ZoomSync(QObject):
             self.enabled = True
 
     def zoom_all(self, step: float) -> None:
-        if self.views:
-            self.views[0].zoom_by(step)
+        """Zoom a view on screen by ``step``; the others follow. Not simply the first: in
+        grading that is the reference, still rendering when Ctrl+= came, and nothing moved."""
+        shown = [view for view in self.views if view.image is not None]
+        candidates = [view for view in shown if view.isVisible()] + shown + self.views
+        if candidates:
+            candidates[0].zoom_by(step)

@@ -1,12 +1,18 @@
 """The zoom buttons over a set of synced diagram views: Fit (the whole diagram), 100%,
 zoom out and in, the zoom shown now, and, while PlantUML's text is shown small, the readable
-zoom (see :mod:`.image_views`)."""
+zoom (see :mod:`.image_views`).
+
+Synced views keep the same zoom *relative to fit*, so image A at 50 % beside its render B
+at 100 % is the usual case: each pane shows its own zoom (a :class:`ZoomLabel` in its title
+row, as an image-comparison tool does), or one label names each view it speaks of ("A 50%"
+under grading's candidate tabs). One bare "50%" was the zoom of whichever view changed
+last, and a TA read it as the zoom of the view in front of them."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
-from cluestudio.gui.qt import QLabel, QSize, Qt, QToolButton, QWidget
+from cluestudio.gui.qt import QEvent, QLabel, QObject, QSize, Qt, QToolButton, QWidget
 from cluestudio.gui.widgets.flow_layout import FlowLayout
 from cluestudio.gui.widgets.image_views import (
     READABLE_ZOOM,
@@ -30,16 +36,56 @@ _ZOOM_TIPS = {"fit_images": "Fit: the whole diagram, however small its text",
               "actual_size": "Actual size", "zoom_out": "Zoom out", "zoom_in": "Zoom in"}
 
 
+class ZoomLabel(QLabel):
+    """The zoom of the views in ``shows`` on screen with an image, each after its prefix
+    ("A 85%"; "" for none: the pane's title says whose), "small" after one whose text is
+    below the readable size. It follows what is on screen (a tab, Compare A/B)."""
+
+    def __init__(self, shows: Sequence[tuple[DiagramImageView, str]],
+                 parent: QWidget | None = None) -> None:
+        super().__init__("—", parent)
+        self.setObjectName("zoomLabel")
+        self._shows = list(shows)
+        for view, _prefix in self._shows:
+            view.zoom_changed.connect(lambda _zoom: self.refresh())
+            view.installEventFilter(self)  # shown or hidden: another view speaks
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() in (QEvent.Type.Show, QEvent.Type.Hide):
+            self.refresh()
+        return super().eventFilter(watched, event)
+
+    def refresh(self) -> None:
+        shown = [(view, prefix) for view, prefix in self._shows
+                 if view.isVisible() and view.image is not None]
+        if not shown:
+            return  # nothing on screen to speak of: the last zoom stays
+        small = any(view.text_small() for view, _prefix in shown)
+        self.setText(" · ".join(f"{prefix} {round(100 * view.zoom())}%".strip()
+                                + (" small" if view.text_small() else "")
+                                for view, prefix in shown))
+        self.setStyleSheet("color: #e65100;" if small else "")
+        self.setToolTip("The text is below a readable size at this zoom (Readable, Ctrl+9, "
+                        "brings it back)" if small else
+                        "Zoom of this image (wheel or Ctrl+=/Ctrl+− to change; the images "
+                        "follow each other)")
+
+
 class ZoomBar(QWidget):
     """Fit / 100% / − / + buttons for a :class:`ZoomSync`, the zoom it shows now, and, while
-    text is shown small, a button back to the readable zoom."""
+    text is shown small, a button back to the readable zoom.
 
-    def __init__(self, sync: ZoomSync, parent: QWidget | None = None) -> None:
+    ``shows``: the views whose zoom the label gives (a :class:`ZoomLabel`); without them,
+    the zoom of the view on screen that changed last."""
+
+    def __init__(self, sync: ZoomSync, parent: QWidget | None = None, *,
+                 shows: Sequence[tuple[DiagramImageView, str]] = ()) -> None:
         super().__init__(parent)
         # Wraps instead of eliding: at 1024×700 the candidate column is ~190 px wide, and
         # an elided "100%" or a zoom cut to "85" (its "small" warning gone) says nothing.
         layout = FlowLayout(self, spacing=2)
-        self.label = QLabel("—")
+        self._shows = bool(shows)
+        self.label: QLabel = ZoomLabel(shows) if shows else QLabel("—")
         self.label.setObjectName("zoomLabel")
         self.label.setMinimumWidth(40)
         self._buttons: dict[str, QToolButton] = {}
@@ -83,12 +129,17 @@ class ZoomBar(QWidget):
             self._buttons[name].setToolTip(f"{what} ({key})" if key else what)
 
     def _on_zoom(self, view: DiagramImageView) -> None:
-        """The zoom of the view on screen that changed last; "small text" while any view on
-        screen shows PlantUML's text below the readable size."""
+        """The zoom of the view on screen that changed last (unless the label has its
+        views); "small text" while any view on screen shows its text below the readable
+        size, and the readable zoom offered."""
         shown = [v for v in self._views if v.isVisible() and v.image is not None]
+        small = any(v.text_small() for v in shown or [view])
+        if self._shows:
+            self.readable_button.setVisible(small)
+            return
         if shown and view not in shown:
             return
-        self.show_zoom(view.zoom(), any(v.text_small() for v in shown or [view]))
+        self.show_zoom(view.zoom(), small)
 
     def show_zoom(self, zoom: float, small: bool | None = None) -> None:
         """The zoom; while text is small it says so and offers the readable zoom."""
