@@ -327,13 +327,21 @@ def _relation(hand: _Hand, relation: object, rects: dict[str, Rect], letters: in
 # --- the surface and the camera ----------------------------------------------------------
 
 def _noise_field(gen: np.random.Generator, shape: tuple[int, int], blur: float) -> np.ndarray:
-    """Smooth random values in 0..1 (uniform noise blurred by ``blur`` pixels)."""
+    """Smooth random values in 0..1 (uniform noise blurred by ``blur`` pixels), made at a
+    quarter of the size where the blur allows and enlarged (the same look, a tenth of the
+    work)."""
     import numpy as np
+    from PIL import Image
     from scipy import ndimage
 
-    field = ndimage.gaussian_filter(gen.random(shape, dtype=np.float32), blur)
+    shrink = 4 if blur >= 4 else 2 if blur >= 2 else 1
+    small = (max(2, shape[0] // shrink), max(2, shape[1] // shrink))
+    field = ndimage.gaussian_filter(gen.random(small, dtype=np.float32), blur / shrink)
     low, high = float(field.min()), float(field.max())
-    return (field - low) / max(high - low, 1e-6)
+    field = (field - low) / max(high - low, 1e-6)
+    if shrink == 1:
+        return field
+    return np.asarray(Image.fromarray(field).resize(shape[::-1], Image.Resampling.BILINEAR))
 
 
 def _inked(surface: np.ndarray, ink: np.ndarray, colours: np.ndarray) -> np.ndarray:
@@ -357,8 +365,8 @@ def _print_through(rng: random.Random, size: tuple[int, int], letters: int,
         back.write(rng.uniform(1, 4) * letters, y, words)
         y += rng.uniform(1.6, 2.4) * letters
     mirrored = back.ink.transpose(Image.Transpose.FLIP_LEFT_RIGHT)
-    faint = np.asarray(mirrored.filter(ImageFilter.GaussianBlur(1.6)), np.float32) / 255
-    return faint * rng.uniform(0.12, 0.22)
+    faint = np.asarray(mirrored.filter(ImageFilter.GaussianBlur(2.2)), np.float32) / 255
+    return faint * rng.uniform(0.08, 0.18)
 
 
 def _surface(rng: random.Random, gen: np.random.Generator, paper: bool, size: tuple[int, int],
@@ -385,6 +393,8 @@ def _surface(rng: random.Random, gen: np.random.Generator, paper: bool, size: tu
             surface *= 1 - back[..., None] * 0.9
             features.append("print-through")
         return surface
+    from PIL import ImageFilter
+
     name = rng.choice(sorted(BOARDS))
     features.append(name)
     surface = np.empty((height, width, 3), np.float32)
@@ -395,7 +405,8 @@ def _surface(rng: random.Random, gen: np.random.Generator, paper: bool, size: tu
         for _ in range(rng.randint(2, 6)):
             ghost.write(rng.uniform(0, width * 0.8), rng.uniform(0, height * 0.9),
                         rng.choice(("todo", "x = 3", "ideas", "meeting", "v2", "draft")))
-        smear = np.asarray(ghost.ink, np.float32) / 255 * rng.uniform(0.06, 0.14)
+        smear = np.asarray(ghost.ink.filter(ImageFilter.GaussianBlur(2)), np.float32) / 255
+        smear *= rng.uniform(0.04, 0.1)
         surface *= 1 - smear[..., None]
         features.append("erased ghosts")
     return surface
@@ -454,7 +465,7 @@ def _light(rng: random.Random, gen: np.random.Generator, picture: np.ndarray,
         cx, cy = rng.uniform(-0.3, 0.3), rng.uniform(-0.3, 0.3)
         rx, ry = rng.uniform(0.08, 0.2), rng.uniform(0.08, 0.25)
         blob = np.exp(-((xs - cx) / rx) ** 2 - ((ys - cy) / ry) ** 2)
-        strength = rng.uniform(0.55, 0.95)
+        strength = rng.uniform(0.5, 0.8)
         picture += (255 - picture) * (strength * blob)[..., None]
         features.append("glare")
     if rng.random() < 0.35:  # a person or a window frame mirrored in the board: soft shapes
@@ -472,7 +483,8 @@ def _light(rng: random.Random, gen: np.random.Generator, picture: np.ndarray,
 
 def random_photo(rng: random.Random, out_side: int = 1280,
                  render: Callable[[str], bytes] | None = None) -> Photo:
-    """A random diagram, drawn and photographed, ``out_side`` pixels on its long side.
+    """A random diagram, drawn and photographed, ``out_side`` pixels on its long side (up to
+    2.5 times that where its letters would come out under 13–28 px).
     ``render`` (PlantUML text → PNG, the project's renderer) adds sketchy renders laid on a
     board; without it every photo is drawn by hand here."""
     import numpy as np
@@ -489,7 +501,7 @@ def random_photo(rng: random.Random, out_side: int = 1280,
     text, truth = _truth(diagram)
     if rendered:
         assert render is not None
-        look = rng.choice(("skinparam handwritten true", "!theme sketchy-outline"))
+        look = rng.choice(("!option handwritten true", "!theme sketchy-outline"))
         features.append("sketchy render" if "theme" in look else "handwritten render")
         text = text.replace("@startuml\n", f"@startuml\n{look}\nscale 2\n", 1)
         with Image.open(io.BytesIO(render(text))) as png:
@@ -531,10 +543,14 @@ def random_photo(rng: random.Random, out_side: int = 1280,
     inner = margin + frame
     scene[inner:inner + size[1], inner:inner + size[0]] = drawn
     scene_image = Image.fromarray(np.clip(scene, 0, 255).astype(np.uint8))
-    # the phone held the way the drawing is wide
+    # the phone held the way the drawing is wide, near enough for letters 13–28 px high
+    # (a phone's 12 MP photo has letters twice as big and more: reduced, not illegible)
     aspect = rng.choice((4 / 3, 4 / 3, 16 / 9))
     out = ((out_side, int(out_side / aspect)) if scene.shape[1] >= scene.shape[0]
            else (int(out_side / aspect), out_side))
+    fit = min(out[0] / scene.shape[1], out[1] / scene.shape[0])
+    grow = min(2.5, max(1.0, rng.uniform(13, 28) / (letters * fit)))
+    out = (int(out[0] * grow), int(out[1] * grow))
     corners = _perspective(rng, scene_image.size, out, features)
     from cluestudio.core.ocr.resample import homography
 
