@@ -505,8 +505,12 @@ def random_photo(rng: random.Random, out_side: int = 1280,
         features.append("sketchy render" if "theme" in look else "handwritten render")
         text = text.replace("@startuml\n", f"@startuml\n{look}\nscale 2\n", 1)
         with Image.open(io.BytesIO(render(text))) as png:
-            gray = np.asarray(png.convert("L"), np.float32)
-        ink = np.clip((235 - gray) / 200, 0, 1)
+            page = Image.new("RGBA", png.size, (255, 255, 255, 255))  # a theme's may be clear
+            page.alpha_composite(png.convert("RGBA"))
+            gray = np.asarray(page.convert("L"), np.float32)
+        # the render's page (white, or a theme's tint) is the board; what is darker, ink
+        page = float(np.median(gray))
+        ink = np.clip((page - 12 - gray) / max(40.0, page - 60), 0, 1)
         size = (gray.shape[1], gray.shape[0])
         colour = MARKERS[rng.choice(sorted(MARKERS))]
         colours = np.broadcast_to(np.array(colour, np.float32), (*gray.shape, 3))
