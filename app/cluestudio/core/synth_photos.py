@@ -505,9 +505,9 @@ def random_photo(rng: random.Random, out_side: int = 1280,
         features.append("sketchy render" if "theme" in look else "handwritten render")
         text = text.replace("@startuml\n", f"@startuml\n{look}\nscale 2\n", 1)
         with Image.open(io.BytesIO(render(text))) as png:
-            page = Image.new("RGBA", png.size, (255, 255, 255, 255))  # a theme's may be clear
-            page.alpha_composite(png.convert("RGBA"))
-            gray = np.asarray(page.convert("L"), np.float32)
+            sheet = Image.new("RGBA", png.size, (255, 255, 255, 255))  # a theme's may be clear
+            sheet.alpha_composite(png.convert("RGBA"))
+            gray = np.asarray(sheet.convert("L"), np.float32)
         # the render's page (white, or a theme's tint) is the board; what is darker, ink
         page = float(np.median(gray))
         ink = np.clip((page - 12 - gray) / max(40.0, page - 60), 0, 1)
