@@ -36,8 +36,14 @@ MAX_SHEAR = 12.0
 # whole drawing's) to be taken: the strokes of a perspective line up several times over; a
 # reflection's outline or a few slanting lines gain a fifth at most (measured).
 CLEARLY_SHARPER = 1.3
-# Below this (degrees, every side) the photo is square enough: the layout's deskew does it.
+# Below this (degrees) the strokes slope too little to tell a render turned from one not.
 SQUARE_ENOUGH = 1.0
+# A photo's perspective is taken out where its strokes shear (vertical ones lean other than
+# a turn of the horizontal ones would make them) or converge (its halves' angles differ) by
+# this many degrees or more, or where it is turned by more than the layout's deskew takes
+# well (MAX_TURN; it searches ±5°).
+MIN_SKEW = 2.5
+MAX_TURN = 4.0
 # The fewest ink pixels (of the measuring copy) a half must have to measure its angle.
 MIN_INK = 400
 # The most ink pixels the angles are measured on (a regular sample of them beyond that).
@@ -132,7 +138,11 @@ def perspective_quad(ink: np.ndarray, grain: bool = True
     left, x_left = half(xs < mid_x, True, whole_lean)
     right, x_right = half(xs >= mid_x, True, whole_lean)
     angles = (top, bottom, left, right)
-    if max(abs(a) for a in angles) < SQUARE_ENOUGH:
+    # A photo only turned a little is left to the layout's deskew, with OCR reading it as
+    # taken (resampled, a letter can read otherwise: a whiteboard's "Animal" as "Anima|");
+    # one seen from the side (sheared, its sides converging) or turned further is squared.
+    skew = max(abs(whole_slope + whole_lean), abs(top - bottom), abs(left - right))
+    if skew < MIN_SKEW and abs(whole_slope) <= MAX_TURN:
         return None
     slopes = [math.tan(math.radians(a)) for a in angles]
     # horizontal strokes slope one way when vertical ones lean the other (a turn), so the
