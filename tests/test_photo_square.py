@@ -8,7 +8,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from cluestudio.core.ocr.layout import find_layout
-from cluestudio.core.ocr.photo import prepared, squared, unruled
+from cluestudio.core.ocr.photo import squared
 from cluestudio.core.ocr.resample import homography
 
 WIDTH, HEIGHT = 1000, 760
@@ -18,18 +18,18 @@ def _board() -> Image.Image:
     """Two class boxes in marker on a light board: a header over members, scribbled text."""
     image = Image.new("RGB", (WIDTH, HEIGHT), (232, 234, 230))
     draw = ImageDraw.Draw(image)
-    ink, pen = (40, 45, 60), 5
+    ink = (40, 45, 60)
     for x0, y0 in ((140, 160), (560, 300)):
-        draw.rectangle((x0, y0, x0 + 300, y0 + 230), outline=ink, width=pen)
-        draw.line((x0, y0 + 70, x0 + 300, y0 + 70), fill=ink, width=pen)
+        draw.rectangle((x0, y0, x0 + 300, y0 + 230), outline=ink, width=5)
+        draw.line((x0, y0 + 70, x0 + 300, y0 + 70), fill=ink, width=5)
         # lines of "letters": short strokes, as handwriting's ink is
         for row, (left, count) in enumerate(((70, 7), (25, 11), (25, 9))):
             y = y0 + 22 if row == 0 else y0 + 50 + 50 * row
             for k in range(count):
                 x = x0 + left + 22 * k
-                draw.line((x, y, x + 8, y + 26), fill=ink, width=pen - 1)
-                draw.line((x + 8, y + 26, x + 15, y + 4), fill=ink, width=pen - 1)
-    draw.line((440, 300, 560, 400), fill=ink, width=pen)
+                draw.line((x, y, x + 8, y + 26), fill=ink, width=4)
+                draw.line((x + 8, y + 26, x + 15, y + 4), fill=ink, width=4)
+    draw.line((440, 300, 560, 400), fill=ink, width=5)
     return image
 
 
@@ -75,40 +75,3 @@ def test_a_render_and_a_photo_held_square_are_left_as_they_are() -> None:
     assert squared(render) is render
     held_square = _grain(render, 3.0)
     assert squared(held_square) is held_square
-
-
-def _exam_sheet() -> Image.Image:
-    """A sheet of ruled paper on a desk (faint blue rules every 30 px, edge to edge) with
-    three name-only class boxes in pen, each crossed by a rule or two."""
-    image = Image.new("RGB", (WIDTH, HEIGHT), (150, 110, 72))
-    draw = ImageDraw.Draw(image)
-    draw.rectangle((120, 60, 880, 700), fill=(247, 245, 236))
-    for y in range(80, 700, 30):
-        draw.line((120, y, 880, y), fill=(170, 190, 222), width=2)
-    ink = (40, 45, 60)
-    for x0, y0 in ((260, 150), (560, 300), (300, 480)):
-        draw.rectangle((x0, y0, x0 + 200, y0 + 64), outline=ink, width=2)
-        for k in range(6):  # the name: a pen's letters
-            x = x0 + 40 + 22 * k
-            draw.line((x, y0 + 20, x + 8, y0 + 46), fill=ink, width=2)
-            draw.line((x + 8, y0 + 46, x + 15, y0 + 24), fill=ink, width=2)
-    return image
-
-
-def test_an_exam_on_ruled_paper_photographed_from_the_side_loses_its_rules() -> None:
-    photo = _from_the_side(_exam_sheet())
-    # square-on, the rules are level lines from edge to edge of the sheet: the strips
-    # between them are taken for boxes, and the classes inside for no class of their own
-    assert len(find_layout(squared(photo)).boxes) > 3
-    boxes = find_layout(prepared(photo)).boxes
-    assert len(boxes) == 3, [b.rect for b in boxes]
-    for box in boxes:  # each a name-only box as drawn (200 x 64, seen a little smaller)
-        width, height = box.rect[2] - box.rect[0], box.rect[3] - box.rect[1]
-        assert 150 <= width <= 260 and 45 <= height <= 90
-
-
-def test_rows_of_text_and_a_photo_held_square_keep_their_lines() -> None:
-    render = np.asarray(_board())  # evenly spaced rows of writing, dark: no ruling
-    assert unruled(render) is render
-    held_square = _grain(np.asarray(_exam_sheet()), 3.0)
-    assert prepared(held_square) is held_square  # only a photo squared is unruled
