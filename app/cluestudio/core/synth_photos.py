@@ -24,12 +24,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cluestudio.core.model import ClassDiagram, ClassKind, RelationType
+from cluestudio.core.model import ClassDiagram, ClassKind, Relation, RelationType
 from cluestudio.core.synth_reference import random_reference
 
 if TYPE_CHECKING:
     import numpy as np
-    from PIL import ImageDraw, ImageFont
+    from PIL import ImageFont
 
 Colour = tuple[int, int, int]
 Rect = tuple[float, float, float, float]
@@ -117,9 +117,6 @@ class _Hand:
         self.font: ImageFont.FreeTypeFont = ImageFont.truetype(str(font), letters)
         self.letters = letters
 
-    def _both(self) -> list[ImageDraw.ImageDraw]:
-        return [self._ink, self._col]
-
     def line(self, a: tuple[float, float], b: tuple[float, float], wobble: float = 1.5,
              dashed: bool = False) -> None:
         """A stroke from ``a`` to ``b`` that wanders a little off the straight line."""
@@ -205,12 +202,21 @@ def _box_lines(diagram: ClassDiagram, text: str) -> dict[str, list[list[str]]]:
     return out
 
 
-def _draw_diagram(diagram: ClassDiagram, text: str, rng: random.Random,
-                  hand_args: dict[str, object], features: list[str]
-                  ) -> tuple[_Hand, tuple[int, int]]:
+@dataclass(frozen=True)
+class _Pen:
+    """What the diagram is drawn with: stroke width, font, letter height, ink colour."""
+
+    width: int
+    font: Path
+    letters: int
+    colour: Colour
+
+
+def _draw_diagram(diagram: ClassDiagram, text: str, rng: random.Random, pen: _Pen,
+                  features: list[str]) -> tuple[_Hand, tuple[int, int]]:
     """The diagram drawn by hand: boxes in rows by depth, relations as straight strokes."""
-    letters = int(hand_args["letters"])  # type: ignore[call-overload]
-    probe = _Hand((8, 8), rng, 1, hand_args["font"], letters, (0, 0, 0))  # type: ignore[arg-type]
+    letters = pen.letters
+    probe = _Hand((8, 8), rng, 1, pen.font, letters, (0, 0, 0))
     pad, line_gap = int(0.5 * letters), int(1.35 * letters)
     sizes: dict[str, tuple[float, float]] = {}
     texts = _box_lines(diagram, text)
@@ -233,7 +239,7 @@ def _draw_diagram(diagram: ClassDiagram, text: str, rng: random.Random,
             x += w + gap_x
         y += max(sizes[n][1] for n in row) + gap_y
     height = int(y - gap_y + 3 * letters)
-    hand = _Hand((width, height), rng, **hand_args)  # type: ignore[arg-type]
+    hand = _Hand((width, height), rng, pen.width, pen.font, letters, pen.colour)
     style = rng.random()
     rounded, open_corners = style < 0.3, 0.3 <= style < 0.55
     rules = rng.random() >= 0.1
@@ -283,10 +289,7 @@ def _edge_point(rect: Rect, toward: tuple[float, float]) -> tuple[float, float]:
     return cx + dx * scale, cy + dy * scale
 
 
-def _relation(hand: _Hand, relation: object, rects: dict[str, Rect], letters: int) -> None:
-    from cluestudio.core.model import Relation
-
-    assert isinstance(relation, Relation)
+def _relation(hand: _Hand, relation: Relation, rects: dict[str, Rect], letters: int) -> None:
     a_rect, b_rect = rects[relation.begin], rects[relation.end]
     a_mid = ((a_rect[0] + a_rect[2]) / 2, (a_rect[1] + a_rect[3]) / 2)
     b_mid = ((b_rect[0] + b_rect[2]) / 2, (b_rect[1] + b_rect[3]) / 2)
@@ -522,8 +525,8 @@ def random_photo(rng: random.Random, out_side: int = 1280,
         features.append(pen)
         letters = rng.randint(22, 30) if paper else rng.randint(26, 38)
         width = rng.randint(2, 3) if paper else rng.randint(3, 6)
-        hand, size = _draw_diagram(diagram, text, rng, {
-            "width": width, "font": font, "letters": letters, "colour": pens[pen]}, features)
+        hand, size = _draw_diagram(diagram, text, rng, _Pen(width, font, letters, pens[pen]),
+                                   features)
         ink = np.asarray(hand.ink, np.float32) / 255
         colours = np.asarray(hand.colours, np.float32)
         if font.name.startswith("Z003"):
