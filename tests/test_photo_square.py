@@ -8,7 +8,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from cluestudio.core.ocr.layout import find_layout
-from cluestudio.core.ocr.photo import squared
+from cluestudio.core.ocr.photo import prepared, squared, unruled
 from cluestudio.core.ocr.resample import homography
 
 WIDTH, HEIGHT = 1000, 760
@@ -75,3 +75,49 @@ def test_a_render_and_a_photo_held_square_are_left_as_they_are() -> None:
     assert squared(render) is render
     held_square = _grain(render, 3.0)
     assert squared(held_square) is held_square
+
+
+def _exam_sheet() -> Image.Image:
+    """A sheet of ruled paper on a desk (faint blue rules every 30 px, edge to edge) with
+    three name-only class boxes in pen, each crossed by a rule or two."""
+    image = Image.new("RGB", (WIDTH, HEIGHT), (150, 110, 72))
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((120, 60, 880, 700), fill=(247, 245, 236))
+    for y in range(80, 700, 30):
+        draw.line((120, y, 880, y), fill=(170, 190, 222), width=2)
+    ink = (40, 45, 60)
+    for x0, y0 in ((260, 150), (560, 300), (300, 480)):
+        draw.rectangle((x0, y0, x0 + 200, y0 + 64), outline=ink, width=2)
+        for k in range(6):  # the name: a pen's letters
+            x = x0 + 40 + 22 * k
+            draw.line((x, y0 + 20, x + 8, y0 + 46), fill=ink, width=2)
+            draw.line((x + 8, y0 + 46, x + 15, y0 + 24), fill=ink, width=2)
+    return image
+
+
+def _name_boxes(pixels: np.ndarray) -> list:
+    """The boxes found of a name-only class's size (the sheet's, not the desk's grain)."""
+    return [b for b in find_layout(pixels).boxes
+            if 150 <= b.rect[2] - b.rect[0] <= 260 and 40 <= b.rect[3] - b.rect[1] <= 90]
+
+
+def test_an_exam_on_ruled_paper_loses_its_rules_before_the_layout() -> None:
+    photo = _grain(np.asarray(_exam_sheet()), 3.0)
+    # the rules run from edge to edge of the sheet: the strips between them are taken for
+    # boxes, and the classes inside them for no class of their own
+    assert len(_name_boxes(photo)) < 3
+    seen = prepared(photo)
+    boxes = _name_boxes(seen)
+    assert len(boxes) == 3, [b.rect for b in find_layout(seen).boxes]
+    for box in boxes:  # each as drawn, 200 × 64
+        width, height = box.rect[2] - box.rect[0], box.rect[3] - box.rect[1]
+        assert 190 <= width <= 215 and 55 <= height <= 75
+    # the writing across the rules is kept: as dark as it was where a rule crosses a box
+    assert seen[150:215, 260:263].min() <= photo[150:215, 260:263].min() + 10
+
+
+def test_renders_keep_their_lines() -> None:
+    render = np.asarray(_board())  # evenly spaced rows of writing, dark: no ruling
+    assert unruled(render) is render
+    ruled = np.asarray(_exam_sheet())  # without a photo's grain: not looked at
+    assert prepared(ruled) is ruled

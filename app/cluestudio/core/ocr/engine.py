@@ -45,7 +45,8 @@ PREPARATION_VERSION = "8"  # 2: the layout also looks with thicker strokes (issu
 #    where the ink found none or pieces of them, ungated; a header cut by its icon is made
 #    whole; boxes of one width one over the other stack only across a rule, not paper
 # 8: a photo taken from the side is seen square-on before OCR (ocr.photo: its perspective
-#    measured on its strokes and taken out), issue 29's photo proxy
+#    measured on its strokes and taken out; then ruled or squared paper's rules wiped),
+#    issue 29's photo proxy
 INSTALL_HINT = ("pip install 'cluestudio[ocr]' && pip install --no-deps rapidocr==3.10.0 "
                 "(its PP-OCR models; 'cluestudio[ocr,ocr-opencv]' brings its OpenCV too)")
 # The models run by our own OpenCV-free port of rapidocr's pipeline (core/ocr/onnx_pipeline.py,

@@ -16,6 +16,7 @@ numpy, scipy and Pillow only.
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import TYPE_CHECKING
 
@@ -209,3 +210,96 @@ def squared(pixels: np.ndarray) -> np.ndarray:
                                                tuple(back.ravel()[:8]),
                                                Image.Resampling.BICUBIC, fillcolor=paper)
     return np.asarray(turned)
+
+
+# A photographed exam on ruled or squared paper: once the sheet is square, its printed rules
+# are level lines, evenly spaced, across the whole sheet, fainter than the writing; through
+# a class box they cut its compartments into strips that the layout takes for boxes.
+RULE_STRIPS = 8  # the sheet is looked at in this many strips across the rules
+RULE_STRIPS_MET = 5  # a rule is a line found at the same height in this many strips or more
+MIN_RULES = 6  # the fewest such lines, evenly spaced, that make a ruling
+
+
+def _faint_lines(ratio: np.ndarray) -> list[tuple[float, int, int, float]]:
+    """Thin faint lines across a strip (rows of ``ratio``, a pixel's brightness over the
+    paper's round it): (middle, first row, last row, the line's brightness)."""
+    import numpy as np
+
+    faint = (ratio < 0.95) & (ratio > 0.45)
+    rows = np.flatnonzero(faint.mean(axis=1) >= 0.45)
+    found = []
+    for run in np.split(rows, np.flatnonzero(np.diff(rows) > 1) + 1) if len(rows) else []:
+        first, last = int(run[0]), int(run[-1])
+        level = float(np.median(ratio[first:last + 1]))
+        # thin, and lighter than writing: a pen's or a marker's line is darker
+        if last - first <= 5 and 0.6 <= level <= 0.97:
+            found.append(((first + last) / 2, first, last, level))
+    return found
+
+
+def _rules(ratio: np.ndarray) -> list[tuple[int, int, int, int, float]]:
+    """The printed rules running along axis 1 of ``ratio``: (first row, last row, first
+    column, end column, brightness) for each strip a rule was found in; [] where the
+    faint lines across the sheet are too few or not evenly spaced to be a ruling."""
+    import numpy as np
+
+    bounds = np.linspace(0, ratio.shape[1], RULE_STRIPS + 1).astype(int).tolist()
+    strips = [_faint_lines(ratio[:, left:right]) for left, right in itertools.pairwise(bounds)]
+    # a rule runs across the sheet: a line at the same height (±2 px) in most strips
+    rules: list[tuple[float, list[tuple[int, tuple[float, int, int, float]]]]] = []
+    for middle in sorted({round(line[0]) for strip in strips for line in strip}):
+        met = [(k, line) for k, strip in enumerate(strips) for line in strip
+               if abs(line[0] - middle) <= 2]
+        if (len({k for k, _ in met}) >= RULE_STRIPS_MET
+                and not any(abs(middle - other) <= 3 for other, _ in rules)):
+            rules.append((middle, met))
+    if len(rules) < MIN_RULES:
+        return []
+    gaps = np.diff([middle for middle, _ in rules])
+    step = float(np.median(gaps))
+    if step < 8 or float(np.mean(np.abs(gaps - step) <= 0.12 * step)) < 0.6:
+        return []
+    return [(first, last, bounds[k], bounds[k + 1], level)
+            for _middle, met in rules for k, (_m, first, last, level) in met]
+
+
+def unruled(pixels: np.ndarray) -> np.ndarray:
+    """``pixels`` (H×W×3 uint8, square-on) with the printed rules of ruled or squared paper
+    wiped to the paper's colour where no writing crosses them (pixels darker than the rule
+    are kept); the same array where there is no ruling."""
+    import numpy as np
+    from scipy import ndimage
+
+    from cluestudio.core.ocr.layout import upright_gray
+
+    gray = ndimage.gaussian_filter(upright_gray(pixels, 0.0), 1.0)
+    ratio = gray / np.maximum(ndimage.maximum_filter(gray, size=9), 1.0)
+    wipe = np.zeros(gray.shape, bool)
+    for along in (ratio, ratio.T):  # rules across, then (squared paper) down
+        marks = wipe if along is ratio else wipe.T
+        for first, last, left, right, level in _rules(along):
+            rows = slice(max(0, first - 1), last + 2)
+            marks[rows, left:right] |= along[rows, left:right] >= level - 0.08
+    if not wipe.any():
+        return pixels
+    out = pixels.copy()
+    out[wipe] = ndimage.maximum_filter(pixels, size=(9, 9, 1))[wipe]
+    return out
+
+
+def prepared(pixels: np.ndarray) -> np.ndarray:
+    """A photo as OCR and the layout should see it: square-on (:func:`squared`) and, once
+    squared, without the rules of the paper it was written on (:func:`unruled`; a render,
+    a screenshot or a photo held square is left exactly as it is)."""
+    seen = squared(pixels)
+    if seen is pixels and not _grainy_sample(pixels):
+        return pixels  # a render or a screenshot: no paper (and no cost on a big one)
+    return unruled(seen)
+
+
+def _grainy_sample(pixels: np.ndarray) -> bool:
+    """:func:`grainy` on a copy of at most :data:`MEASURE_SIDE` pixels a side."""
+    from cluestudio.core.ocr.layout import upright_gray
+
+    factor = max(1, math.ceil(max(pixels.shape[:2]) / MEASURE_SIDE))
+    return grainy(upright_gray(pixels[::factor, ::factor], 0.0))
