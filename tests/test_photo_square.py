@@ -1,6 +1,8 @@
 """A whiteboard photographed from the side (issue 29): its class boxes come out as
 trapezoids and parallelograms, which the layout takes for no boxes. Before OCR the photo is
-seen square-on (``ocr.photo.squared``); renders and photos held square are left alone."""
+seen square-on (``ocr.photo.squared``); renders and photos held square are left alone. An
+exam on ruled paper: its rules, edge to edge, cut the sheet into strips the layout takes for
+boxes; a photo loses them before OCR (``ocr.photo.unruled``)."""
 
 from __future__ import annotations
 
