@@ -70,6 +70,17 @@ def by_feature(results: list[tuple[ImageResult, tuple[str, ...]]]) -> dict[str, 
     return {f: summarise(rs) for f, rs in sorted(groups.items())}
 
 
+def print_by_feature(features: dict[str, dict[str, Any]], what: str) -> None:
+    print(f"per {what} (images: draft class F1, attribute F1, relation F1; "
+          "check faithful flagged, dropped class found):")
+    for name, s in features.items():
+        draft, check = s["draft"], s["check"]
+        print(f"  {name:22} {s['images']:3d}: class {_fmt(draft['class']['f1'])}, "
+              f"attribute {_fmt(draft['attributes']['f1'])}, "
+              f"relation {_fmt(draft['relation']['f1'])}; flagged "
+              f"{_fmt(check['false_flag_rate'])}, dropped found {_fmt(check['dropped_recall'])}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skins", type=int, default=20, help="diagrams to render")
@@ -95,14 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(f"{args.skins} random skins, seed {args.seed}")
     print_table({"all": overall}, get_engine().engine_id)
-    print("per skin feature (images: draft class F1, attribute F1, relation F1; "
-          "check faithful flagged, dropped class found):")
-    for name, s in features.items():
-        draft, check = s["draft"], s["check"]
-        print(f"  {name:22} {s['images']:3d}: class {_fmt(draft['class']['f1'])}, "
-              f"attribute {_fmt(draft['attributes']['f1'])}, "
-              f"relation {_fmt(draft['relation']['f1'])}; flagged "
-              f"{_fmt(check['false_flag_rate'])}, dropped found {_fmt(check['dropped_recall'])}")
+    print_by_feature(features, "skin feature")
     if args.misses:
         print_misses([r for r, _ in results])
     return 0

@@ -59,7 +59,7 @@ def _plain_crop_quad(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
     width = int(max(np.linalg.norm(quad[0] - quad[1]), np.linalg.norm(quad[2] - quad[3])))
     height = int(max(np.linalg.norm(quad[0] - quad[3]), np.linalg.norm(quad[1] - quad[2])))
     target = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
-    to_source = resample._homography(target, quad)
+    to_source = resample.homography(target, quad)
     ys, xs = np.mgrid[0:height, 0:width].astype(np.float64)
     den = to_source[2, 0] * xs + to_source[2, 1] * ys + to_source[2, 2]
     den = np.where(den == 0, 1.0, den)

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 # Bump when our use of the engine changes what it reads (settings, preprocessing) or when
 # core/ocr/layout.py changes the class boxes it finds: the cache keeps both under this id
 # (OcrResult.layout), so cached results from the old way are not reused.
-PREPARATION_VERSION = "7"  # 2: the layout also looks with thicker strokes (issue 29)
+PREPARATION_VERSION = "8"  # 2: the layout also looks with thicker strokes (issue 29)
 # 3: detection at the letters' size, recognition of full-resolution crops, Latin script only
 # 4: detection at letters 8 px high instead of 10 (issues 28, 29: big renders' CPU), and the
 #    layout's package tab over a narrow frame (draft round 4)
@@ -44,6 +44,9 @@ PREPARATION_VERSION = "7"  # 2: the layout also looks with thicker strokes (issu
 #    steps in brightness there; a render's faint steps (8 grey levels) show boxes, taken
 #    where the ink found none or pieces of them, ungated; a header cut by its icon is made
 #    whole; boxes of one width one over the other stack only across a rule, not paper
+# 8: a photo taken from the side is seen square-on before OCR (ocr.photo: its perspective
+#    measured on its strokes and taken out; then ruled or squared paper's rules wiped),
+#    issue 29's photo proxy
 INSTALL_HINT = ("pip install 'cluestudio[ocr]' && pip install --no-deps rapidocr==3.10.0 "
                 "(its PP-OCR models; 'cluestudio[ocr,ocr-opencv]' brings its OpenCV too)")
 # The models run by our own OpenCV-free port of rapidocr's pipeline (core/ocr/onnx_pipeline.py,

@@ -26,8 +26,8 @@ if TYPE_CHECKING:
 class LoadedImage:
     checked: CheckedImage
     # H×W×3 uint8 RGB, transparency flattened onto white; a JPEG photo over 40 MP reduced
-    # to at most 16 MP by its decoder (workspace.images.reduction): W×H may be less than
-    # checked's
+    # to at most 16 MP by its decoder (workspace.images.reduction), a photo taken from the
+    # side seen square-on (ocr.photo.prepared): W×H may differ from checked's
     pixels: np.ndarray
 
     @property
@@ -69,6 +69,7 @@ def _decoded(checked: CheckedImage) -> LoadedImage:
     import numpy as np
     from PIL import Image
 
+    from cluestudio.core.ocr.photo import prepared
     from cluestudio.core.workspace.images import draft_reduced
 
     with warnings.catch_warnings():
@@ -79,4 +80,6 @@ def _decoded(checked: CheckedImage) -> LoadedImage:
             image = _to_eight_bit(opened).convert("RGBA")
     canvas = Image.new("RGBA", image.size, (255, 255, 255, 255))
     canvas.alpha_composite(image)
-    return LoadedImage(checked, np.asarray(canvas.convert("RGB")))
+    # a photo taken from the side is seen square-on before OCR and the layout, the rules of
+    # ruled or squared paper wiped (issue 29)
+    return LoadedImage(checked, prepared(np.asarray(canvas.convert("RGB"))))

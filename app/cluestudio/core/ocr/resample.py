@@ -62,7 +62,7 @@ def _cubic_weights(t: np.ndarray) -> list[np.ndarray]:
     return [w0, w1, w2, 1 - w0 - w1 - w2]
 
 
-def _homography(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+def homography(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     """The 3×3 matrix taking the four ``src`` points to ``dst`` (cv2.getPerspectiveTransform)."""
     rows, rhs = [], []
     for (x, y), (u, v) in zip(src.astype(np.float64), dst.astype(np.float64), strict=True):
@@ -78,7 +78,7 @@ def crop_quad(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
     width = int(max(np.linalg.norm(quad[0] - quad[1]), np.linalg.norm(quad[2] - quad[3])))
     height = int(max(np.linalg.norm(quad[0] - quad[3]), np.linalg.norm(quad[1] - quad[2])))
     target = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
-    m = _homography(target, quad)
+    m = homography(target, quad)
     # each product of a coordinate once, on a row or a column (broadcast): the same values
     # as over a full grid, fewer operations
     xs = np.arange(width, dtype=np.float64)[None, :]
