@@ -184,6 +184,73 @@ def test_a_package_frame_s_name_tab_is_no_class() -> None:
     assert draft.diagram.class_names == ("Clock",)
 
 
+def test_a_uml_frame_s_name_tab_in_its_corner_is_no_class() -> None:
+    """UML 2's frame (StarUML, course figures): the name, ``class Shop``, in a tab with a
+    cut corner inside the frame's top-left corner; the classes are the boxes in the frame.
+    A name-only class near the frame's corner, but apart from its sides, stays a class."""
+    image = Image.new("RGB", (WIDTH, HEIGHT), "white")
+    draw = ImageDraw.Draw(image)
+    ink = (30, 30, 30)
+    draw.rectangle((40, 40, 700, 500), outline=ink, width=1)  # the frame
+    draw.line([(40, 72), (170, 72), (180, 62), (180, 40)], fill=ink, width=1)  # its tab
+    draw.rectangle((60, 90, 200, 130), outline=ink, width=1)  # a name-only class
+    draw.rectangle((300, 150, 540, 260), outline=ink, width=1)  # a class with members
+    draw.line((300, 185, 540, 185), fill=ink, width=1)
+    texts: list[Text] = [("class Shop", (50, 46, 160, 66), 0.99),
+                         ("Timer", (95, 100, 165, 120), 0.99),
+                         ("Clock", (380, 158, 460, 180), 0.99),
+                         ("now : Date", (310, 195, 440, 215), 0.98)]
+    for _t, (x0, y0, x1, y1), _c in texts:
+        draw.rectangle((x0 + 3, y0 + 6, x1 - 3, y1 - 6), fill=ink)
+    pixels, ocr = _ocr(image, texts)
+    assert not any(box.rect[1] < 72 for box in ocr.layout.boxes)
+    assert sorted(draft_from_ocr(pixels, ocr).diagram.class_names) == ["Clock", "Timer"]
+
+
+def test_a_method_whose_empty_parentheses_ocr_misread_stays_a_method() -> None:
+    """In a small font OCR reads ``()`` as ``)``, ``0``, ``O`` or ``0)``, glued to the name:
+    still a method (before a return type, in Java's order too); a name that ends in a
+    digit or a lower-case ``o`` is an attribute as before."""
+    image, draw = _canvas()
+    _marker_box(draw, 60, 80, 520, 560, rule=150)
+    texts: list[Text] = [("Basket", (120, 95, 260, 140), 0.99),
+                         ("- photo : Image", (80, 170, 400, 210), 0.97),
+                         ("- line1 : int", (80, 220, 400, 260), 0.97),
+                         ("+ cancel)", (80, 270, 400, 310), 0.97),
+                         ("+ confirm0 : boolean", (80, 320, 480, 360), 0.96),
+                         ("+ void summaryO", (80, 370, 400, 410), 0.96),
+                         ("isValid0)", (80, 420, 400, 460), 0.96)]
+    _write(draw, texts)
+    pixels, ocr = _ocr(image, texts)
+    (basket,) = draft_from_ocr(pixels, ocr).diagram.classes
+    assert [a.name for a in basket.attributes] == ["photo", "line1"]
+    assert [(m.name, m.return_type) for m in basket.methods] == [
+        ("cancel", ""), ("confirm", "boolean"), ("summary", "void"), ("isValid", "")]
+
+
+def test_a_space_ocr_put_inside_a_member_s_word_is_taken_out() -> None:
+    """Letters drawn without smoothing stand apart, and OCR reads a space between them
+    (``endD ate``, ``am ount``): one word again, in either order of name and type; a type
+    or a modifier and the name after it (``int capacity``, ``name varchar``) stay two."""
+    image, draw = _canvas()
+    _marker_box(draw, 60, 80, 560, 560, rule=150)
+    texts: list[Text] = [("Event", (120, 95, 260, 140), 0.99),
+                         ("- Date endD ate", (80, 170, 400, 210), 0.97),
+                         ("- double am ount", (80, 220, 400, 260), 0.97),
+                         ("- nam e : String", (80, 270, 400, 310), 0.97),
+                         ("- int capacity", (80, 320, 400, 360), 0.96),
+                         ("code varchar", (80, 370, 400, 410), 0.96),
+                         ("+ B ooking book(S eat seat)", (80, 420, 540, 460), 0.96)]
+    _write(draw, texts)
+    pixels, ocr = _ocr(image, texts)
+    (event,) = draft_from_ocr(pixels, ocr).diagram.classes
+    assert [(a.name, a.type) for a in event.attributes] == [
+        ("endDate", "Date"), ("amount", "double"), ("name", "String"), ("capacity", "int"),
+        ("varchar", "code")]
+    (book,) = event.methods
+    assert (book.name, book.return_type, book.params[0].type) == ("book", "Booking", "Seat")
+
+
 def test_members_are_marked_where_ocr_or_the_layout_leaves_doubt() -> None:
     """Item 4 for members: OCR's confidence, a line that runs over its compartment's side
     and characters no member has each make a member doubtful, with the reason written in a

@@ -283,7 +283,7 @@ def draw_box(pen: Pen, spec: BoxSpec, look: Look) -> None:
         s = pen.scale
         pen.draw.rounded_rectangle(
             (x0 * s, y0 * s, x1 * s, (y0 + head_h) * s), max(look.radius * s, 0),
-            fill=look.fill_colour, corners=(True, True, False, False))
+            fill=look.fill_colour, corners=(True, True, not spec.parts, not spec.parts))
         text_colour = "white"
     pen.rect((x0, y0, x1, y1), None, pen.ink, look.border, look.radius)
     y = y0 + (head_h - len(spec.header) * line) / 2

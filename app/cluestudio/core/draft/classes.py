@@ -42,6 +42,20 @@ _BRACKETED = re.compile(r"«[^»]*»?|\{[^}]*\}?")
 _GUILLEMETS = (("<<", "«"), (">>", "»"), ("《", "«"), ("》", "»"), ("≪", "«"), ("≫", "»"))
 # a multiplicity read as a line of its own (``1``, ``*``, ``0..*``, ``1..``)
 _MULTIPLICITY_LINE = re.compile(r"\s*(?:[0-9]+|\*)(?:\s*\.+\s*(?:[0-9]+|[*nN])?)?\s*")
+# a method's empty parentheses as OCR reads them in a small font: ``)``, ``0``, ``O``,
+# ``0)``, glued to the name's last (lower-case) letter, at the line's end or before the
+# return type's colon (``cancel)``, ``confirm0 : boolean``, ``void summaryO``)
+_LOST_PARENS = re.compile(r"(?<=[a-z])(?:[0O]\)?|\))(?=\s*(?::|$))")
+# a space OCR put inside a word of a member (``endD ate``, ``am ount``, ``B ooking``): a
+# word (lower case first, or one capital) and a lower-case rest, neither a type or modifier
+# keyword (``int count``, ``name varchar``, ``static total`` are two words)
+_SPLIT_HEAD = re.compile(r"(?:^|\W)([a-z]\w*|[A-Z])$")
+_SPLIT_REST = re.compile(r"[a-z]\w*")
+_TYPE_WORDS = frozenset({
+    "int", "integer", "long", "short", "byte", "char", "float", "double", "decimal",
+    "boolean", "bool", "void", "string", "str", "date", "var", "varchar", "text", "number",
+    "any", "list", "set", "map", "dict", "object", "static", "final", "abstract", "const",
+    "unsigned", "public", "private", "protected", "in", "out"})
 # a member line: a visibility mark first, or a type after a colon, or parentheses
 _MEMBER_LINE = re.compile(r"^\s*[-+#~—–]|:|\(")
 # stereotypes and properties that say what kind of classifier a box is
@@ -236,7 +250,10 @@ def _member(text: str) -> str | None:
             text[1] == " " or not text[:1].isascii()):
         visibility, text = "-", text[1:]
     text = _drop_icon(re.sub(r"^[^\w(]+", "", text))
+    if "(" not in text:
+        text = _LOST_PARENS.sub("()", text, count=1)
     text = re.sub(r"[^\w\s:(),<>\[\]*.]", "", text)
+    text = _rejoined(text)
     text = re.sub(r"\s*:\s*", " : ", text)
     text = re.sub(r"\s*,\s*", ", ", text).rstrip(" .:,")
     if not _IDENT.match(text):
@@ -244,6 +261,20 @@ def _member(text: str) -> str | None:
     if "(" in text and ")" not in text:
         text += ")"
     return f"{visibility}{text}"
+
+
+def _rejoined(text: str) -> str:
+    """``text`` with the spaces OCR put inside its words taken out (:data:`_SPLIT_HEAD`)."""
+    words = text.split(" ")
+    out = [words[0]]
+    for word in words[1:]:
+        head, rest = _SPLIT_HEAD.search(out[-1]), _SPLIT_REST.match(word)
+        if head and rest and head.group(1).casefold() not in _TYPE_WORDS and (
+                rest.group().casefold() not in _TYPE_WORDS):
+            out[-1] += word
+        else:
+            out.append(word)
+    return " ".join(out)
 
 
 def member_confidence(line: TextLine, member: str,

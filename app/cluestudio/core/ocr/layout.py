@@ -247,7 +247,7 @@ def find_layout(pixels: np.ndarray, *, min_side: int = 12,
     # light fill on white) has no ink round it, or ink only where the gradient darkens: look
     # at the steps in brightness too (a render's faint ones, a photo's of 20 grey levels).
     boxes = _with_edge_boxes(boxes, _edges(spread, _faint_step(spread)), min_side)
-    boxes = [b for b in boxes if not _package_tab(ink, b)]
+    boxes = [b for b in boxes if not _package_tab(ink, b) and not _frame_tab(ink, b)]
     return Layout(tuple(boxes), angle, center)
 
 
@@ -335,6 +335,24 @@ def _package_tab(ink: np.ndarray, box: ClassBox) -> bool:
     side = np.asarray(ink[y1 + 4:y1 + 4 + 2 * (y1 - y0), end - 6:end])
     above = np.asarray(ink[max(0, y1 - (y1 - y0)):max(0, y1 - 3), end - 6:end])
     return bool(side.size and side.all(axis=0).any() and not above.any())
+
+
+def _frame_tab(ink: np.ndarray, box: ClassBox) -> bool:
+    """Whether ``box`` is a UML frame's name tab (``class Shop``, ``pkg Model``): one
+    compartment in the frame's top-left corner, so that its top side runs on to the right
+    as the frame's top (40 pixels: a frame may be little wider than its tab) and its left
+    side runs on down as the frame's left (twice the tab's height at least). A class box's
+    sides end at its corners."""
+    import numpy as np
+
+    if len(box.compartments) != 1:
+        return False
+    x0, y0, x1, y1 = (int(v) for v in box.rect)
+    right, down = 40, max(40, 2 * (y1 - y0))
+    top = np.asarray(ink[max(0, y0 - 5):y0 + 1, x1 + 4:x1 + 4 + right]).any(axis=0)
+    left = np.asarray(ink[y1 + 4:y1 + 4 + down, max(0, x0 - 5):x0 + 1]).any(axis=1)
+    return (top.shape[0] == right and left.shape[0] == down
+            and float(top.mean()) >= 0.95 and float(left.mean()) >= 0.95)
 
 
 def _grown(rect: Rect, by: float) -> Rect:
