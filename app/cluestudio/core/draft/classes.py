@@ -46,16 +46,17 @@ _MULTIPLICITY_LINE = re.compile(r"\s*(?:[0-9]+|\*)(?:\s*\.+\s*(?:[0-9]+|[*nN])?)
 # ``0)``, glued to the name's last (lower-case) letter, at the line's end or before the
 # return type's colon (``cancel)``, ``confirm0 : boolean``, ``void summaryO``)
 _LOST_PARENS = re.compile(r"(?<=[a-z])(?:[0O]\)?|\))(?=\s*(?::|$))")
-# a space OCR put inside a word of a member (``endD ate``, ``am ount``, ``B ooking``): a
-# word (lower case first, or one capital) and a lower-case rest, neither a type or modifier
-# keyword (``int count``, ``name varchar``, ``static total`` are two words)
-_SPLIT_HEAD = re.compile(r"(?:^|\W)([a-z]\w*|[A-Z])$")
+# a space OCR put inside a word of a member (``endD ate``, ``am ount``): a piece in lower
+# case first and a lower-case rest, one of them short or the first cut inside a camel-case
+# name, neither a type or modifier keyword (``int count``, ``name varchar``, ``static
+# total``, OCR's ``doubie amount`` and a type variable's ``K key`` are two words)
+_SPLIT_HEAD = re.compile(r"(?:^|\W)([a-z]\w*)$")
 _SPLIT_REST = re.compile(r"[a-z]\w*")
 _TYPE_WORDS = frozenset({
     "int", "integer", "long", "short", "byte", "char", "float", "double", "decimal",
     "boolean", "bool", "void", "string", "str", "date", "var", "varchar", "text", "number",
     "any", "list", "set", "map", "dict", "object", "static", "final", "abstract", "const",
-    "unsigned", "public", "private", "protected", "in", "out"})
+    "unsigned", "public", "private", "protected", "in", "out", "lnt"})
 # a member line: a visibility mark first, or a type after a colon, or parentheses
 _MEMBER_LINE = re.compile(r"^\s*[-+#~—–]|:|\(")
 # stereotypes and properties that say what kind of classifier a box is
@@ -269,12 +270,23 @@ def _rejoined(text: str) -> str:
     out = [words[0]]
     for word in words[1:]:
         head, rest = _SPLIT_HEAD.search(out[-1]), _SPLIT_REST.match(word)
-        if head and rest and head.group(1).casefold() not in _TYPE_WORDS and (
-                rest.group().casefold() not in _TYPE_WORDS):
+        if head and rest and _split(head.group(1), rest.group()):
             out[-1] += word
         else:
             out.append(word)
     return " ".join(out)
+
+
+def _split(first: str, rest: str) -> bool:
+    """Whether ``first`` and ``rest`` (two words of a member line) are one word OCR split."""
+    from difflib import SequenceMatcher
+
+    if rest.casefold() in _TYPE_WORDS or first.casefold() in _TYPE_WORDS:
+        return False
+    if len(first) >= 4 and any(SequenceMatcher(None, first.casefold(), word).ratio() >= 0.8
+                               for word in _TYPE_WORDS):
+        return False  # a type OCR misread (``doubie``, ``oint``)
+    return len(first) <= 3 or len(rest) <= 3 or any(c.isupper() for c in first[1:])
 
 
 def member_confidence(line: TextLine, member: str,
