@@ -250,6 +250,33 @@ def test_a_space_ocr_put_inside_a_member_s_word_is_taken_out() -> None:
         ("varchar", "code"), ("key", "K")]
 
 
+def test_an_enumeration_whose_stereotype_ocr_misread_and_one_without_rules() -> None:
+    """``«enumeration»`` read with a guillemet lost and a letter or two wrong is still the
+    enumeration's keyword; drawn without compartment rules, the words under its name are
+    its values (a plain class's lines without a colon or parentheses are not members)."""
+    image, draw = _canvas()
+    _marker_box(draw, 60, 80, 320, 380)  # no rules
+    _marker_box(draw, 520, 80, 820, 380, rule=200)
+    _marker_box(draw, 300, 450, 620, 620)  # a plain class without rules
+    texts: list[Text] = [("menumeration»", (90, 95, 290, 135), 0.95),
+                         ("Priority", (120, 145, 260, 185), 0.99),
+                         ("LOW", (90, 220, 200, 260), 0.99),
+                         ("HIGH", (90, 280, 200, 320), 0.99),
+                         ("numeiation", (560, 95, 780, 135), 0.87),
+                         ("Colour", (600, 145, 740, 185), 0.99),
+                         ("RED", (560, 230, 700, 270), 0.99),
+                         ("Shelf", (400, 470, 520, 510), 0.99),
+                         ("sorted", (330, 540, 460, 580), 0.99)]
+    _write(draw, texts)
+    pixels, ocr = _ocr(image, texts)
+    classes = {c.name: c for c in draft_from_ocr(pixels, ocr).diagram.classes}
+    assert set(classes) == {"Priority", "Colour", "Shelf"}
+    assert classes["Priority"].kind == classes["Colour"].kind == ClassKind.ENUM
+    assert [a.name for a in classes["Priority"].attributes] == ["LOW", "HIGH"]
+    assert [a.name for a in classes["Colour"].attributes] == ["RED"]
+    assert classes["Shelf"].kind == ClassKind.CLASS and not classes["Shelf"].attributes
+
+
 def test_members_are_marked_where_ocr_or_the_layout_leaves_doubt() -> None:
     """Item 4 for members: OCR's confidence, a line that runs over its compartment's side
     and characters no member has each make a member doubtful, with the reason written in a

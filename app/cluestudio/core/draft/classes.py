@@ -176,19 +176,21 @@ def _header(lines: list[TextLine], *, glued_letter_is_kind: bool = True
             text = text[circle.end():]
         for read, meant in _GUILLEMETS:
             text = text.replace(read, meant)
+        if "»" in text and "«" not in text:
+            text = "«" + text  # the opening guillemet OCR lost or misread (``menumeration»``)
         if _MEMBER_LINE.search(_BRACKETED.sub(" ", text)):
             continue  # a member where a header was expected (a box without a rule)
         for found in _BRACKETED.finditer(text):
             words = _IDENT.findall(found.group())
             word = words[0].casefold() if words else ""
-            if word in _KEYWORD_STEREOTYPES:
-                keyword = _KEYWORD_STEREOTYPES[word]
+            if _kind_keyword(word):
+                keyword = _kind_keyword(word)
             elif words and not stereotype:
                 stereotype = words[0]
         text = _BRACKETED.sub(" ", text)
         words = [w for w in _NAME.findall(_drop_icon(text)) if len(w) > 1]
-        if len(words) == 1 and words[0].casefold() in _KEYWORD_STEREOTYPES:
-            keyword = _KEYWORD_STEREOTYPES[words[0].casefold()]  # guillemets OCR lost
+        if len(words) == 1 and words[0][0].islower() and _kind_keyword(words[0]):
+            keyword = _kind_keyword(words[0])  # guillemets OCR lost
             continue
         if words:
             name_lines.append(words)
@@ -210,6 +212,19 @@ def _header(lines: list[TextLine], *, glued_letter_is_kind: bool = True
         return "", keyword, stereotype
     words = max(name_lines, key=lambda ws: sum(map(len, ws)))
     return max(words, key=len), keyword, stereotype
+
+
+def _kind_keyword(word: str) -> str:
+    """The kind of classifier a stereotype's word names (``interface``, ``enumeration``),
+    read by OCR with a slip or two (``numeiation``), or ""."""
+    from difflib import SequenceMatcher
+
+    folded = word.casefold()
+    if folded in _KEYWORD_STEREOTYPES:
+        return _KEYWORD_STEREOTYPES[folded]
+    near = [kind for known, kind in _KEYWORD_STEREOTYPES.items() if len(known) >= 8
+            and SequenceMatcher(None, folded, known).ratio() >= 0.8]
+    return near[0] if len(folded) >= 6 and near else ""
 
 
 def _split_word(words: list[str]) -> bool:
@@ -446,9 +461,12 @@ def classes_from(ocr: OcrResult, pixels: np.ndarray | None = None) -> list[Draft
         taken.add(name)
         header, *parts = box.compartments
         members, doubtful = [], []
+        values = _enum_values(_lines_in(ocr, header), read[0]) if (
+            not parts and keyword == "enum") else set()
         for part in parts or [header]:
             for line in _lines_in(ocr, part):
-                if not parts and not _MEMBER_LINE.search(_BRACKETED.sub(" ", line.text)):
+                if not parts and not _MEMBER_LINE.search(_BRACKETED.sub(" ", line.text)) and (
+                        id(line) not in values):
                     continue  # a box without rules: its name, stereotype, no member
                 member = _member(line.text)
                 if member:
@@ -466,6 +484,16 @@ def classes_from(ocr: OcrResult, pixels: np.ndarray | None = None) -> list[Draft
         out.append(DraftClass(name, keyword, stereotype, tuple(members), box,
                               round(confidence, 2), doubt, tuple(doubtful), generics))
     return in_diagram_case(out)
+
+
+def _enum_values(lines: list[TextLine], name: str) -> set[int]:
+    """The lines (by ``id``) of an enumeration drawn without rules that are its values:
+    one word each, under the lines its name was read from."""
+    named = [i for i, ln in enumerate(lines) if _IDENT.search(ln.text) and (
+        ln.text.strip() in name or name in ln.text)]
+    if not named:
+        return set()
+    return {id(ln) for ln in lines[named[-1] + 1:] if _IDENT.fullmatch(ln.text.strip())}
 
 
 _Header = tuple[ClassBox, list[TextLine], str, tuple[str, str, str, float, str]]
