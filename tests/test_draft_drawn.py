@@ -12,7 +12,7 @@ from PIL import Image, ImageDraw
 
 from cluestudio.core.draft import draft_from_ocr
 from cluestudio.core.draft.convert import DOUBT_MARK
-from cluestudio.core.model import ClassKind, RelationType
+from cluestudio.core.model import Class, ClassKind, RelationType
 from cluestudio.core.ocr import Box, OcrResult, TextLine
 from cluestudio.core.ocr.layout import find_layout
 
@@ -275,6 +275,36 @@ def test_an_enumeration_whose_stereotype_ocr_misread_and_one_without_rules() -> 
     assert [a.name for a in classes["Priority"].attributes] == ["LOW", "HIGH"]
     assert [a.name for a in classes["Colour"].attributes] == ["RED"]
     assert classes["Shelf"].kind == ClassKind.CLASS and not classes["Shelf"].attributes
+
+
+def test_a_stereotype_as_wide_as_its_box_is_not_taken_for_a_rule() -> None:
+    """A name-only enumeration (StarUML's, draw.io's look: rounded, filled, anti-aliased)
+    whose ``«enumeration»`` nearly fills the box's width: the thickened remains of that line
+    reach both sides, but a rule never runs through a line of text, so the box stays one
+    compartment and its name is read under the stereotype."""
+    from cluestudio.core.synth_drawn import Look, box_spec, draw_box
+    from cluestudio.core.synth_drawn_ink import Pen, measure
+
+    look = Look("DejaVu Sans Condensed", 15, 12, "light", "#E1D5E7", rules=True,
+                bold_names=False, members="uml", orthogonal=True, navigable=False,
+                paper="white", antialiased=True, scale=1.0, chrome="", frame=False,
+                shadow=False, border=1)
+    spec = box_spec(Class("Basket", kind=ClassKind.ENUM), look, False, 2)
+    spec.x, spec.y = 40, 40
+    big = Image.new("RGB", (2 * WIDTH, 2 * HEIGHT), "white")
+    draw_box(Pen(ImageDraw.Draw(big), 2, look.family), spec, look)
+    image = big.resize((WIDTH, HEIGHT), Image.Resampling.LANCZOS)
+    texts: list[Text] = []
+    top = spec.y + (spec.height - 2 * look.size * 1.4) / 2
+    for k, (text, size) in enumerate((("«enumeration»", look.size - 1), ("Basket", look.size))):
+        width, height = measure(look.family, 2, text, size)
+        x0, y0 = spec.x + (spec.width - width) / 2, top + k * look.size * 1.4
+        texts.append((text, (int(x0) - 2, int(y0), int(x0 + width) + 2, int(y0 + height) + 2),
+                      0.99))
+    pixels, ocr = _ocr(image, texts)
+    assert [len(box.compartments) for box in ocr.layout.boxes] == [1]
+    (basket,) = draft_from_ocr(pixels, ocr).diagram.classes
+    assert (basket.name, basket.kind) == ("Basket", ClassKind.ENUM)
 
 
 def test_members_are_marked_where_ocr_or_the_layout_leaves_doubt() -> None:
