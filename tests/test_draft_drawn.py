@@ -208,24 +208,30 @@ def test_a_uml_frame_s_name_tab_in_its_corner_is_no_class() -> None:
 
 
 def test_a_method_whose_empty_parentheses_ocr_misread_stays_a_method() -> None:
-    """In a small font OCR reads ``()`` as ``)``, ``0``, ``O`` or ``0)``, glued to the name:
-    still a method (before a return type, in Java's order too); a name that ends in a
-    digit or a lower-case ``o`` is an attribute as before."""
+    """In a small font OCR reads ``()`` as ``)``, ``0``, ``O`` or ``0)``, glued to the name,
+    or ``(`` as ``[``: still a method (before a return type, in Java's order too); a name
+    that ends in a digit or a lower-case ``o``, or an attribute's multiplicity in brackets,
+    is an attribute as before."""
     image, draw = _canvas()
-    _marker_box(draw, 60, 80, 520, 560, rule=150)
+    _marker_box(draw, 60, 80, 560, 660, rule=150)
     texts: list[Text] = [("Basket", (120, 95, 260, 140), 0.99),
                          ("- photo : Image", (80, 170, 400, 210), 0.97),
                          ("- line1 : int", (80, 220, 400, 260), 0.97),
                          ("+ cancel)", (80, 270, 400, 310), 0.97),
                          ("+ confirm0 : boolean", (80, 320, 480, 360), 0.96),
                          ("+ void summaryO", (80, 370, 400, 410), 0.96),
-                         ("isValid0)", (80, 420, 400, 460), 0.96)]
+                         ("isValid0)", (80, 420, 400, 460), 0.96),
+                         ("+ addItem[item: String) : void", (80, 470, 540, 510), 0.96),
+                         ("- tags[0..*] : String", (80, 520, 400, 560), 0.96)]
     _write(draw, texts)
     pixels, ocr = _ocr(image, texts)
     (basket,) = draft_from_ocr(pixels, ocr).diagram.classes
-    assert [a.name for a in basket.attributes] == ["photo", "line1"]
+    assert [a.name for a in basket.attributes][:2] == ["photo", "line1"]
+    assert basket.attributes[2].name.startswith("tags")  # with its multiplicity: no method
     assert [(m.name, m.return_type) for m in basket.methods] == [
-        ("cancel", ""), ("confirm", "boolean"), ("summary", "void"), ("isValid", "")]
+        ("cancel", ""), ("confirm", "boolean"), ("summary", "void"), ("isValid", ""),
+        ("addItem", "void")]
+    assert basket.methods[-1].params[0].name == "item"
 
 
 def test_a_space_ocr_put_inside_a_member_s_word_is_taken_out() -> None:
@@ -305,6 +311,18 @@ def test_a_stereotype_as_wide_as_its_box_is_not_taken_for_a_rule() -> None:
     assert [len(box.compartments) for box in ocr.layout.boxes] == [1]
     (basket,) = draft_from_ocr(pixels, ocr).diagram.classes
     assert (basket.name, basket.kind) == ("Basket", ClassKind.ENUM)
+
+
+def test_a_name_over_two_lines_with_a_space_ocr_put_inside_its_first_line() -> None:
+    """``Appointment`` / ``Entry`` in a narrow name-only box, OCR reading the first line as
+    ``Appo intment``: one class ``AppointmentEntry``, not ``Entry``."""
+    image, draw = _canvas()
+    _marker_box(draw, 60, 80, 360, 260)
+    texts: list[Text] = [("Appo intment", (90, 100, 330, 150), 0.99),
+                         ("Entry", (150, 170, 270, 220), 0.99)]
+    _write(draw, texts)
+    pixels, ocr = _ocr(image, texts)
+    assert draft_from_ocr(pixels, ocr).diagram.class_names == ("AppointmentEntry",)
 
 
 def test_members_are_marked_where_ocr_or_the_layout_leaves_doubt() -> None:

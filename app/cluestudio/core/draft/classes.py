@@ -44,8 +44,16 @@ _GUILLEMETS = (("<<", "«"), (">>", "»"), ("《", "«"), ("》", "»"), ("≪",
 _MULTIPLICITY_LINE = re.compile(r"\s*(?:[0-9]+|\*)(?:\s*\.+\s*(?:[0-9]+|[*nN])?)?\s*")
 # a method's empty parentheses as OCR reads them in a small font: ``)``, ``0``, ``O``,
 # ``0)``, glued to the name's last (lower-case) letter, at the line's end or before the
-# return type's colon (``cancel)``, ``confirm0 : boolean``, ``void summaryO``)
-_LOST_PARENS = re.compile(r"(?<=[a-z])(?:[0O]\)?|\))(?=\s*(?::|$))")
+# return type's colon (``cancel)``, ``confirm0 : boolean``, ``void summaryO``); the name
+# is the line's first, second or third word (a return type, an icon OCR read as a letter
+# before it), so the end of a signature wrapped onto a line of its own is left alone
+_LOST_PARENS = re.compile(
+    r"^((?:[^\W\d][\w<>]*\s+){0,2}[^\W\d]\w*?[a-z])(?:[0O]\)?|\))(?=\s*(?::|$))")
+# … and its opening parenthesis read as a bracket, round parameters (a colon or a
+# ``Type name`` pair inside: ``addItem[item: String) : void``, ``book[seat : Seat]``; an
+# attribute's multiplicity, ``tags[0..*]``, has neither)
+_BRACKET_CALL = re.compile(
+    r"^((?:[^\W\d][\w<>,]*\s+)?[^\W\d]\w*)\s*\[([^\[\]]*(?::|\w\s+\w)[^\[\]]*)[\])]")
 # a space OCR put inside a word of a member (``endD ate``, ``am ount``): a piece in lower
 # case first and a lower-case rest, one of them short or the first cut inside a camel-case
 # name, neither a type or modifier keyword (``int count``, ``name varchar``, ``static
@@ -193,7 +201,11 @@ def _header(lines: list[TextLine], *, glued_letter_is_kind: bool = True
             keyword = _kind_keyword(words[0])  # guillemets OCR lost
             continue
         if words:
-            name_lines.append(words)
+            # a space OCR put inside the name (``Appo intment``: a short capitalised piece
+            # and the letters that end the word): one word, so that a name over two lines
+            # (``Appointment`` / ``Entry``) is still joined
+            cut = len(words) == 2 and len(words[0]) <= 6 and words[1].isalpha()
+            name_lines.append(["".join(words)] if cut and _split_word(words) else words)
     if not name_lines:
         return "", keyword, stereotype
     capitalised = [ws for ws in name_lines if all(w[0].isupper() for w in ws)]
@@ -267,7 +279,9 @@ def _member(text: str) -> str | None:
         visibility, text = "-", text[1:]
     text = _drop_icon(re.sub(r"^[^\w(]+", "", text))
     if "(" not in text:
-        text = _LOST_PARENS.sub("()", text, count=1)
+        text = _BRACKET_CALL.sub(r"\1(\2)", text, count=1)
+    if "(" not in text:
+        text = _LOST_PARENS.sub(r"\1()", text, count=1)
     text = re.sub(r"[^\w\s:(),<>\[\]*.]", "", text)
     text = _rejoined(text)
     text = re.sub(r"\s*:\s*", " : ", text)
