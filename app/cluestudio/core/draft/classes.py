@@ -201,17 +201,17 @@ def _header(lines: list[TextLine], *, glued_letter_is_kind: bool = True
             keyword = _kind_keyword(words[0])  # guillemets OCR lost
             continue
         if words:
-            # a space OCR put inside the name (``Appo intment``: a short capitalised piece
-            # and the letters that end the word): one word, so that a name over two lines
-            # (``Appointment`` / ``Entry``) is still joined
-            cut = len(words) == 2 and len(words[0]) <= 6 and words[1].isalpha()
-            name_lines.append(["".join(words)] if cut and _split_word(words) else words)
+            name_lines.append(words)
     if not name_lines:
         return "", keyword, stereotype
+    # a name over two lines (``Appointment`` / ``Entry``), one of them with a space OCR
+    # put inside it (``Appo intment``: a short capitalised piece and the word's end; two
+    # such lines are a box's ``Type name`` members)
+    whole = [["".join(ws)] if _cut_inside(ws) else ws for ws in name_lines]
+    if len(name_lines) == 2 and sum(map(_cut_inside, name_lines)) <= 1 and all(
+            len(ws) == 1 and ws[0][0].isupper() for ws in whole):
+        return "".join(w for ws in whole for w in ws), keyword, stereotype
     capitalised = [ws for ws in name_lines if all(w[0].isupper() for w in ws)]
-    if len(name_lines) == 2 and len(capitalised) == 2 and all(
-            len(ws) == 1 for ws in name_lines):
-        return "".join(w for ws in name_lines for w in ws), keyword, stereotype
     if capitalised:  # the name comes first; more lines are members of a box without rules
         return "".join(capitalised[0]), keyword, stereotype
     if len(name_lines) == 1 and _split_word(name_lines[0]):
@@ -237,6 +237,13 @@ def _kind_keyword(word: str) -> str:
     near = [kind for known, kind in _KEYWORD_STEREOTYPES.items() if len(known) >= 8
             and SequenceMatcher(None, folded, known).ratio() >= 0.8]
     return near[0] if len(folded) >= 6 and near else ""
+
+
+def _cut_inside(words: list[str]) -> bool:
+    """Whether a header line's two words are one name OCR cut after a few letters
+    (``Appo intment``, ``Bo oking``)."""
+    return (len(words) == 2 and len(words[0]) <= 6 and words[1].isalpha()
+            and _split_word(words))
 
 
 def _split_word(words: list[str]) -> bool:
