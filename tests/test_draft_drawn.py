@@ -288,8 +288,7 @@ def test_a_stereotype_as_wide_as_its_box_is_not_taken_for_a_rule() -> None:
     whose ``«enumeration»`` nearly fills the box's width: the thickened remains of that line
     reach both sides, but a rule never runs through a line of text, so the box stays one
     compartment and its name is read under the stereotype."""
-    from cluestudio.core.synth_drawn import Look, box_spec, draw_box
-    from cluestudio.core.synth_drawn_ink import Pen, measure
+    from cluestudio.core.synth_drawn_ink import Look, Pen, box_spec, draw_box, measure
 
     look = Look("DejaVu Sans Condensed", 15, 12, "light", "#E1D5E7", rules=True,
                 bold_names=False, members="uml", orthogonal=True, navigable=False,

@@ -1,4 +1,5 @@
-"""The pen of ``synth_drawn``: fonts, strokes, arrowheads, end labels and an editor's chrome.
+"""The pen of ``synth_drawn``: fonts, strokes, class boxes in a look, arrowheads, end labels
+and an editor's chrome.
 
 Coordinates are in the drawing's own pixels; a :class:`Pen` that supersamples (draws at
 twice the size, for an anti-aliased image once scaled down) multiplies them itself.
@@ -13,6 +14,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from cluestudio.core.model import Attribute, Class, ClassKind, Method
 
 if TYPE_CHECKING:
     from PIL import ImageDraw, ImageFont
@@ -38,6 +41,30 @@ FONT_DIRS = (Path("/usr/share/fonts"), Path("/usr/local/share/fonts"),
 PALETTE_WORDS = ("Class", "Interface", "Enumeration", "Package", "Note", "Association",
                  "Generalization", "Composition", "Dependency")
 MENU_WORDS = ("File", "Edit", "View", "Insert", "Arrange", "Extras", "Help")
+BLUES = ("#4472C4", "#5B9BD5", "#2F5597", "#1F4E79")
+
+
+@dataclass(frozen=True)
+class Look:
+    """How a tool draws: the font, the boxes, the lines, the paper, the window round it."""
+
+    family: str
+    size: int  # font size in px
+    radius: int  # 0: sharp corners
+    fill: str  # "plain", "yellow", "light", "gradient", "blue header"
+    fill_colour: str
+    rules: bool  # compartment rules
+    bold_names: bool
+    members: str  # "uml", "compact", "plain", "java"
+    orthogonal: bool
+    navigable: bool  # associations drawn with an open arrow at one end
+    paper: str
+    antialiased: bool
+    scale: float
+    chrome: str  # "", "palette", "toolbar"
+    frame: bool
+    shadow: bool
+    border: int
 
 
 @cache
@@ -198,3 +225,115 @@ def toolbar(pen: Pen, width: float, size: int) -> float:
         pen.text((x, 6), word, size, fill="#202020")
         x += pen.measure(word, size)[0] + 16
     return height
+
+
+# --- boxes -------------------------------------------------------------------------------
+
+def member_text(member: Attribute | Method, style: str) -> str:
+    vis = member.visibility or ""
+    if isinstance(member, Attribute):
+        if not member.type:
+            return member.name  # an enumeration's value
+        return {"uml": f"{vis} {member.name} : {member.type}",
+                "compact": f"{vis}{member.name}: {member.type}",
+                "plain": f"{member.name} : {member.type}",
+                "java": f"{vis} {member.type} {member.name}"}[style].strip()
+    params = ", ".join(f"{p.type} {p.name}" if style == "java" else f"{p.name}: {p.type}"
+                       for p in member.params)
+    call = f"{member.name}({params})"
+    ret = member.return_type
+    return {"uml": f"{vis} {call} : {ret}", "compact": f"{vis}{call}: {ret}",
+            "plain": f"{call} : {ret}", "java": f"{vis} {ret} {call}"}[style].strip()
+
+
+@dataclass
+class BoxSpec:
+    cls: Class
+    header: list[tuple[str, str]]  # (text, style) lines, centred
+    parts: list[list[str]]  # compartments' member lines
+    width: float
+    height: float
+    x: float = 0.0
+    y: float = 0.0
+
+
+def box_spec(cls: Class, look: Look, two_line: bool, scale: int) -> BoxSpec:
+    style = "italic" if cls.kind is ClassKind.ABSTRACT else "bold" if look.bold_names else ""
+    header: list[tuple[str, str]] = []
+    if cls.kind in (ClassKind.INTERFACE, ClassKind.ENUM):
+        word = "interface" if cls.kind is ClassKind.INTERFACE else "enumeration"
+        header.append((f"«{word}»", ""))
+    if two_line:
+        cut = next(i for i in range(len(cls.name) - 1, 0, -1) if cls.name[i].isupper())
+        header += [(cls.name[:cut], style), (cls.name[cut:], style)]
+    else:
+        header.append((cls.name, style))
+    parts = [[member_text(a, look.members) for a in cls.attributes],
+             [member_text(m, look.members) for m in cls.methods]]
+    if not cls.attributes and not cls.methods:
+        parts = []
+    elif not look.rules:
+        parts = [[line for part in parts for line in part]]
+    size = look.size
+    texts = [(t, s) for t, s in header] + [(t, "") for part in parts for t in part]
+    width = max(measure(look.family, scale, t, size, s)[0] for t, s in texts) + 16
+    width = max(width, 80.0 if parts else 90.0)
+    line = size * 1.4
+    height = len(header) * line + (22 if not parts else 10)
+    height += sum(max(1, len(part)) * line + 8 for part in parts)
+    return BoxSpec(cls, header, parts, width, height)
+
+
+def draw_box(pen: Pen, spec: BoxSpec, look: Look) -> None:
+    x0, y0 = spec.x, spec.y
+    x1, y1 = x0 + spec.width, y0 + spec.height
+    line = look.size * 1.4
+    head_h = len(spec.header) * line + (22 if not spec.parts else 10)
+    if look.shadow:
+        pen.rect((x0 + 4, y0 + 4, x1 + 4, y1 + 4), "#A0A0A0", radius=look.radius)
+    body = look.fill_colour if look.fill in ("yellow", "light") else "white"
+    if look.fill == "blue header":
+        body = "white" if look.fill_colour in BLUES[2:] else "#DEEBF7"
+    pen.rect((x0, y0, x1, y1), body, radius=look.radius)
+    if look.fill == "gradient":
+        _gradient(pen, (x0, y0, x1, y1), look.fill_colour, look.radius)
+    text_colour = "black"
+    if look.fill == "blue header":
+        s = pen.scale
+        pen.draw.rounded_rectangle(
+            (x0 * s, y0 * s, x1 * s, (y0 + head_h) * s), max(look.radius * s, 0),
+            fill=look.fill_colour, corners=(True, True, not spec.parts, not spec.parts))
+        text_colour = "white"
+    pen.rect((x0, y0, x1, y1), None, pen.ink, look.border, look.radius)
+    y = y0 + (head_h - len(spec.header) * line) / 2
+    for text, style in spec.header:
+        size = look.size - 1 if text.startswith("«") else look.size
+        width = pen.measure(text, size, style)[0]
+        pen.text((x0 + (spec.width - width) / 2, y), text, size, style, text_colour)
+        y += line
+    y = y0 + head_h
+    for part in spec.parts:
+        if look.rules:
+            pen.line([(x0, y), (x1, y)], look.border)
+        y += 4
+        for text in part:
+            pen.text((x0 + 8, y), text, look.size)
+            y += line
+        y += 4 + (0 if part else line)
+
+
+def _gradient(pen: Pen, rect: tuple[float, float, float, float], colour: str,
+              radius: int) -> None:
+    """A vertical gradient from white to ``colour``, inside rounded corners."""
+    from PIL import ImageColor
+
+    s = pen.scale
+    r, g, b = ImageColor.getrgb(colour)[:3]
+    x0, y0, x1, y1 = (round(v * s) for v in rect)
+    rad = radius * s
+    for y in range(y0 + 1, y1):
+        t = (y - y0) / max(1, y1 - y0)
+        edge = min(y - y0, y1 - y)
+        inset = rad - (rad * rad - (rad - edge) ** 2) ** 0.5 if rad and edge < rad else 0
+        fill = tuple(round(255 + (c - 255) * t) for c in (r, g, b))
+        pen.draw.line([(x0 + 1 + inset, y), (x1 - 1 - inset, y)], fill=fill)
