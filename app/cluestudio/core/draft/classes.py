@@ -191,14 +191,16 @@ def _header(lines: list[TextLine], *, glued_letter_is_kind: bool = True
         for found in _BRACKETED.finditer(text):
             words = _IDENT.findall(found.group())
             word = words[0].casefold() if words else ""
-            if _kind_keyword(word):
-                keyword = _kind_keyword(word)
+            if kind := _kind_keyword(word):
+                keyword = kind
             elif words and not stereotype:
                 stereotype = words[0]
         text = _BRACKETED.sub(" ", text)
         words = [w for w in _NAME.findall(_drop_icon(text)) if len(w) > 1]
-        if len(words) == 1 and words[0][0].islower() and _kind_keyword(words[0]):
-            keyword = _kind_keyword(words[0])  # guillemets OCR lost
+        # guillemets OCR lost: the word alone, in lower case where OCR misread a letter
+        kind = _kind_keyword(words[0]) if len(words) == 1 else ""
+        if kind and (words[0][0].islower() or words[0].casefold() in _KEYWORD_STEREOTYPES):
+            keyword = kind
             continue
         if words:
             name_lines.append(words)
