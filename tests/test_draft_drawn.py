@@ -238,22 +238,25 @@ def test_a_space_ocr_put_inside_a_member_s_word_is_taken_out() -> None:
     """Letters drawn without smoothing stand apart, and OCR reads a space between them
     (``endD ate``, ``am ount``): one word again, in either order of name and type; a type
     or a modifier and the name after it (``int capacity``, ``name varchar``), a type
-    variable and its name (``K key``) stay two."""
+    variable and its name (``K key``) stay two. A name cut before a capital (``created
+    On : Date``) is one; ``street String`` is a name and a type whose colon OCR lost."""
     image, draw = _canvas()
-    _marker_box(draw, 60, 80, 560, 560, rule=150)
+    _marker_box(draw, 60, 80, 560, 660, rule=150)
     texts: list[Text] = [("Event", (120, 95, 260, 140), 0.99),
                          ("- Date endD ate", (80, 170, 400, 210), 0.97),
                          ("- double am ount", (80, 220, 400, 260), 0.97),
                          ("- nam e : String", (80, 270, 400, 310), 0.97),
                          ("- int capacity", (80, 320, 400, 360), 0.96),
                          ("code varchar", (80, 370, 400, 410), 0.96),
-                         ("- K key", (80, 420, 400, 460), 0.96)]
+                         ("- K key", (80, 420, 400, 460), 0.96),
+                         ("-created On: Date", (80, 470, 400, 510), 0.96),
+                         ("-street String", (80, 520, 400, 560), 0.96)]
     _write(draw, texts)
     pixels, ocr = _ocr(image, texts)
     (event,) = draft_from_ocr(pixels, ocr).diagram.classes
     assert [(a.name, a.type) for a in event.attributes] == [
         ("endDate", "Date"), ("amount", "double"), ("name", "String"), ("capacity", "int"),
-        ("varchar", "code"), ("key", "K")]
+        ("varchar", "code"), ("key", "K"), ("createdOn", "Date"), ("street", "String")]
 
 
 def test_an_enumeration_whose_stereotype_ocr_misread_and_one_without_rules() -> None:

@@ -59,6 +59,8 @@ _BRACKET_CALL = re.compile(
 # name, neither a type or modifier keyword (``int count``, ``name varchar``, ``static
 # total``, OCR's ``doubie amount`` and a type variable's ``K key`` are two words)
 _SPLIT_HEAD = re.compile(r"(?:^|\W)([a-z]\w*)$")
+_NAME_THEN_TYPE = re.compile(r"([a-z]\w*) ([A-Z][\w\[\]]*(?:<[\w, ]*>)?)")
+_NAME_CUT_AT_CAPITAL = re.compile(r"([a-z]\w*) (?=[A-Z]\w* : )")
 _SPLIT_REST = re.compile(r"[a-z]\w*")
 _TYPE_WORDS = frozenset({
     "int", "integer", "long", "short", "byte", "char", "float", "double", "decimal",
@@ -293,7 +295,7 @@ def _member(text: str) -> str | None:
         text = _LOST_PARENS.sub(r"\1()", text, count=1)
     text = re.sub(r"[^\w\s:(),<>\[\]*.]", "", text)
     text = _rejoined(text)
-    text = re.sub(r"\s*:\s*", " : ", text)
+    text = _colon_restored(re.sub(r"\s*:\s*", " : ", text))
     text = re.sub(r"\s*,\s*", ", ", text).rstrip(" .:,")
     if not _IDENT.match(text):
         return None
@@ -313,6 +315,19 @@ def _rejoined(text: str) -> str:
         else:
             out.append(word)
     return " ".join(out)
+
+
+def _colon_restored(text: str) -> str:
+    """An attribute written ``name : Type`` whose colon OCR lost (``street String``, the
+    name first in lower case, the type capitalised: Java's order is the other way round),
+    or whose name OCR cut before a capital (``created On : Date``)."""
+    lost = _NAME_THEN_TYPE.fullmatch(text)
+    if lost and lost.group(1).casefold() not in _TYPE_WORDS:
+        return f"{lost.group(1)} : {lost.group(2)}"
+    cut = _NAME_CUT_AT_CAPITAL.match(text)
+    if cut and cut.group(1).casefold() not in _TYPE_WORDS:
+        return cut.group(1) + text[cut.end(1) + 1:]
+    return text
 
 
 def _split(first: str, rest: str) -> bool:
