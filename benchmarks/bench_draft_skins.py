@@ -27,6 +27,7 @@ import random
 import sys
 import tempfile
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -71,22 +72,32 @@ def by_feature(results: list[tuple[ImageResult, tuple[str, ...]]]) -> dict[str, 
 
 
 def print_by_feature(features: dict[str, dict[str, Any]], what: str) -> None:
-    print(f"per {what} (images: draft class F1, attribute F1, relation F1; "
+    print(f"per {what} (images: draft class, attribute, method, relation F1 (typed); "
           "check faithful flagged, dropped class found):")
     for name, s in features.items():
         draft, check = s["draft"], s["check"]
-        print(f"  {name:22} {s['images']:3d}: class {_fmt(draft['class']['f1'])}, "
+        print(f"  {name:24} {s['images']:3d}: class {_fmt(draft['class']['f1'])}, "
               f"attribute {_fmt(draft['attributes']['f1'])}, "
-              f"relation {_fmt(draft['relation']['f1'])}; flagged "
+              f"method {_fmt(draft['methods']['f1'])}, "
+              f"relation {_fmt(draft['relation']['f1'])} "
+              f"({_fmt(draft['relation_typed']['f1'])}); flagged "
               f"{_fmt(check['false_flag_rate'])}, dropped found {_fmt(check['dropped_recall'])}")
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--skins", type=int, default=20, help="diagrams to render")
+Run = Callable[[int, int, Path, OcrCache | None, bool],
+               list[tuple[ImageResult, tuple[str, ...]]]]
+
+
+def proxy_main(argv: list[str] | None, *, description: str, count_flag: str, run: Run,
+               heading: str, features_of: str) -> int:
+    """A held-out proxy's command line: ``count_flag`` images from ``--seed``, made and
+    measured by ``run``; the table of ``bench_realimages``, then the figures per feature
+    (``features_of``: what the features are of, "skin", "look")."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument(count_flag, type=int, default=20, dest="count", help="images to make")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--misses", action="store_true", help="list each image's misses")
-    parser.add_argument("--keep", default=None, metavar="DIR", help="keep the renders here")
+    parser.add_argument("--keep", default=None, metavar="DIR", help="keep the images here")
     parser.add_argument("--json", action="store_true")
     add_cache_arguments(parser)
     args = parser.parse_args(argv)
@@ -95,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         folder.mkdir(parents=True, exist_ok=True)
         cache = OcrCache(args.cache) if args.cache else None
         try:
-            results = run(args.skins, args.seed, folder, cache, args.relayout)
+            results = run(args.count, args.seed, folder, cache, args.relayout)
         finally:
             if cache is not None:
                 cache.close()
@@ -104,12 +115,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps({"all": overall, "features": features}, indent=2, default=str))
         return 0
-    print(f"{args.skins} random skins, seed {args.seed}")
+    print(heading.format(count=args.count, seed=args.seed))
     print_table({"all": overall}, get_engine().engine_id)
-    print_by_feature(features, "skin feature")
+    print_by_feature(features, f"{features_of} feature")
     if args.misses:
         print_misses([r for r, _ in results])
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return proxy_main(argv, description=__doc__.splitlines()[0], count_flag="--skins", run=run,
+                      heading="{count} random skins, seed {seed}", features_of="skin")
 
 
 if __name__ == "__main__":

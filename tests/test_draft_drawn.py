@@ -12,7 +12,7 @@ from PIL import Image, ImageDraw
 
 from cluestudio.core.draft import draft_from_ocr
 from cluestudio.core.draft.convert import DOUBT_MARK
-from cluestudio.core.model import ClassKind, RelationType
+from cluestudio.core.model import Class, ClassKind, RelationType
 from cluestudio.core.ocr import Box, OcrResult, TextLine
 from cluestudio.core.ocr.layout import find_layout
 
@@ -182,6 +182,149 @@ def test_a_package_frame_s_name_tab_is_no_class() -> None:
     pixels, ocr = _ocr(image, texts)
     draft = draft_from_ocr(pixels, ocr)
     assert draft.diagram.class_names == ("Clock",)
+
+
+def test_a_uml_frame_s_name_tab_in_its_corner_is_no_class() -> None:
+    """UML 2's frame (StarUML, course figures): the name, ``class Shop``, in a tab with a
+    cut corner inside the frame's top-left corner; the classes are the boxes in the frame.
+    A name-only class near the frame's corner, but apart from its sides, stays a class."""
+    image = Image.new("RGB", (WIDTH, HEIGHT), "white")
+    draw = ImageDraw.Draw(image)
+    ink = (30, 30, 30)
+    draw.rectangle((40, 40, 700, 500), outline=ink, width=1)  # the frame
+    draw.line([(40, 72), (170, 72), (180, 62), (180, 40)], fill=ink, width=1)  # its tab
+    draw.rectangle((60, 90, 200, 130), outline=ink, width=1)  # a name-only class
+    draw.rectangle((300, 150, 540, 260), outline=ink, width=1)  # a class with members
+    draw.line((300, 185, 540, 185), fill=ink, width=1)
+    texts: list[Text] = [("class Shop", (50, 46, 160, 66), 0.99),
+                         ("Timer", (95, 100, 165, 120), 0.99),
+                         ("Clock", (380, 158, 460, 180), 0.99),
+                         ("now : Date", (310, 195, 440, 215), 0.98)]
+    for _t, (x0, y0, x1, y1), _c in texts:
+        draw.rectangle((x0 + 3, y0 + 6, x1 - 3, y1 - 6), fill=ink)
+    pixels, ocr = _ocr(image, texts)
+    assert not any(box.rect[1] < 72 for box in ocr.layout.boxes)
+    assert sorted(draft_from_ocr(pixels, ocr).diagram.class_names) == ["Clock", "Timer"]
+
+
+def test_a_method_whose_empty_parentheses_ocr_misread_stays_a_method() -> None:
+    """In a small font OCR reads ``()`` as ``)``, ``0``, ``O`` or ``0)``, glued to the name,
+    or ``(`` as ``[``: still a method (before a return type, in Java's order too); a name
+    that ends in a digit or a lower-case ``o``, or an attribute's multiplicity in brackets,
+    is an attribute as before."""
+    image, draw = _canvas()
+    _marker_box(draw, 60, 80, 560, 660, rule=150)
+    texts: list[Text] = [("Basket", (120, 95, 260, 140), 0.99),
+                         ("- photo : Image", (80, 170, 400, 210), 0.97),
+                         ("- line1 : int", (80, 220, 400, 260), 0.97),
+                         ("+ cancel)", (80, 270, 400, 310), 0.97),
+                         ("+ confirm0 : boolean", (80, 320, 480, 360), 0.96),
+                         ("+ void summaryO", (80, 370, 400, 410), 0.96),
+                         ("isValid0)", (80, 420, 400, 460), 0.96),
+                         ("+ addItem[item: String) : void", (80, 470, 540, 510), 0.96),
+                         ("- tags[0..*] : String", (80, 520, 400, 560), 0.96)]
+    _write(draw, texts)
+    pixels, ocr = _ocr(image, texts)
+    (basket,) = draft_from_ocr(pixels, ocr).diagram.classes
+    assert [a.name for a in basket.attributes][:2] == ["photo", "line1"]
+    assert basket.attributes[2].name.startswith("tags")  # with its multiplicity: no method
+    assert [(m.name, m.return_type) for m in basket.methods] == [
+        ("cancel", ""), ("confirm", "boolean"), ("summary", "void"), ("isValid", ""),
+        ("addItem", "void")]
+    assert basket.methods[-1].params[0].name == "item"
+
+
+def test_a_space_ocr_put_inside_a_member_s_word_is_taken_out() -> None:
+    """Letters drawn without smoothing stand apart, and OCR reads a space between them
+    (``endD ate``, ``am ount``): one word again, in either order of name and type; a type
+    or a modifier and the name after it (``int capacity``, ``name varchar``), a type
+    variable and its name (``K key``) stay two. A name cut before a capital (``created
+    On : Date``) is one; ``street String`` is a name and a type whose colon OCR lost."""
+    image, draw = _canvas()
+    _marker_box(draw, 60, 80, 560, 660, rule=150)
+    texts: list[Text] = [("Event", (120, 95, 260, 140), 0.99),
+                         ("- Date endD ate", (80, 170, 400, 210), 0.97),
+                         ("- double am ount", (80, 220, 400, 260), 0.97),
+                         ("- nam e : String", (80, 270, 400, 310), 0.97),
+                         ("- int capacity", (80, 320, 400, 360), 0.96),
+                         ("code varchar", (80, 370, 400, 410), 0.96),
+                         ("- K key", (80, 420, 400, 460), 0.96),
+                         ("-created On: Date", (80, 470, 400, 510), 0.96),
+                         ("-street String", (80, 520, 400, 560), 0.96)]
+    _write(draw, texts)
+    pixels, ocr = _ocr(image, texts)
+    (event,) = draft_from_ocr(pixels, ocr).diagram.classes
+    assert [(a.name, a.type) for a in event.attributes] == [
+        ("endDate", "Date"), ("amount", "double"), ("name", "String"), ("capacity", "int"),
+        ("varchar", "code"), ("key", "K"), ("createdOn", "Date"), ("street", "String")]
+
+
+def test_an_enumeration_whose_stereotype_ocr_misread_and_one_without_rules() -> None:
+    """``«enumeration»`` read with a guillemet lost and a letter or two wrong is still the
+    enumeration's keyword; drawn without compartment rules, the words under its name are
+    its values (a plain class's lines without a colon or parentheses are not members)."""
+    image, draw = _canvas()
+    _marker_box(draw, 60, 80, 320, 380)  # no rules
+    _marker_box(draw, 520, 80, 820, 380, rule=200)
+    _marker_box(draw, 300, 450, 620, 620)  # a plain class without rules
+    texts: list[Text] = [("menumeration»", (90, 95, 290, 135), 0.95),
+                         ("Priority", (120, 145, 260, 185), 0.99),
+                         ("LOW", (90, 220, 200, 260), 0.99),
+                         ("HIGH", (90, 280, 200, 320), 0.99),
+                         ("numeiation", (560, 95, 780, 135), 0.87),
+                         ("Colour", (600, 145, 740, 185), 0.99),
+                         ("RED", (560, 230, 700, 270), 0.99),
+                         ("Shelf", (400, 470, 520, 510), 0.99),
+                         ("sorted", (330, 540, 460, 580), 0.99)]
+    _write(draw, texts)
+    pixels, ocr = _ocr(image, texts)
+    classes = {c.name: c for c in draft_from_ocr(pixels, ocr).diagram.classes}
+    assert set(classes) == {"Priority", "Colour", "Shelf"}
+    assert classes["Priority"].kind == classes["Colour"].kind == ClassKind.ENUM
+    assert [a.name for a in classes["Priority"].attributes] == ["LOW", "HIGH"]
+    assert [a.name for a in classes["Colour"].attributes] == ["RED"]
+    assert classes["Shelf"].kind == ClassKind.CLASS and not classes["Shelf"].attributes
+
+
+def test_a_stereotype_as_wide_as_its_box_is_not_taken_for_a_rule() -> None:
+    """A name-only enumeration (StarUML's, draw.io's look: rounded, filled, anti-aliased)
+    whose ``«enumeration»`` nearly fills the box's width: the thickened remains of that line
+    reach both sides, but a rule never runs through a line of text, so the box stays one
+    compartment and its name is read under the stereotype."""
+    from cluestudio.core.synth_drawn_ink import Look, Pen, box_spec, draw_box, measure
+
+    look = Look("DejaVu Sans Condensed", 15, 12, "light", "#E1D5E7", rules=True,
+                bold_names=False, members="uml", orthogonal=True, navigable=False,
+                paper="white", antialiased=True, scale=1.0, chrome="", frame=False,
+                shadow=False, border=1)
+    spec = box_spec(Class("Basket", kind=ClassKind.ENUM), look, False, 2)
+    spec.x, spec.y = 40, 40
+    big = Image.new("RGB", (2 * WIDTH, 2 * HEIGHT), "white")
+    draw_box(Pen(ImageDraw.Draw(big), 2, look.family), spec, look)
+    image = big.resize((WIDTH, HEIGHT), Image.Resampling.LANCZOS)
+    texts: list[Text] = []
+    top = spec.y + (spec.height - 2 * look.size * 1.4) / 2
+    for k, (text, size) in enumerate((("«enumeration»", look.size - 1), ("Basket", look.size))):
+        width, height = measure(look.family, 2, text, size)
+        x0, y0 = spec.x + (spec.width - width) / 2, top + k * look.size * 1.4
+        texts.append((text, (int(x0) - 2, int(y0), int(x0 + width) + 2, int(y0 + height) + 2),
+                      0.99))
+    pixels, ocr = _ocr(image, texts)
+    assert [len(box.compartments) for box in ocr.layout.boxes] == [1]
+    (basket,) = draft_from_ocr(pixels, ocr).diagram.classes
+    assert (basket.name, basket.kind) == ("Basket", ClassKind.ENUM)
+
+
+def test_a_name_over_two_lines_with_a_space_ocr_put_inside_its_first_line() -> None:
+    """``Appointment`` / ``Entry`` in a narrow name-only box, OCR reading the first line as
+    ``Appo intment``: one class ``AppointmentEntry``, not ``Entry``."""
+    image, draw = _canvas()
+    _marker_box(draw, 60, 80, 360, 260)
+    texts: list[Text] = [("Appo intment", (90, 100, 330, 150), 0.99),
+                         ("Entry", (150, 170, 270, 220), 0.99)]
+    _write(draw, texts)
+    pixels, ocr = _ocr(image, texts)
+    assert draft_from_ocr(pixels, ocr).diagram.class_names == ("AppointmentEntry",)
 
 
 def test_members_are_marked_where_ocr_or_the_layout_leaves_doubt() -> None:

@@ -42,6 +42,31 @@ _BRACKETED = re.compile(r"«[^»]*»?|\{[^}]*\}?")
 _GUILLEMETS = (("<<", "«"), (">>", "»"), ("《", "«"), ("》", "»"), ("≪", "«"), ("≫", "»"))
 # a multiplicity read as a line of its own (``1``, ``*``, ``0..*``, ``1..``)
 _MULTIPLICITY_LINE = re.compile(r"\s*(?:[0-9]+|\*)(?:\s*\.+\s*(?:[0-9]+|[*nN])?)?\s*")
+# a method's empty parentheses as OCR reads them in a small font: ``)``, ``0``, ``O``,
+# ``0)``, glued to the name's last (lower-case) letter, at the line's end or before the
+# return type's colon (``cancel)``, ``confirm0 : boolean``, ``void summaryO``); the name
+# is the line's first, second or third word (a return type, an icon OCR read as a letter
+# before it), so the end of a signature wrapped onto a line of its own is left alone
+_LOST_PARENS = re.compile(
+    r"^((?:[^\W\d][\w<>]*\s+){0,2}[^\W\d]\w*?[a-z])(?:[0O]\)?|\))(?=\s*(?::|$))")
+# … and its opening parenthesis read as a bracket, round parameters (a colon or a
+# ``Type name`` pair inside: ``addItem[item: String) : void``, ``book[seat : Seat]``; an
+# attribute's multiplicity, ``tags[0..*]``, has neither)
+_BRACKET_CALL = re.compile(
+    r"^((?:[^\W\d][\w<>,]*\s+)?[^\W\d]\w*)\s*\[([^\[\]]*(?::|\w\s+\w)[^\[\]]*)[\])]")
+# a space OCR put inside a word of a member (``endD ate``, ``am ount``): a piece in lower
+# case first and a lower-case rest, one of them short or the first cut inside a camel-case
+# name, neither a type or modifier keyword (``int count``, ``name varchar``, ``static
+# total``, OCR's ``doubie amount`` and a type variable's ``K key`` are two words)
+_SPLIT_HEAD = re.compile(r"(?:^|\W)([a-z]\w*)$")
+_NAME_THEN_TYPE = re.compile(r"([a-z]\w*) ([A-Z][\w\[\]]*(?:<[\w, ]*>)?)")
+_NAME_CUT_AT_CAPITAL = re.compile(r"([a-z]\w*) (?=[A-Z]\w* : )")
+_SPLIT_REST = re.compile(r"[a-z]\w*")
+_TYPE_WORDS = frozenset({
+    "int", "integer", "long", "short", "byte", "char", "float", "double", "decimal",
+    "boolean", "bool", "void", "string", "str", "date", "var", "varchar", "text", "number",
+    "any", "list", "set", "map", "dict", "object", "static", "final", "abstract", "const",
+    "unsigned", "public", "private", "protected", "in", "out", "lnt"})
 # a member line: a visibility mark first, or a type after a colon, or parentheses
 _MEMBER_LINE = re.compile(r"^\s*[-+#~—–]|:|\(")
 # stereotypes and properties that say what kind of classifier a box is
@@ -161,28 +186,36 @@ def _header(lines: list[TextLine], *, glued_letter_is_kind: bool = True
             text = text[circle.end():]
         for read, meant in _GUILLEMETS:
             text = text.replace(read, meant)
+        if "»" in text and "«" not in text:
+            text = "«" + text  # the opening guillemet OCR lost or misread (``menumeration»``)
         if _MEMBER_LINE.search(_BRACKETED.sub(" ", text)):
             continue  # a member where a header was expected (a box without a rule)
         for found in _BRACKETED.finditer(text):
             words = _IDENT.findall(found.group())
             word = words[0].casefold() if words else ""
-            if word in _KEYWORD_STEREOTYPES:
-                keyword = _KEYWORD_STEREOTYPES[word]
+            if kind := _kind_keyword(word):
+                keyword = kind
             elif words and not stereotype:
                 stereotype = words[0]
         text = _BRACKETED.sub(" ", text)
         words = [w for w in _NAME.findall(_drop_icon(text)) if len(w) > 1]
-        if len(words) == 1 and words[0].casefold() in _KEYWORD_STEREOTYPES:
-            keyword = _KEYWORD_STEREOTYPES[words[0].casefold()]  # guillemets OCR lost
+        # guillemets OCR lost: the word alone, in lower case where OCR misread a letter
+        kind = _kind_keyword(words[0]) if len(words) == 1 else ""
+        if kind and (words[0][0].islower() or words[0].casefold() in _KEYWORD_STEREOTYPES):
+            keyword = kind
             continue
         if words:
             name_lines.append(words)
     if not name_lines:
         return "", keyword, stereotype
+    # a name over two lines (``Appointment`` / ``Entry``), one of them with a space OCR
+    # put inside it (``Appo intment``: a short capitalised piece and the word's end; two
+    # such lines are a box's ``Type name`` members)
+    whole = [["".join(ws)] if _cut_inside(ws) else ws for ws in name_lines]
+    if len(name_lines) == 2 and sum(map(_cut_inside, name_lines)) <= 1 and all(
+            len(ws) == 1 and ws[0][0].isupper() for ws in whole):
+        return "".join(w for ws in whole for w in ws), keyword, stereotype
     capitalised = [ws for ws in name_lines if all(w[0].isupper() for w in ws)]
-    if len(name_lines) == 2 and len(capitalised) == 2 and all(
-            len(ws) == 1 for ws in name_lines):
-        return "".join(w for ws in name_lines for w in ws), keyword, stereotype
     if capitalised:  # the name comes first; more lines are members of a box without rules
         return "".join(capitalised[0]), keyword, stereotype
     if len(name_lines) == 1 and _split_word(name_lines[0]):
@@ -195,6 +228,26 @@ def _header(lines: list[TextLine], *, glued_letter_is_kind: bool = True
         return "", keyword, stereotype
     words = max(name_lines, key=lambda ws: sum(map(len, ws)))
     return max(words, key=len), keyword, stereotype
+
+
+def _kind_keyword(word: str) -> str:
+    """The kind of classifier a stereotype's word names (``interface``, ``enumeration``),
+    read by OCR with a slip or two (``numeiation``), or ""."""
+    from difflib import SequenceMatcher
+
+    folded = word.casefold()
+    if folded in _KEYWORD_STEREOTYPES:
+        return _KEYWORD_STEREOTYPES[folded]
+    near = [kind for known, kind in _KEYWORD_STEREOTYPES.items() if len(known) >= 8
+            and SequenceMatcher(None, folded, known).ratio() >= 0.8]
+    return near[0] if len(folded) >= 6 and near else ""
+
+
+def _cut_inside(words: list[str]) -> bool:
+    """Whether a header line's two words are one name OCR cut after a few letters
+    (``Appo intment``, ``Bo oking``)."""
+    return (len(words) == 2 and len(words[0]) <= 6 and words[1].isalpha()
+            and _split_word(words))
 
 
 def _split_word(words: list[str]) -> bool:
@@ -236,14 +289,57 @@ def _member(text: str) -> str | None:
             text[1] == " " or not text[:1].isascii()):
         visibility, text = "-", text[1:]
     text = _drop_icon(re.sub(r"^[^\w(]+", "", text))
+    if "(" not in text:
+        text = _BRACKET_CALL.sub(r"\1(\2)", text, count=1)
+    if "(" not in text:
+        text = _LOST_PARENS.sub(r"\1()", text, count=1)
     text = re.sub(r"[^\w\s:(),<>\[\]*.]", "", text)
-    text = re.sub(r"\s*:\s*", " : ", text)
+    text = _rejoined(text)
+    text = _colon_restored(re.sub(r"\s*:\s*", " : ", text))
     text = re.sub(r"\s*,\s*", ", ", text).rstrip(" .:,")
     if not _IDENT.match(text):
         return None
     if "(" in text and ")" not in text:
         text += ")"
     return f"{visibility}{text}"
+
+
+def _rejoined(text: str) -> str:
+    """``text`` with the spaces OCR put inside its words taken out (:data:`_SPLIT_HEAD`)."""
+    words = text.split(" ")
+    out = [words[0]]
+    for word in words[1:]:
+        head, rest = _SPLIT_HEAD.search(out[-1]), _SPLIT_REST.match(word)
+        if head and rest and _split(head.group(1), rest.group()):
+            out[-1] += word
+        else:
+            out.append(word)
+    return " ".join(out)
+
+
+def _colon_restored(text: str) -> str:
+    """An attribute written ``name : Type`` whose colon OCR lost (``street String``, the
+    name first in lower case, the type capitalised: Java's order is the other way round),
+    or whose name OCR cut before a capital (``created On : Date``)."""
+    lost = _NAME_THEN_TYPE.fullmatch(text)
+    if lost and lost.group(1).casefold() not in _TYPE_WORDS:
+        return f"{lost.group(1)} : {lost.group(2)}"
+    cut = _NAME_CUT_AT_CAPITAL.match(text)
+    if cut and cut.group(1).casefold() not in _TYPE_WORDS:
+        return cut.group(1) + text[cut.end(1) + 1:]
+    return text
+
+
+def _split(first: str, rest: str) -> bool:
+    """Whether ``first`` and ``rest`` (two words of a member line) are one word OCR split."""
+    from difflib import SequenceMatcher
+
+    if rest.casefold() in _TYPE_WORDS or first.casefold() in _TYPE_WORDS:
+        return False
+    if len(first) >= 4 and any(SequenceMatcher(None, first.casefold(), word).ratio() >= 0.8
+                               for word in _TYPE_WORDS):
+        return False  # a type OCR misread (``doubie``, ``oint``)
+    return len(first) <= 3 or len(rest) <= 3 or any(c.isupper() for c in first[1:])
 
 
 def member_confidence(line: TextLine, member: str,
@@ -403,9 +499,12 @@ def classes_from(ocr: OcrResult, pixels: np.ndarray | None = None) -> list[Draft
         taken.add(name)
         header, *parts = box.compartments
         members, doubtful = [], []
+        values = _enum_values(_lines_in(ocr, header), read[0]) if (
+            not parts and keyword == "enum") else set()
         for part in parts or [header]:
             for line in _lines_in(ocr, part):
-                if not parts and not _MEMBER_LINE.search(_BRACKETED.sub(" ", line.text)):
+                if not parts and not _MEMBER_LINE.search(_BRACKETED.sub(" ", line.text)) and (
+                        id(line) not in values):
                     continue  # a box without rules: its name, stereotype, no member
                 member = _member(line.text)
                 if member:
@@ -423,6 +522,16 @@ def classes_from(ocr: OcrResult, pixels: np.ndarray | None = None) -> list[Draft
         out.append(DraftClass(name, keyword, stereotype, tuple(members), box,
                               round(confidence, 2), doubt, tuple(doubtful), generics))
     return in_diagram_case(out)
+
+
+def _enum_values(lines: list[TextLine], name: str) -> set[int]:
+    """The lines (by ``id``) of an enumeration drawn without rules that are its values:
+    one word each, under the lines its name was read from."""
+    named = [i for i, ln in enumerate(lines) if _IDENT.search(ln.text) and (
+        ln.text.strip() in name or name in ln.text)]
+    if not named:
+        return set()
+    return {id(ln) for ln in lines[named[-1] + 1:] if _IDENT.fullmatch(ln.text.strip())}
 
 
 _Header = tuple[ClassBox, list[TextLine], str, tuple[str, str, str, float, str]]

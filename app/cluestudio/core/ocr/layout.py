@@ -17,6 +17,7 @@ coloured package) are taken where the ink found none, or only pieces of them.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -217,9 +218,12 @@ def find_layout(pixels: np.ndarray, *, min_side: int = 12,
     grow = 3
     thick = ink.copy()
     layout = Layout((), angle, center)
+    lines: list[Rect] = []  # each line of text, upright
     for line in text:
         x0, y0, x1, y1 = line.rect
         cx, cy = layout.upright(line.center)
+        lines.append((cx - (x1 - x0) / 2, cy - (y1 - y0) / 2, cx + (x1 - x0) / 2,
+                      cy + (y1 - y0) / 2))
         half_w, half_h = (x1 - x0) / 2 - 0.2 * (y1 - y0), 0.3 * (y1 - y0)
         if half_w > 0:
             thick[max(0, int(cy - half_h)):max(0, int(cy + half_h)),
@@ -239,7 +243,8 @@ def find_layout(pixels: np.ndarray, *, min_side: int = 12,
             boxes.append(grown)
         elif (len(same) == 1 and len(boxes[same[0]].compartments) == 1
               and len(grown.compartments) > 1
-              and _similar(grown.rect, boxes[same[0]].rect, 3 * grow)):
+              and _similar(grown.rect, boxes[same[0]].rect, 3 * grow)
+              and not _cut_through_text(grown, lines)):
             # the same box, whose compartment rule stops short of its sides: the thick
             # look splits it where the thin one could not
             boxes[same[0]] = grown
@@ -247,8 +252,22 @@ def find_layout(pixels: np.ndarray, *, min_side: int = 12,
     # light fill on white) has no ink round it, or ink only where the gradient darkens: look
     # at the steps in brightness too (a render's faint ones, a photo's of 20 grey levels).
     boxes = _with_edge_boxes(boxes, _edges(spread, _faint_step(spread)), min_side)
-    boxes = [b for b in boxes if not _package_tab(ink, b)]
+    boxes = [b for b in boxes if not _package_tab(ink, b) and not _frame_tab(ink, b)]
     return Layout(tuple(boxes), angle, center)
+
+
+def _cut_through_text(box: ClassBox, lines: Sequence[Rect]) -> bool:
+    """Whether a rule between two of ``box``'s compartments runs through a line of text
+    (``lines``, upright): the thickened remains of a line as wide as its box (a long
+    stereotype in a narrow box) reach both sides and look like a rule; a rule never
+    crosses a line of text, it runs between two."""
+    for upper, lower in itertools.pairwise(box.compartments):
+        middle = (upper[3] + lower[1]) / 2
+        for x0, y0, x1, y1 in lines:
+            inside = min(x1, box.rect[2]) - max(x0, box.rect[0]) >= 0.5 * (x1 - x0)
+            if inside and y0 + 2 < middle < y1 - 1:
+                return True
+    return False
 
 
 def _with_edge_boxes(boxes: list[ClassBox], edges: np.ndarray, min_side: int
@@ -335,6 +354,24 @@ def _package_tab(ink: np.ndarray, box: ClassBox) -> bool:
     side = np.asarray(ink[y1 + 4:y1 + 4 + 2 * (y1 - y0), end - 6:end])
     above = np.asarray(ink[max(0, y1 - (y1 - y0)):max(0, y1 - 3), end - 6:end])
     return bool(side.size and side.all(axis=0).any() and not above.any())
+
+
+def _frame_tab(ink: np.ndarray, box: ClassBox) -> bool:
+    """Whether ``box`` is a UML frame's name tab (``class Shop``, ``pkg Model``): one
+    compartment in the frame's top-left corner, so that its top side runs on to the right
+    as the frame's top (40 pixels: a frame may be little wider than its tab) and its left
+    side runs on down as the frame's left (twice the tab's height at least). A class box's
+    sides end at its corners."""
+    import numpy as np
+
+    if len(box.compartments) != 1:
+        return False
+    x0, y0, x1, y1 = (int(v) for v in box.rect)
+    right, down = 40, max(40, 2 * (y1 - y0))
+    top = np.asarray(ink[max(0, y0 - 5):y0 + 1, x1 + 4:x1 + 4 + right]).any(axis=0)
+    left = np.asarray(ink[y1 + 4:y1 + 4 + down, max(0, x0 - 5):x0 + 1]).any(axis=1)
+    return (top.shape[0] == right and left.shape[0] == down
+            and float(top.mean()) >= 0.95 and float(left.mean()) >= 0.95)
 
 
 def _grown(rect: Rect, by: float) -> Rect:
