@@ -42,12 +42,30 @@ def _board() -> tuple[Image.Image, dict[str, Rect]]:
     return board, words
 
 
+def _to_photo() -> np.ndarray:
+    """The homography taking a point of the board to the photo's pixel showing it."""
+    rect = np.array([(0, 0), (WIDTH, 0), (WIDTH, HEIGHT), (0, HEIGHT)], np.float64)
+    return homography(rect, np.array(CORNERS, np.float64))
+
+
+def in_photo(rect: Rect) -> Rect:
+    """The bounding rectangle, in the photo, of ``rect`` on the board."""
+    x0, y0, x1, y1 = rect
+    corners = _to_photo() @ np.array([[x0, x1, x1, x0], [y0, y0, y1, y1], [1, 1, 1, 1]])
+    xs, ys = corners[:2] / corners[2]
+    return float(xs.min()), float(ys.min()), float(xs.max()), float(ys.max())
+
+
+def class_box_in_photo(name: str) -> Rect:
+    """Where the class box of ``name`` is in the photo (its bounding rectangle)."""
+    x, y = CLASSES[name]
+    return in_photo((x, y, x + 480, y + 320))
+
+
 def side_on_photo() -> tuple[bytes, dict[str, Rect]]:
     """(the photo as a phone's JPEG, each class name's bounding rectangle in it)."""
     board, words = _board()
-    rect = np.array([(0, 0), (WIDTH, 0), (WIDTH, HEIGHT), (0, HEIGHT)], np.float64)
-    to_photo = homography(rect, np.array(CORNERS, np.float64))
-    back = np.linalg.inv(to_photo)
+    back = np.linalg.inv(_to_photo())
     back /= back[2, 2]
     photo = board.transform((WIDTH, HEIGHT), Image.Transform.PERSPECTIVE,
                             tuple(back.ravel()[:8]), Image.Resampling.BICUBIC,
@@ -56,11 +74,4 @@ def side_on_photo() -> tuple[bytes, dict[str, Rect]]:
     pixels = np.clip(np.asarray(photo) + grain, 0, 255).astype(np.uint8)
     out = io.BytesIO()
     Image.fromarray(pixels).save(out, format="JPEG", quality=90)
-
-    def in_photo(word: Rect) -> Rect:
-        x0, y0, x1, y1 = word
-        corners = to_photo @ np.array([[x0, x1, x1, x0], [y0, y0, y1, y1], [1, 1, 1, 1]])
-        xs, ys = corners[:2] / corners[2]
-        return float(xs.min()), float(ys.min()), float(xs.max()), float(ys.max())
-
     return out.getvalue(), {name: in_photo(word) for name, word in words.items()}
