@@ -47,7 +47,9 @@ class MissingName:
 
     text: str
     kind: str  # guessed from where and how it is written
-    box: Box | None  # in image A's pixels (None: found in the source image A carries)
+    # in image A's pixels as decoded, a photo's as taken even where OCR read it squared
+    # (None: found in the source image A carries)
+    box: Box | None
     confidence: float  # how sure the flag is (OCR confidence, lowered for doubtful kinds)
     owner: str = ""  # the class box it sits in, as read (its header)
     owner_line: int | None = None  # that class's line in the PlantUML, when it has one
