@@ -26,7 +26,7 @@ from cluestudio.core.model import ClassDiagram
 from cluestudio.core.ocr.result import Box, OcrResult
 
 # Bump when the matching or the flags change, so stored checks are redone.
-CHECK_VERSION = "6"
+CHECK_VERSION = "7"  # 7: boxes over a squared photo map back to it
 # OCR often overlooks a lone ``1`` or ``*`` beside a line: its absence is weak evidence.
 LONE_GLYPH_FACTOR = 0.45
 # … and reads other multiplicities less reliably than names.

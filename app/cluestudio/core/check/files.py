@@ -26,7 +26,8 @@ def _check(image: bytes, image_source: str, diagram: ClassDiagram, puml: str, *,
            pixels: bool) -> CheckReport:
     from dataclasses import replace
 
-    from cluestudio.core.ocr.service import read_image
+    from cluestudio.core.ocr.image import load_image_bytes
+    from cluestudio.core.ocr.service import read_loaded
 
     note = ""
     if not pixels:
@@ -37,9 +38,12 @@ def _check(image: bytes, image_source: str, diagram: ClassDiagram, puml: str, *,
         if embedded.diagram is not None:
             return compare_with_embedded(embedded.diagram, diagram, image=image)
         note = f"{embedded.reason}; read from the pixels" if embedded.reason else ""
-    ocr = read_image(image, image_source, engine=engine, cache=cache)
+    loaded = load_image_bytes(image, image_source)
+    ocr = read_loaded(loaded, engine=engine, cache=cache)
     report = check_conversion(ocr, diagram, language=language,
                               also_drawn=drawn_outside_model(puml, diagram))
+    # OCR read a photo taken from the side squared; its marks go over the photo as taken
+    report = report.with_boxes(loaded.in_photo, loaded.photo_size)
     return replace(report, evidence_note=note) if note else report
 
 

@@ -4,7 +4,8 @@ invented, where, and how urgently a reviewer should open it (the triage score)."
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from cluestudio.core.ocr.result import Box
@@ -46,7 +47,9 @@ class MissingName:
 
     text: str
     kind: str  # guessed from where and how it is written
-    box: Box | None  # in image A's pixels (None: found in the source image A carries)
+    # in image A's pixels as decoded, a photo's as taken even where OCR read it squared
+    # (None: found in the source image A carries)
+    box: Box | None
     confidence: float  # how sure the flag is (OCR confidence, lowered for doubtful kinds)
     owner: str = ""  # the class box it sits in, as read (its header)
     owner_line: int | None = None  # that class's line in the PlantUML, when it has one
@@ -207,6 +210,17 @@ class CheckReport:
         flags = [(m.kind, m.confidence) for m in self.missing]
         flags += [(i.kind, i.confidence) for i in self.invented]
         return any(kind in FLAG_KINDS and conf >= FLAG_CONFIDENCE for kind, conf in flags)
+
+    def with_boxes(self, move: Callable[[Box], Box], size: tuple[int, int] | None = None
+                   ) -> CheckReport:
+        """This report with each finding's box taken through ``move`` into another frame,
+        ``size`` (width, height) that frame's: OCR reads a photo taken from the side
+        squared, and the boxes are drawn over the photo as taken
+        (:meth:`cluestudio.core.ocr.image.LoadedImage.in_photo`)."""
+        width, height = size or (self.width, self.height)
+        missing = tuple(m if m.box is None else replace(m, box=move(m.box))
+                        for m in self.missing)
+        return replace(self, missing=missing, width=width, height=height)
 
     def to_dict(self) -> dict[str, Any]:
         def rounded(value: float | None) -> float | None:

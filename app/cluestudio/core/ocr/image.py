@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     import numpy as np
     from PIL import Image
 
+    from cluestudio.core.ocr.result import Box
     from cluestudio.core.workspace.images import CheckedImage
 
 
@@ -29,10 +30,35 @@ class LoadedImage:
     # to at most 16 MP by its decoder (workspace.images.reduction), a photo taken from the
     # side seen square-on (ocr.photo.prepared): W×H may differ from checked's
     pixels: np.ndarray
+    # How a point of ``pixels`` maps back to the photo as decoded, the image A a window
+    # shows (ocr.photo.PreparedPhoto.back), and that photo's (width, height); None: the
+    # pixels are the photo's own
+    back: np.ndarray | None = None
+    photo_size: tuple[int, int] | None = None
 
     @property
     def sha256(self) -> str:
         return self.checked.hash
+
+    def in_photo(self, box: Box) -> Box:
+        """``box`` (in :attr:`pixels`, as OCR and the layout give boxes) in the photo's own
+        pixels: what a box drawn over image A must use."""
+        return photo_box(box, self.back)
+
+
+def photo_box(box: Box, back: np.ndarray | None) -> Box:
+    """``box`` with each corner taken through the homography ``back`` (None: unchanged);
+    its :attr:`~Box.rect` is then the corners' bounding rectangle in the photo."""
+    if back is None:
+        return box
+    from cluestudio.core.ocr.result import Box
+
+    def point(x: float, y: float) -> tuple[float, float]:
+        u, v, w = back @ (x, y, 1.0)
+        return float(u / w), float(v / w)
+
+    tl, tr, br, bl = (point(x, y) for x, y in box.points)
+    return Box((tl, tr, br, bl))
 
 
 def _to_eight_bit(image: Image.Image) -> Image.Image:
@@ -69,7 +95,7 @@ def _decoded(checked: CheckedImage) -> LoadedImage:
     import numpy as np
     from PIL import Image
 
-    from cluestudio.core.ocr.photo import prepared
+    from cluestudio.core.ocr.photo import prepared_photo
     from cluestudio.core.workspace.images import draft_reduced
 
     with warnings.catch_warnings():
@@ -81,5 +107,7 @@ def _decoded(checked: CheckedImage) -> LoadedImage:
     canvas = Image.new("RGBA", image.size, (255, 255, 255, 255))
     canvas.alpha_composite(image)
     # a photo taken from the side is seen square-on before OCR and the layout, the rules of
-    # ruled or squared paper wiped (issue 29)
-    return LoadedImage(checked, prepared(np.asarray(canvas.convert("RGB"))))
+    # ruled or squared paper wiped (issue 29); boxes drawn over image A map back (in_photo)
+    seen = prepared_photo(np.asarray(canvas.convert("RGB")))
+    return LoadedImage(checked, seen.pixels, seen.back,
+                       None if seen.back is None else canvas.size)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -173,6 +174,12 @@ def _measuring_copy(gray: np.ndarray, factor: int) -> np.ndarray:
 def squared(pixels: np.ndarray) -> np.ndarray:
     """``pixels`` (H×W×3 uint8) with a photo's perspective taken out, the diagram's strokes
     horizontal and vertical again; the same array where it is no photo or held square."""
+    return _squared_and_back(pixels)[0]
+
+
+def _squared_and_back(pixels: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """(:func:`squared`'s pixels, the 3×3 matrix taking a point of them back to the
+    photo's own pixel, None where the pixels are the photo's own)."""
     import numpy as np
     from PIL import Image
 
@@ -185,7 +192,7 @@ def squared(pixels: np.ndarray) -> np.ndarray:
     ink = strokes(_measuring_copy(gray, factor))
     found = perspective_quad(ink, grainy(gray[::factor, ::factor]))
     if found is None:
-        return pixels
+        return pixels, None
     quad, square = (corners * factor for corners in found)
     forward = homography(quad, square)
     # the picture's frame after the turn: round where the drawing goes (the ink's extent
@@ -209,7 +216,7 @@ def squared(pixels: np.ndarray) -> np.ndarray:
     turned = Image.fromarray(pixels).transform(size, Image.Transform.PERSPECTIVE,
                                                tuple(back.ravel()[:8]),
                                                Image.Resampling.BICUBIC, fillcolor=paper)
-    return np.asarray(turned)
+    return np.asarray(turned), back
 
 
 # A photographed exam on ruled or squared paper: once the sheet is square, its printed rules
@@ -287,14 +294,29 @@ def unruled(pixels: np.ndarray) -> np.ndarray:
     return out
 
 
-def prepared(pixels: np.ndarray) -> np.ndarray:
+@dataclass(frozen=True)
+class PreparedPhoto:
+    """A photo as OCR and the layout see it, and the way back to the photo's own pixels."""
+
+    pixels: np.ndarray  # H×W×3 uint8: square-on, the paper's rules wiped
+    # 3×3 homography taking a point of ``pixels`` to the photo's pixel it shows (the matrix
+    # PIL's PERSPECTIVE transform was given); None: ``pixels`` are in the photo's own frame
+    back: np.ndarray | None = None
+
+
+def prepared_photo(pixels: np.ndarray) -> PreparedPhoto:
     """A photo as OCR and the layout should see it: square-on (:func:`squared`) and, once
     squared, without the rules of the paper it was written on (:func:`unruled`; a render,
-    a screenshot or a photo held square is left exactly as it is)."""
-    seen = squared(pixels)
-    if seen is pixels and not _grainy_sample(pixels):
-        return pixels  # a render or a screenshot: no paper (and no cost on a big one)
-    return unruled(seen)
+    a screenshot or a photo held square is left exactly as it is, ``back`` None)."""
+    seen, back = _squared_and_back(pixels)
+    if back is None and not _grainy_sample(pixels):
+        return PreparedPhoto(pixels)  # a render or a screenshot: no paper (and no cost)
+    return PreparedPhoto(unruled(seen), back)
+
+
+def prepared(pixels: np.ndarray) -> np.ndarray:
+    """:func:`prepared_photo`'s pixels."""
+    return prepared_photo(pixels).pixels
 
 
 def _grainy_sample(pixels: np.ndarray) -> bool:

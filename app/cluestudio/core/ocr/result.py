@@ -3,8 +3,10 @@
 Boxes are quadrilaterals (top-left, top-right, bottom-right, bottom-left) in the pixel
 coordinates of the image as decoded for OCR: the image as stored, except a photo over
 40 MP, which is decoded reduced (``width``/``height`` are then smaller than the stored
-image's, and a viewer scales by their ratio); :attr:`Box.rect` gives the axis-aligned
-bounds.
+image's, and a viewer scales by their ratio), and a photo taken from the side, read
+squared (:class:`cluestudio.core.ocr.image.LoadedImage`: its ``in_photo`` maps a box back
+onto the photo as taken, as the check's report does before anyone draws it);
+:attr:`Box.rect` gives the axis-aligned bounds.
 """
 
 from __future__ import annotations
