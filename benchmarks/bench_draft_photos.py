@@ -17,25 +17,13 @@ colour…). Figures: ``benchmarks/realimages_figures.md``, "Held-out proxy: phot
 
 from __future__ import annotations
 
-import argparse
-import json
 import random
 import sys
-import tempfile
 from pathlib import Path
 
-from bench_draft_skins import by_feature, print_by_feature
-from bench_realimages import (
-    ImageResult,
-    Item,
-    add_cache_arguments,
-    print_misses,
-    print_table,
-    run_item,
-    summarise,
-)
+from bench_draft_skins import proxy_main
+from bench_realimages import ImageResult, Item, run_item
 
-from cluestudio.core.ocr import get_engine
 from cluestudio.core.ocr.cache import OcrCache
 from cluestudio.core.synth import render_png_batch
 from cluestudio.core.synth_photos import random_photo
@@ -46,11 +34,11 @@ def _render(text: str) -> bytes:
 
 
 def run(count: int, seed: int, folder: Path, cache: OcrCache | None = None,
-        relayout: bool = False, renders: bool = True
+        relayout: bool = False, no_render: bool = False
         ) -> list[tuple[ImageResult, tuple[str, ...]]]:
     out = []
     for i in range(count):
-        photo = random_photo(random.Random(f"{seed}:{i}"), render=_render if renders else None)
+        photo = random_photo(random.Random(f"{seed}:{i}"), render=None if no_render else _render)
         path = folder / f"photo{seed}-{i:03d}.jpg"
         path.write_bytes(photo.jpeg)
         item = Item(f"seed{seed}", path.name, path, photo.truth, "photo")
@@ -60,37 +48,11 @@ def run(count: int, seed: int, folder: Path, cache: OcrCache | None = None,
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--photos", type=int, default=20, help="photos to make")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--no-render", action="store_true",
-                        help="no PlantUML renders among the photos (no Java needed)")
-    parser.add_argument("--misses", action="store_true", help="list each image's misses")
-    parser.add_argument("--keep", default=None, metavar="DIR", help="keep the photos here")
-    parser.add_argument("--json", action="store_true")
-    add_cache_arguments(parser)
-    args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory() as scratch:
-        folder = Path(args.keep or scratch)
-        folder.mkdir(parents=True, exist_ok=True)
-        cache = OcrCache(args.cache) if args.cache else None
-        try:
-            results = run(args.photos, args.seed, folder, cache, args.relayout,
-                          not args.no_render)
-        finally:
-            if cache is not None:
-                cache.close()
-    overall = summarise([r for r, _ in results])
-    features = by_feature(results)
-    if args.json:
-        print(json.dumps({"all": overall, "features": features}, indent=2, default=str))
-        return 0
-    print(f"{args.photos} random photos, seed {args.seed}")
-    print_table({"all": overall}, get_engine().engine_id)
-    print_by_feature(features, "feature")
-    if args.misses:
-        print_misses([r for r, _ in results])
-    return 0
+    return proxy_main(argv, description=__doc__.splitlines()[0], count_flag="--photos",
+                      run=run, heading="{count} random photos, seed {seed}",
+                      features_of="photo",
+                      switches=[("--no-render", "no PlantUML renders among the photos "
+                                                "(no Java needed)")])
 
 
 if __name__ == "__main__":

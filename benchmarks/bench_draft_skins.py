@@ -27,7 +27,7 @@ import random
 import sys
 import tempfile
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -84,16 +84,20 @@ def print_by_feature(features: dict[str, dict[str, Any]], what: str) -> None:
               f"{_fmt(check['false_flag_rate'])}, dropped found {_fmt(check['dropped_recall'])}")
 
 
-Run = Callable[[int, int, Path, OcrCache | None, bool],
-               list[tuple[ImageResult, tuple[str, ...]]]]
+# run(count, seed, folder, cache, relayout, **switches): each image made and measured
+Run = Callable[..., list[tuple[ImageResult, tuple[str, ...]]]]
 
 
 def proxy_main(argv: list[str] | None, *, description: str, count_flag: str, run: Run,
-               heading: str, features_of: str) -> int:
+               heading: str, features_of: str,
+               switches: Sequence[tuple[str, str]] = ()) -> int:
     """A held-out proxy's command line: ``count_flag`` images from ``--seed``, made and
     measured by ``run``; the table of ``bench_realimages``, then the figures per feature
-    (``features_of``: what the features are of, "skin", "look")."""
+    (``features_of``: what the features are of, "skin", "look"). ``switches``: the proxy's
+    own on/off options (flag, help), given to ``run`` as keywords (``--no-x`` → ``no_x``)."""
     parser = argparse.ArgumentParser(description=description)
+    for flag, help_text in switches:
+        parser.add_argument(flag, action="store_true", help=help_text)
     parser.add_argument(count_flag, type=int, default=20, dest="count", help="images to make")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--misses", action="store_true", help="list each image's misses")
@@ -106,7 +110,9 @@ def proxy_main(argv: list[str] | None, *, description: str, count_flag: str, run
         folder.mkdir(parents=True, exist_ok=True)
         cache = OcrCache(args.cache) if args.cache else None
         try:
-            results = run(args.count, args.seed, folder, cache, args.relayout)
+            chosen = {flag.lstrip("-").replace("-", "_"): getattr(
+                args, flag.lstrip("-").replace("-", "_")) for flag, _ in switches}
+            results = run(args.count, args.seed, folder, cache, args.relayout, **chosen)
         finally:
             if cache is not None:
                 cache.close()
