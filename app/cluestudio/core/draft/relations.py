@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from cluestudio.core.draft.solid_heads import SolidHead, solid_head
+from cluestudio.core.draft.stroke_ink import polarities
 from cluestudio.core.model import RelationType
 from cluestudio.core.ocr.layout import cross_dilated
 from cluestudio.core.ocr.result import OcrResult, Rect
@@ -66,12 +67,20 @@ def _grow(rect: Rect, by: float, shape: tuple[int, int]) -> tuple[int, int, int,
 def trace_relations(pixels: np.ndarray, ocr: OcrResult, boxes: list[Rect]
                     ) -> list[DraftRelation]:
     """Relations between ``boxes`` (in the layout's upright frame, like the work here)."""
+    from cluestudio.core.ocr.layout import upright_gray
+
+    # light lines on a dark or mid-grey page are traced on the negative; where it is not
+    # clear which the lines are, both ways, and the way that ties more boxes is kept
+    traced = [_traced(gray, raw, ocr, boxes)
+              for gray, raw in polarities(upright_gray(pixels, ocr.layout.angle), boxes)]
+    return max(traced, key=len)
+
+
+def _traced(gray: np.ndarray, raw: np.ndarray, ocr: OcrResult, boxes: list[Rect]
+            ) -> list[DraftRelation]:
+    """:func:`trace_relations` on a grey image with dark strokes, ``raw`` its ink."""
     import numpy as np
 
-    from cluestudio.core.ocr.layout import ink_mask, upright_gray
-
-    gray = upright_gray(pixels, ocr.layout.angle)
-    raw = ink_mask(gray)
     lines = raw.copy()
     shape = lines.shape
     # a box's outline is as thick as the drawing's strokes (a big export draws them 5 px)
