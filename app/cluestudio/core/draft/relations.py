@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from cluestudio.core.draft.solid_heads import SolidHead, solid_head
-from cluestudio.core.draft.stroke_ink import polarities
+from cluestudio.core.draft.stroke_ink import frame_outlines, page_level, polarities
 from cluestudio.core.model import RelationType
 from cluestudio.core.ocr.layout import cross_dilated
 from cluestudio.core.ocr.result import OcrResult, Rect
@@ -89,6 +89,13 @@ def _traced(gray: np.ndarray, raw: np.ndarray, ocr: OcrResult, boxes: list[Rect]
     for rect in boxes:
         x0, y0, x1, y1 = _grow(rect, clear, shape)
         lines[y0:y1, x0:x1] = False
+    # packages' outlines would tie the lines that cross them into one, and close paper in
+    # round a head on them: taken out of the strokes and the grey image alike
+    frames = frame_outlines(lines, boxes, stroke)
+    if frames.any():
+        lines &= ~frames
+        raw = raw & ~frames
+        gray = np.where(frames, np.float32(page_level(gray, boxes)), gray)
     texts = [_Text(ln.text.strip(), ocr.layout.upright(ln.box.center), ln.box.height,
                    ln.box.rect[2] - ln.box.rect[0]) for ln in ocr.lines]
     outside = [t for t in texts if not any(

@@ -20,14 +20,16 @@ STEP = 50  # grey levels: a stroke differs from what is beside it by more
 _REACH = 3  # px each side of a ridge where it is compared (a stroke is narrower)
 _AROUND_BOX = 12  # px round a box: its outline and shadow, not a line's ink
 _AREA = 25  # px: a dark region this wide both ways is an area (a fill), not a stroke
-_CLEAR = 0.5  # one polarity's ridges at least twice the other's: it is the strokes'
+_CLEAR = 0.25  # light ridges four times the dark ones: the dark ones are no strokes
+_SOME = 0.1  # light ridges a tenth of the dark ones: light strokes (no page has them else)
+_PAGE_MARGIN = 20  # grey levels: ink is darker than the page round the boxes by more
 
 
-def ridge_counts(gray: np.ndarray, boxes: list[Rect]) -> tuple[int, int]:
+def ridge_counts(gray: np.ndarray, boxes: list[Rect], page: float) -> tuple[int, int]:
     """(light, dark) thin ridges round the boxes: pixels lighter (darker) by :data:`STEP`
-    than both pixels a few px to either side, across the rows (on every other row) or
-    the columns (every other column). A ridge is a line's or a letter's, never the edge
-    of a fill or a shadow."""
+    than both pixels a few px to either side and than the ``page`` level, across the rows
+    (on every other row) or the columns (every other column). A ridge is a line's or a
+    letter's, never the edge of a fill or a shadow, nor the paper between two strokes."""
     import numpy as np
 
     g = gray.astype(np.int16)
@@ -44,31 +46,32 @@ def ridge_counts(gray: np.ndarray, boxes: list[Rect]) -> tuple[int, int]:
                 outside[ya // 2:yb // 2 + 1, max(0, xa - r):max(0, xb - r)] = False
             else:
                 outside[max(0, ya - r):max(0, yb - r), xa // 2:xb // 2 + 1] = False
-        counts[0] += int(np.count_nonzero(outside & (mid > np.maximum(one, other) + STEP)))
-        counts[1] += int(np.count_nonzero(outside & (mid < np.minimum(one, other) - STEP)))
+        light = (mid > np.maximum(one, other) + STEP) & (mid > page + STEP)
+        dark = (mid < np.minimum(one, other) - STEP) & (mid < page - STEP)
+        counts[0] += int(np.count_nonzero(outside & light))
+        counts[1] += int(np.count_nonzero(outside & dark))
     return counts[0], counts[1]
 
 
 def polarities(gray: np.ndarray, boxes: list[Rect]) -> list[tuple[np.ndarray, np.ndarray]]:
-    """(grey image, ink mask) pairs to trace: as drawn (:func:`line_ink`) where the strokes
-    are dark or their polarity is unclear, the negative where they are light or it is
-    unclear (a mid-grey page with light lines and black package frames). In the negative
-    ink is what is darker than the page by :data:`STEP`: next to a light box fill or a
-    black frame (light in the negative) the page is no stroke."""
+    """(grey image, ink mask) pairs to trace: as drawn (:func:`line_ink`) unless light
+    strokes far outnumber dark ones, the negative where there are light strokes (a dark
+    page's, or a mid-grey one's with black package frames). Either way ink is darker than
+    the page round the boxes: beside a light line or a light box fill the page is none."""
     import numpy as np
 
-    light, dark = ridge_counts(gray, boxes)
+    page = page_level(gray, boxes)
+    light, dark = ridge_counts(gray, boxes, page)
     chosen = []
-    if light < dark or light * _CLEAR <= dark:
-        chosen.append((gray, line_ink(gray)))
-    if light > dark or dark * _CLEAR <= light:
+    if light * _CLEAR <= dark:
+        chosen.append((gray, line_ink(gray) & cross_dilated(gray < page - _PAGE_MARGIN)))
+    if light > 0 and dark * _SOME <= light:
         negative = np.float32(255) - gray
-        page = _page_level(negative, boxes)
-        chosen.append((negative, cross_dilated(negative < page - STEP)))
+        chosen.append((negative, cross_dilated(negative < (255 - page) - STEP)))
     return chosen
 
 
-def _page_level(gray: np.ndarray, boxes: list[Rect]) -> float:
+def page_level(gray: np.ndarray, boxes: list[Rect]) -> float:
     """The usual grey level round the boxes (every other pixel each way)."""
     import numpy as np
 
@@ -94,3 +97,86 @@ def line_ink(gray: np.ndarray) -> np.ndarray:
         return ink
     paper = ndimage.maximum_filter(gray, size=15)
     return ink & (~areas.view(bool) | cross_dilated(gray < 0.88 * paper))
+
+
+def frame_outlines(lines: np.ndarray, boxes: list[Rect], stroke: int) -> np.ndarray:
+    """The outlines of frames round boxes among ``lines`` (the strokes outside the class
+    boxes) — a package's body, a UML frame: a rectangle of straight strokes, each side at
+    least as long as the smallest box's, with a class box inside. Lines crossing a frame
+    cross its outline, which would tie every line that leaves the package into one (and a
+    head on it would close paper in); where it is taken out they keep a gap a stroke or two
+    wide, which the tracer bridges."""
+    import numpy as np
+    from scipy import ndimage
+
+    frames = np.zeros_like(lines)
+    if not boxes:
+        return frames
+    shortest = (int(min(b[2] - b[0] for b in boxes)), int(min(b[3] - b[1] for b in boxes)))
+    ink = lines.view(np.uint8)
+    runs = []  # strokes straight across (axis 1) and down (axis 0), at least a box long
+    for axis, length in ((1, shortest[0]), (0, shortest[1])):
+        length = max(length, 20)
+        kept = ndimage.minimum_filter1d(ink, length, axis=axis)
+        runs.append(ndimage.maximum_filter1d(kept, length, axis=axis).view(bool))
+    across, down = runs
+    tol = 2 * max(1, stroke) + 4
+    sides: list[list[tuple[float, int, int, np.ndarray, tuple[slice, slice]]]] = [[], []]
+    for k, mask in enumerate((across, down)):
+        labels, _count = ndimage.label(mask)
+        for index, found in enumerate(ndimage.find_objects(labels), start=1):
+            if found is None:
+                continue
+            piece = labels[found] == index
+            # (where it is across its length, its two ends, its pixels)
+            if k == 0:
+                sides[k].append(((found[0].start + found[0].stop) / 2, found[1].start,
+                                 found[1].stop, piece, found))
+            else:
+                sides[k].append(((found[1].start + found[1].stop) / 2, found[0].start,
+                                 found[0].stop, piece, found))
+
+    def near(a: float, b: float) -> bool:
+        return abs(a - b) <= tol
+
+    for i, top in enumerate(sides[0]):
+        for bottom in sides[0][i + 1:]:
+            if not (near(top[1], bottom[1]) and near(top[2], bottom[2])):
+                continue
+            y0, y1 = sorted((top[0], bottom[0]))
+            x0, x1 = min(top[1], bottom[1]), max(top[2], bottom[2])
+            if y1 - y0 < shortest[1] or not any(
+                    x0 < b[0] and b[2] < x1 and y0 < b[1] and b[3] < y1 for b in boxes):
+                continue
+            # (a side runs on past a corner where a package's name tab stands on it)
+            walls = [v for v in sides[1] if v[1] <= y0 + tol and v[2] >= y1 - tol
+                     and (near(v[0], x0) or near(v[0], x1))]
+            if not (any(near(v[0], x0) for v in walls) and any(near(v[0], x1) for v in walls)):
+                continue
+            for k, (_at, _start, _stop, piece, found) in enumerate((top, bottom, *walls)):
+                frames[found] |= piece & ~_crossed(lines, found, 0 if k < 2 else 1)
+    return frames
+
+
+def _crossed(lines: np.ndarray, found: tuple[slice, slice], axis: int) -> np.ndarray:
+    """Where a frame's side (``found``: its strokes' extent, across the rows for ``axis``
+    0, down the columns for 1) is crossed: the lines go on both sides of it there, and a
+    pixel more each way (a line or a head that crosses the frame keeps its ink)."""
+    import numpy as np
+    from scipy import ndimage
+
+    h, w = lines.shape
+    rows, cols = found
+    if axis == 0:
+        before = lines[max(0, rows.start - 2), cols] if rows.start >= 2 else np.zeros(
+            cols.stop - cols.start, dtype=bool)
+        after = lines[min(h - 1, rows.stop + 1), cols] if rows.stop + 1 < h else np.zeros(
+            cols.stop - cols.start, dtype=bool)
+        through = ndimage.binary_dilation(before & after)
+        return np.broadcast_to(through[None, :], (rows.stop - rows.start, len(through)))
+    before = lines[rows, max(0, cols.start - 2)] if cols.start >= 2 else np.zeros(
+        rows.stop - rows.start, dtype=bool)
+    after = lines[rows, min(w - 1, cols.stop + 1)] if cols.stop + 1 < w else np.zeros(
+        rows.stop - rows.start, dtype=bool)
+    through = ndimage.binary_dilation(before & after)
+    return np.broadcast_to(through[:, None], (len(through), cols.stop - cols.start))
