@@ -114,3 +114,21 @@ def test_a_frame_is_a_rectangle_round_a_box_and_ortho_lines_are_not() -> None:
     assert ys.min() >= 212 and ys.max() <= 403 and xs.min() >= 27 and xs.max() <= 593
     assert frames[236, 300] and frames[399, 300] and frames[300, 31] and frames[300, 589]
     assert not frames[236, 145] and not frames[236, 475]  # where the lines cross it
+
+
+def test_two_lines_that_cross_are_two_relations() -> None:
+    # Pier's line to Quay crosses Dock's to Jetty: one run of strokes reaching four boxes,
+    # followed line by line straight on over the crossing
+    image = Image.new("RGB", (640, 460), "white")
+    draw = ImageDraw.Draw(image)
+    ink, fill = (24, 24, 24), (254, 254, 226)
+    text = _box(draw, 40, 40, "Pier", "berths : int", fill=fill, ink=ink)
+    text += _box(draw, 430, 40, "Dock", "depth : int", fill=fill, ink=ink)
+    text += _box(draw, 40, 340, "Jetty", "length : int", fill=fill, ink=ink)
+    text += _box(draw, 430, 340, "Quay", "cranes : int", fill=fill, ink=ink)
+    # (the last stretch straight down into the head, which sits upright on Quay)
+    draw.line([(125, 100), (515, 290), (515, 326)], fill=ink, width=1)
+    _triangle(draw, (515, 340), False, ink, fill)  # Pier is a kind of Quay
+    draw.line((515, 100, 125, 340), fill=ink, width=1)  # Dock — Jetty
+    assert _drafted(image, text) == {(RelationType.GENERALIZATION, "Pier", "Quay"),
+                                     (RelationType.ASSOCIATION, "Dock", "Jetty")}

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from cluestudio.core.draft.line_follow import followed_lines
 from cluestudio.core.draft.solid_heads import SolidHead, solid_head
 from cluestudio.core.draft.stroke_ink import frame_outlines, page_level, polarities
 from cluestudio.core.model import RelationType
@@ -230,10 +231,12 @@ def _touches(component: np.ndarray, found: tuple[slice, slice], rings: list[Ring
 
 def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Ring],
               ink: tuple[np.ndarray, np.ndarray, np.ndarray], texts: list[_Text], used: set[int],
-              pieced: bool, drawing: tuple[list[Rect], int, np.ndarray]
+              pieced: bool, drawing: tuple[list[Rect], int, np.ndarray], split: bool = True
               ) -> list[DraftRelation]:
     """The relation(s) a run of strokes makes; ``drawing``: the class boxes, the
-    drawing's stroke width, against which heads are measured, and its grey image."""
+    drawing's stroke width, against which heads are measured, and its grey image;
+    ``split``: whether a run that reaches more than two boxes may be split where text
+    ties it."""
     import numpy as np
 
     bare, marks, kept = ink
@@ -292,6 +295,14 @@ def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Rin
                 return [DraftRelation(kind, child, parent, confidence=0.8,
                                       doubt="one trunk shared by several children")
                         for child in children]
+    if len(touches) > 2 and split:
+        # Lines that cross, or leave a box side by side with multiplicities written
+        # between them, are one run: followed line by line, each is a relation.
+        lines = followed_lines(component, found, rings, max(4.0, 2.0 * stroke))
+        if lines:
+            return [relation for piece, where in lines
+                    for relation in _relation(piece, where, rings, ink, texts, used, pieced,
+                                              drawing, split=False)]
     if len(touches) > 2:
         # A line that passes close by a third box still ends at two: the two contacts
         # farthest apart.
