@@ -32,7 +32,7 @@ def contacts(component: np.ndarray, found: tuple[slice, slice], rings: list[Ring
 
     out: list[Contact] = []
     h, w = component.shape
-    for b, (outer, _inner) in enumerate(rings):
+    for b, (outer, inner) in enumerate(rings):
         # the band, in the component's own coordinates
         y0, x0 = outer[1] - _BAND - found[0].start, outer[0] - _BAND - found[1].start
         y1, x1 = outer[3] + _BAND - found[0].start, outer[2] + _BAND - found[1].start
@@ -43,12 +43,34 @@ def contacts(component: np.ndarray, found: tuple[slice, slice], rings: list[Ring
         iy0, iy1 = outer[1] - found[0].start - cy0, outer[3] - found[0].start - cy0
         ix0, ix1 = outer[0] - found[1].start - cx0, outer[2] - found[1].start - cx0
         window[max(0, iy0):max(0, iy1), max(0, ix0):max(0, ix1)] = False
-        labels, count = ndimage.label(window, structure=np.ones((3, 3), dtype=bool))
-        for index in range(1, count + 1):
-            ys, xs = np.nonzero(labels == index)
-            out.append((b, (float(xs.mean()) + cx0 + found[1].start,
-                            float(ys.mean()) + cy0 + found[0].start)))
+        # where the strokes touch the box (just outside the part cleared round it): a
+        # line that ends at the box reaches it, one that passes a corner does not
+        touching = component[cy0:cy1, cx0:cx1] & _strip(window.shape, (
+            inner[0] - found[1].start - cx0, inner[1] - found[0].start - cy0,
+            inner[2] - found[1].start - cx0, inner[3] - found[0].start - cy0), 2)
+        labels, _count = ndimage.label(window, structure=np.ones((3, 3), dtype=bool))
+        for index, (down, across) in enumerate(ndimage.find_objects(labels), start=1):
+            reach = inner[1] - outer[1] + _BAND + 2  # from the band to the strip
+            near = touching[max(0, down.start - reach):down.stop + reach,
+                            max(0, across.start - reach):across.stop + reach]
+            if not near.any():
+                continue
+            ys, xs = np.nonzero(labels[down, across] == index)
+            out.append((b, (float(xs.mean()) + across.start + cx0 + found[1].start,
+                            float(ys.mean()) + down.start + cy0 + found[0].start)))
     return out
+
+
+def _strip(shape: tuple[int, ...], rect: tuple[int, int, int, int], width: int
+           ) -> np.ndarray:
+    """The pixels of an image of ``shape`` within ``width`` px outside ``rect``."""
+    import numpy as np
+
+    strip = np.zeros(shape, dtype=bool)
+    x0, y0, x1, y1 = rect
+    strip[max(0, y0 - width):max(0, y1 + width), max(0, x0 - width):max(0, x1 + width)] = True
+    strip[max(0, y0):max(0, y1), max(0, x0):max(0, x1)] = False
+    return strip
 
 
 def _inside(point: np.ndarray, rect: tuple[int, int, int, int]) -> bool:
@@ -154,10 +176,18 @@ def followed_lines(component: np.ndarray, found: tuple[slice, slice], rings: lis
         if i not in taken and j not in taken and i != j:
             pairs[frozenset((i, j))] = passed
             taken |= {i, j}
+    # a short way between two boxes along part of a longer line (boxes side by side that
+    # a line passes between) is that line's, not a relation of its own
+    kept: list[np.ndarray] = []
+    for passed in sorted(pairs.values(), key=len, reverse=True):
+        points = np.array(passed)
+        if not any(float((np.hypot(*(points[:, None, :] - other[None, :, :]).transpose(
+                2, 0, 1)).min(axis=1) <= step).mean()) >= 0.7 for other in kept):
+            kept.append(points)
     origin = np.array([found[1].start, found[0].start])
     out = []
     reach = int(np.ceil(step)) + 1
-    for passed in pairs.values():
+    for passed in kept:
         path = np.zeros_like(component)
         for point in passed:
             x, y = np.round(point - origin).astype(int)
