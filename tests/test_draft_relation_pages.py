@@ -1,6 +1,7 @@
-"""Issue 29: relations traced whatever the page — light lines on a dark or mid-grey page (a
-dark theme), lines that cross a package's frame on their way out of it — drawn here with
-PIL; the text OCR would read is given by hand, so no renderer or OCR engine runs."""
+"""Issue 29: relations traced whatever the page and the line — light lines on a dark or
+mid-grey page (a dark theme), lines that cross a package's frame on their way out of it,
+lines that cross each other, a short dashed line with few dashes — drawn here with PIL;
+the text OCR would read is given by hand, so no renderer or OCR engine runs."""
 
 from __future__ import annotations
 
@@ -132,3 +133,23 @@ def test_two_lines_that_cross_are_two_relations() -> None:
     draw.line((515, 100, 125, 340), fill=ink, width=1)  # Dock — Jetty
     assert _drafted(image, text) == {(RelationType.GENERALIZATION, "Pier", "Quay"),
                                      (RelationType.ASSOCIATION, "Dock", "Jetty")}
+
+
+def _arrowhead(draw: ImageDraw.ImageDraw, tip: tuple[int, int], ink: Colour) -> None:
+    """A filled, notched arrowhead pointing down at a box's top side (PlantUML's)."""
+    x, y = tip
+    draw.polygon([(x, y), (x - 7, y - 14), (x, y - 10), (x + 7, y - 14)], fill=ink)
+
+
+def test_a_short_dashed_line_with_few_dashes_is_a_dependency() -> None:
+    # dashes 10 px long with 10 px gaps (a render at scale 2): too far apart for the first
+    # pass to join, too few between the boxes to show a rhythm
+    image = Image.new("RGB", (420, 300), "white")
+    draw = ImageDraw.Draw(image)
+    ink, fill = (24, 24, 24), (254, 254, 226)
+    text = _box(draw, 120, 30, "Ledger", "pages : int", fill=fill, ink=ink)
+    text += _box(draw, 120, 160, "Entry", "amount : int", fill=fill, ink=ink)
+    for y in range(96, 156, 20):  # three dashes, then the arrowhead
+        draw.line((205, y, 205, min(y + 10, 159)), fill=ink, width=2)
+    _arrowhead(draw, (205, 159), ink)
+    assert _drafted(image, text) == {(RelationType.DEPENDENCY, "Ledger", "Entry")}

@@ -125,7 +125,7 @@ def _traced(gray: np.ndarray, raw: np.ndarray, ocr: OcrResult, boxes: list[Rect]
     used_labels: set[int] = set()
     loose = np.zeros(shape, dtype=bool)  # pieces that reach fewer than two boxes
     for found, component in pieces(joined):
-        found_relations = _relation(component, found, rings, (bare, marks, kept), outside,
+        found_relations = _relation(component, found, rings, (bare, marks, kept, lines), outside,
                                     used_labels, False, (boxes, stroke, gray))
         if found_relations:
             relations.extend(found_relations)
@@ -134,7 +134,7 @@ def _traced(gray: np.ndarray, raw: np.ndarray, ocr: OcrResult, boxes: list[Rect]
     # Dashed lines (dependencies, realizations) fall apart into dashes: join what is left
     # over with a wider reach, and those runs are dashed.
     for found, component in pieces(cross_dilated(loose, 6)):
-        relations.extend(_relation(component, found, rings, (bare, marks, kept), outside,
+        relations.extend(_relation(component, found, rings, (bare, marks, kept, lines), outside,
                                    used_labels, True, (boxes, stroke, gray)))
     return relations
 
@@ -230,7 +230,8 @@ def _touches(component: np.ndarray, found: tuple[slice, slice], rings: list[Ring
 
 
 def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Ring],
-              ink: tuple[np.ndarray, np.ndarray, np.ndarray], texts: list[_Text], used: set[int],
+              ink: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], texts: list[_Text],
+              used: set[int],
               pieced: bool, drawing: tuple[list[Rect], int, np.ndarray], split: bool = True
               ) -> list[DraftRelation]:
     """The relation(s) a run of strokes makes; ``drawing``: the class boxes, the
@@ -239,7 +240,7 @@ def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Rin
     ties it."""
     import numpy as np
 
-    bare, marks, kept = ink
+    bare, marks, kept, lines = ink
     touches = _touches(component, found, rings)
     if len(touches) < 2:
         return []
@@ -279,6 +280,11 @@ def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Rin
     # pieced together or not, a run is dashed by the rhythm of its pieces: a solid line
     # cut by crossing lines, labels or a line jump falls into pieces too
     dashed = is_dashed(bare[found] & component, stroke)
+    if pieced and not dashed:
+        # a run the first pass could not join is in pieces with gaps wider than a line's
+        # breaks: three or more of them (text kept, which a solid line runs through)
+        # are dashes too few to show a rhythm
+        dashed = _dash_count(lines[found] & component) >= 3
     if len(touches) > 2:
         # One triangle and several boxes on one tree of lines: the generalizations of a
         # shared trunk (UML's tree style), each child to the one parent.
@@ -374,6 +380,15 @@ def is_dashed(strokes: np.ndarray, stroke: int) -> bool:
     # each dash has the next one at about the period (a curve or a slant changes it a
     # little): dashes in a chain, not like-sized pieces scattered along a solid line
     return float((period <= 2 * usual_period).mean()) >= 0.7
+
+
+def _dash_count(strokes: np.ndarray) -> int:
+    """How many pieces of more than a few pixels ``strokes`` fall into."""
+    import numpy as np
+    from scipy import ndimage
+
+    labels, count = ndimage.label(strokes, structure=np.ones((3, 3), dtype=bool))
+    return int(np.count_nonzero(np.bincount(labels.ravel())[1:] >= 6)) if count else 0
 
 
 def piece_centres(labels: np.ndarray, count: int) -> np.ndarray:
