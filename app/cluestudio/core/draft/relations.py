@@ -281,10 +281,10 @@ def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Rin
     # cut by crossing lines, labels or a line jump falls into pieces too
     dashed = is_dashed(bare[found] & component, stroke)
     if pieced and not dashed:
-        # a run the first pass could not join is in pieces with gaps wider than a line's
-        # breaks: three or more of them (text kept, which a solid line runs through)
-        # are dashes too few to show a rhythm
-        dashed = _dash_count(lines[found] & component) >= 3
+        # a run the first pass could not join has gaps wider than a line's breaks: three
+        # or more short pieces, like-sized but for the biggest (a head), are dashes too
+        # few to show a rhythm (a solid line cut by labels is cut into lengths of any size)
+        dashed = few_dashes(bare[found] & component, stroke)
     if len(touches) > 2:
         # One triangle and several boxes on one tree of lines: the generalizations of a
         # shared trunk (UML's tree style), each child to the one parent.
@@ -382,13 +382,24 @@ def is_dashed(strokes: np.ndarray, stroke: int) -> bool:
     return float((period <= 2 * usual_period).mean()) >= 0.7
 
 
-def _dash_count(strokes: np.ndarray) -> int:
-    """How many pieces of more than a few pixels ``strokes`` fall into."""
+def few_dashes(strokes: np.ndarray, stroke: int) -> bool:
+    """Whether ``strokes`` (a pieced run's, text taken out) are three or more pieces of
+    more than a few pixels most of which, the biggest left out (a head), are of one size
+    within a factor of 2 (bits of text may be left), and short (their usual area within
+    25 strokes squared)."""
     import numpy as np
     from scipy import ndimage
 
     labels, count = ndimage.label(strokes, structure=np.ones((3, 3), dtype=bool))
-    return int(np.count_nonzero(np.bincount(labels.ravel())[1:] >= 6)) if count else 0
+    if count < 3:
+        return False
+    sizes = np.sort(np.bincount(labels.ravel())[1:])
+    rest = sizes[sizes >= 6][:-1]
+    if len(rest) < 2:
+        return False
+    usual = float(np.median(rest))
+    like = (rest >= usual / 2) & (rest <= usual * 2)
+    return bool(usual <= 25 * max(1, stroke) ** 2 and like.sum() >= 2 and like.mean() >= 0.6)
 
 
 def piece_centres(labels: np.ndarray, count: int) -> np.ndarray:

@@ -57,16 +57,20 @@ def ridge_counts(gray: np.ndarray, boxes: list[Rect], page: float) -> tuple[int,
 def polarities(gray: np.ndarray, boxes: list[Rect]) -> list[tuple[np.ndarray, np.ndarray]]:
     """(grey image, ink mask) pairs to trace: as drawn (:func:`line_ink`) unless light
     strokes far outnumber dark ones, the negative where there are light strokes (a dark
-    page's, or a mid-grey one's with black package frames). Either way ink is darker than
-    the page round the boxes: beside a light line or a light box fill the page is none."""
+    page's, or a mid-grey one's with black package frames). Where there are light strokes
+    ink is darker than the page round the boxes, either way: beside a light line or a
+    light box fill the page is none. (Without any, as in a photo, whose light is uneven,
+    ink is what is darker than the paper near it.)"""
     import numpy as np
 
     page = page_level(gray, boxes)
     light, dark = ridge_counts(gray, boxes, page)
+    both = light > 0 and dark * _SOME <= light
     chosen = []
     if light * _CLEAR <= dark:
-        chosen.append((gray, line_ink(gray) & cross_dilated(gray < page - _PAGE_MARGIN)))
-    if light > 0 and dark * _SOME <= light:
+        ink = line_ink(gray)
+        chosen.append((gray, ink & cross_dilated(gray < page - _PAGE_MARGIN) if both else ink))
+    if both:
         negative = np.float32(255) - gray
         chosen.append((negative, cross_dilated(negative < (255 - page) - STEP)))
     return chosen
