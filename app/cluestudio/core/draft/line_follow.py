@@ -96,10 +96,11 @@ def _follow(component: np.ndarray, found: tuple[slice, slice], start: Contact,
     heading = float(np.arctan2(side[1], side[0]))
     passed = [point.copy()]
     left_home = False
+    outers = np.array([outer for outer, _inner in rings], dtype=float)
+    fans = [np.radians(np.arange(-reach, reach + 1, _FAN)) for reach in (_AHEAD, _CORNER)]
     for _ in range(int(2 * (h + w) / step) + 8):
         chosen = None
-        for reach in (_AHEAD, _CORNER):
-            turns = np.radians(np.arange(-reach, reach + 1, _FAN))
+        for turns in fans:
             angles = heading + turns
             ahead = point[None, :] + step * np.stack([np.cos(angles), np.sin(angles)], 1)
             local = np.round(ahead - origin).astype(int)
@@ -114,8 +115,11 @@ def _follow(component: np.ndarray, found: tuple[slice, slice], start: Contact,
         point = point + step * np.array([np.cos(chosen), np.sin(chosen)])
         heading = chosen
         passed.append(point.copy())
-        for b, (outer, inner) in enumerate(rings):
-            if not _inside(point, outer) or (b == box and not left_home):
+        near = np.flatnonzero((outers[:, 0] <= point[0]) & (point[0] < outers[:, 2])
+                              & (outers[:, 1] <= point[1]) & (point[1] < outers[:, 3]))
+        for b in near.tolist():
+            inner = rings[b][1]
+            if b == box and not left_home:
                 continue
             # it ends at the box when it heads into it, not when it passes by its side
             # or a corner
@@ -187,12 +191,19 @@ def followed_lines(component: np.ndarray, found: tuple[slice, slice], rings: lis
     origin = np.array([found[1].start, found[0].start])
     out = []
     reach = int(np.ceil(step)) + 1
+    h, w = component.shape
     for passed in kept:
-        path = np.zeros_like(component)
-        for point in passed:
-            x, y = np.round(point - origin).astype(int)
-            if 0 <= y < path.shape[0] and 0 <= x < path.shape[1]:
-                path[y, x] = True
-        near = ndimage.maximum_filter(path.view(np.uint8), size=2 * reach + 1).view(bool)
-        out.append((component & near, found))
+        at = np.round(passed - origin).astype(int)
+        at = at[(at[:, 0] >= 0) & (at[:, 0] < w) & (at[:, 1] >= 0) & (at[:, 1] < h)]
+        if len(at) == 0:
+            continue
+        # the run's strokes within reach of the points passed, worked out round them only
+        x0, y0 = np.maximum(at.min(axis=0) - reach, 0)
+        x1, y1 = at.max(axis=0) + reach + 1
+        path = np.zeros((min(h, y1) - y0, min(w, x1) - x0), dtype=np.uint8)
+        path[at[:, 1] - y0, at[:, 0] - x0] = 1
+        near = ndimage.maximum_filter(path, size=2 * reach + 1).view(bool)
+        strokes = np.zeros_like(component)
+        strokes[y0:y0 + near.shape[0], x0:x0 + near.shape[1]] = near
+        out.append((component & strokes, found))
     return out
