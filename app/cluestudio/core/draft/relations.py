@@ -285,9 +285,13 @@ def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Rin
         # or more short pieces, like-sized but for the biggest (a head), are dashes too
         # few to show a rhythm (a solid line cut by labels is cut into lengths of any size)
         dashed = few_dashes(bare[found] & component, stroke)
-    if len(touches) > 2:
+    sides = [_side(point, rings[b][1]) for b, point in touches]
+    if len(touches) > 2 and any(sides.count(_OPPOSITE[side]) == len(sides) - 1
+                                for side in sides):
         # One triangle and several boxes on one tree of lines: the generalizations of a
-        # shared trunk (UML's tree style), each child to the one parent.
+        # shared trunk (UML's tree style), each child to the one parent. (Its heads are
+        # read only where the sides make such a pattern: one box met on a side, every
+        # other on the side facing it.)
         heads = [head_at(b, point).shape for b, point in touches]
         if heads.count(TRIANGLE) == 1:
             parent, where = touches[heads.index(TRIANGLE)]
