@@ -131,7 +131,7 @@ def frame_outlines(lines: np.ndarray, boxes: list[Rect], stroke: int) -> np.ndar
         length = max(length, 20)
         run = np.zeros_like(lines)
         # (only rows, or columns, with that much ink can hold such a stroke)
-        some = np.flatnonzero(lines.sum(axis=axis) >= length)
+        some = np.flatnonzero(np.count_nonzero(lines, axis=axis) >= length)
         if len(some):
             part = ink[some] if axis == 1 else ink[:, some]
             kept = ndimage.minimum_filter1d(part, length, axis=axis)
