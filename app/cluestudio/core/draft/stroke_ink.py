@@ -33,9 +33,8 @@ def ridge_counts(gray: np.ndarray, boxes: list[Rect], page: float) -> tuple[int,
     letter's, never the edge of a fill or a shadow, nor the paper between two strokes."""
     import numpy as np
 
-    g = gray.astype(np.int16)
     r = _REACH
-    rows, cols = g[::2], g[:, ::2]
+    rows, cols = gray[::2].astype(np.int16), gray[:, ::2].astype(np.int16)
     counts = [0, 0]
     for mid, one, other, axis in ((rows[:, r:-r], rows[:, :-2 * r], rows[:, 2 * r:], 1),
                                   (cols[r:-r], cols[:-2 * r], cols[2 * r:], 0)):
