@@ -192,8 +192,8 @@ def followed_lines(component: np.ndarray, found: tuple[slice, slice], rings: lis
     out = []
     reach = int(np.ceil(step)) + 1
     h, w = component.shape
-    for passed in kept:
-        at = np.round(passed - origin).astype(int)
+    for route in kept:
+        at = np.round(route - origin).astype(int)
         at = at[(at[:, 0] >= 0) & (at[:, 0] < w) & (at[:, 1] >= 0) & (at[:, 1] < h)]
         if len(at) == 0:
             continue

@@ -125,7 +125,7 @@ def _traced(gray: np.ndarray, raw: np.ndarray, ocr: OcrResult, boxes: list[Rect]
     used_labels: set[int] = set()
     loose = np.zeros(shape, dtype=bool)  # pieces that reach fewer than two boxes
     for found, component in pieces(joined):
-        found_relations = _relation(component, found, rings, (bare, marks, kept, lines), outside,
+        found_relations = _relation(component, found, rings, (bare, marks, kept), outside,
                                     used_labels, False, (boxes, stroke, gray))
         if found_relations:
             relations.extend(found_relations)
@@ -134,7 +134,7 @@ def _traced(gray: np.ndarray, raw: np.ndarray, ocr: OcrResult, boxes: list[Rect]
     # Dashed lines (dependencies, realizations) fall apart into dashes: join what is left
     # over with a wider reach, and those runs are dashed.
     for found, component in pieces(cross_dilated(loose, 6)):
-        relations.extend(_relation(component, found, rings, (bare, marks, kept, lines), outside,
+        relations.extend(_relation(component, found, rings, (bare, marks, kept), outside,
                                    used_labels, True, (boxes, stroke, gray)))
     return relations
 
@@ -230,8 +230,7 @@ def _touches(component: np.ndarray, found: tuple[slice, slice], rings: list[Ring
 
 
 def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Ring],
-              ink: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], texts: list[_Text],
-              used: set[int],
+              ink: tuple[np.ndarray, np.ndarray, np.ndarray], texts: list[_Text], used: set[int],
               pieced: bool, drawing: tuple[list[Rect], int, np.ndarray], split: bool = True
               ) -> list[DraftRelation]:
     """The relation(s) a run of strokes makes; ``drawing``: the class boxes, the
@@ -240,7 +239,7 @@ def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Rin
     ties it."""
     import numpy as np
 
-    bare, marks, kept, lines = ink
+    bare, marks, kept = ink
     touches = _touches(component, found, rings)
     if len(touches) < 2:
         return []
@@ -308,9 +307,9 @@ def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Rin
     if len(touches) > 2 and split:
         # Lines that cross, or leave a box side by side with multiplicities written
         # between them, are one run: followed line by line, each is a relation.
-        lines = followed_lines(component, found, rings, max(4.0, 2.0 * stroke))
-        if lines:
-            return [relation for piece, where in lines
+        followed = followed_lines(component, found, rings, max(4.0, 2.0 * stroke))
+        if followed:
+            return [relation for piece, where in followed
                     for relation in _relation(piece, where, rings, ink, texts, used, pieced,
                                               drawing, split=False)]
     if len(touches) > 2:
