@@ -117,16 +117,27 @@ def test_a_frame_is_a_rectangle_round_a_box_and_ortho_lines_are_not() -> None:
     assert not frames[236, 145] and not frames[236, 475]  # where the lines cross it
 
 
+INK, FILL = (24, 24, 24), (254, 254, 226)  # a render's dark lines, light yellow boxes
+
+
+def _boxes(size: tuple[int, int], boxes: list[tuple[int, int, str, str]]
+           ) -> tuple[Image.Image, ImageDraw.ImageDraw, list[TextLine]]:
+    """A white page of ``size`` with class boxes (x0, y0, name, member) on it."""
+    image = Image.new("RGB", size, "white")
+    draw = ImageDraw.Draw(image)
+    text = [line for x0, y0, name, member in boxes
+            for line in _box(draw, x0, y0, name, member, fill=FILL, ink=INK)]
+    return image, draw, text
+
+
 def test_two_lines_that_cross_are_two_relations() -> None:
     # Pier's line to Quay crosses Dock's to Jetty: one run of strokes reaching four boxes,
     # followed line by line straight on over the crossing
-    image = Image.new("RGB", (640, 460), "white")
-    draw = ImageDraw.Draw(image)
-    ink, fill = (24, 24, 24), (254, 254, 226)
-    text = _box(draw, 40, 40, "Pier", "berths : int", fill=fill, ink=ink)
-    text += _box(draw, 430, 40, "Dock", "depth : int", fill=fill, ink=ink)
-    text += _box(draw, 40, 340, "Jetty", "length : int", fill=fill, ink=ink)
-    text += _box(draw, 430, 340, "Quay", "cranes : int", fill=fill, ink=ink)
+    image, draw, text = _boxes((640, 460), [(40, 40, "Pier", "berths : int"),
+                                            (430, 40, "Dock", "depth : int"),
+                                            (40, 340, "Jetty", "length : int"),
+                                            (430, 340, "Quay", "cranes : int")])
+    ink, fill = INK, FILL
     # (the last stretch straight down into the head, which sits upright on Quay)
     draw.line([(125, 100), (515, 290), (515, 326)], fill=ink, width=1)
     _triangle(draw, (515, 340), False, ink, fill)  # Pier is a kind of Quay
@@ -144,11 +155,9 @@ def _arrowhead(draw: ImageDraw.ImageDraw, tip: tuple[int, int], ink: Colour) -> 
 def test_a_short_dashed_line_with_few_dashes_is_a_dependency() -> None:
     # dashes 10 px long with 10 px gaps (a render at scale 2): too far apart for the first
     # pass to join, too few between the boxes to show a rhythm
-    image = Image.new("RGB", (420, 300), "white")
-    draw = ImageDraw.Draw(image)
-    ink, fill = (24, 24, 24), (254, 254, 226)
-    text = _box(draw, 120, 30, "Ledger", "pages : int", fill=fill, ink=ink)
-    text += _box(draw, 120, 160, "Entry", "amount : int", fill=fill, ink=ink)
+    image, draw, text = _boxes((420, 300), [(120, 30, "Ledger", "pages : int"),
+                                            (120, 160, "Entry", "amount : int")])
+    ink = INK
     for y in range(96, 156, 20):  # three dashes, then the arrowhead
         draw.line((205, y, 205, min(y + 10, 159)), fill=ink, width=2)
     _arrowhead(draw, (205, 159), ink)
