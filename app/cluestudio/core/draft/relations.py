@@ -136,7 +136,19 @@ def _traced(gray: np.ndarray, raw: np.ndarray, ocr: OcrResult, boxes: list[Rect]
     for found, component in pieces(cross_dilated(loose, 6)):
         relations.extend(_relation(component, found, rings, (bare, marks, kept), outside,
                                    used_labels, True, (boxes, stroke, gray)))
-    return relations
+    return _followed_once(relations)
+
+
+_FOLLOWED = "followed across other lines: are these its ends?"
+
+
+def _followed_once(relations: list[DraftRelation]) -> list[DraftRelation]:
+    """``relations`` less a followed line's (see :func:`.line_follow.followed_lines`)
+    between two boxes that another relation already ties: a line followed past a box's
+    corner into it is another line's end, not a second relation."""
+    plain = {frozenset((r.begin, r.end)) for r in relations if _FOLLOWED not in r.doubt}
+    return [r for r in relations
+            if _FOLLOWED not in r.doubt or frozenset((r.begin, r.end)) not in plain]
 
 
 Ring = tuple[tuple[int, int, int, int], tuple[int, int, int, int]]
@@ -276,6 +288,8 @@ def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Rin
         return old
 
     doubts: list[str] = ["a line pieced together across gaps"] if pieced else []
+    if not split:
+        doubts.append(_FOLLOWED)
     # pieced together or not, a run is dashed by the rhythm of its pieces: a solid line
     # cut by crossing lines, labels or a line jump falls into pieces too
     dashed = is_dashed(bare[found] & component, stroke)
@@ -309,9 +323,10 @@ def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Rin
         # between them, are one run: followed line by line, each is a relation.
         followed = followed_lines(component, found, rings, max(4.0, 2.0 * stroke))
         if followed:
-            return [relation for piece, where in followed
-                    for relation in _relation(piece, where, rings, ink, texts, used, pieced,
-                                              drawing, split=False)]
+            return _one_per_pair([relation for piece, where in followed
+                                  for relation in _relation(piece, where, rings, ink, texts,
+                                                            used, pieced, drawing,
+                                                            split=False)])
     if len(touches) > 2:
         # A line that passes close by a third box still ends at two: the two contacts
         # farthest apart.
@@ -383,6 +398,20 @@ def is_dashed(strokes: np.ndarray, stroke: int) -> bool:
     # each dash has the next one at about the period (a curve or a slant changes it a
     # little): dashes in a chain, not like-sized pieces scattered along a solid line
     return float((period <= 2 * usual_period).mean()) >= 0.7
+
+
+def _one_per_pair(relations: list[DraftRelation]) -> list[DraftRelation]:
+    """One relation for each pair of boxes among those one run was followed into (two
+    ways along one line, from two contacts a multiplicity split, are one line): the one
+    with a kind read from its ends rather than a plain association, then the surest."""
+    best: dict[frozenset[int], DraftRelation] = {}
+    for relation in relations:
+        pair = frozenset((relation.begin, relation.end))
+        if pair not in best or (
+                (relation.type != RelationType.ASSOCIATION, relation.confidence)
+                > (best[pair].type != RelationType.ASSOCIATION, best[pair].confidence)):
+            best[pair] = relation
+    return list(best.values())
 
 
 def few_dashes(strokes: np.ndarray, stroke: int) -> bool:
