@@ -1,9 +1,10 @@
 """The ink a relation tracer follows, whatever the theme: dark strokes on light paper, or
 light strokes (a dark or mid-grey theme's lines) turned dark in a negative, and in either
 no dark *area* (a package's dark fill, a dark page in the negative) taken for a stroke —
-only what is darker than the paper right beside it. :mod:`.relations` traces both
-polarities where the strokes' own polarity is not clear and keeps the one that ties more
-boxes together."""
+only what is darker than the paper right beside it (:func:`polarities`). :mod:`.relations`
+traces both polarities where there are light strokes and dark ones and keeps the one that
+ties more boxes together. A frame's outline round boxes (a package's body), which every line
+leaving it crosses, is found here too (:func:`frame_outlines`), to be taken out."""
 
 from __future__ import annotations
 
