@@ -18,7 +18,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from cluestudio.core.draft.line_follow import followed_lines
 from cluestudio.core.draft.solid_heads import SolidHead, solid_head
+from cluestudio.core.draft.stroke_ink import frame_outlines, page_level, polarities
 from cluestudio.core.model import RelationType
 from cluestudio.core.ocr.layout import cross_dilated
 from cluestudio.core.ocr.result import OcrResult, Rect
@@ -66,12 +68,20 @@ def _grow(rect: Rect, by: float, shape: tuple[int, int]) -> tuple[int, int, int,
 def trace_relations(pixels: np.ndarray, ocr: OcrResult, boxes: list[Rect]
                     ) -> list[DraftRelation]:
     """Relations between ``boxes`` (in the layout's upright frame, like the work here)."""
+    from cluestudio.core.ocr.layout import upright_gray
+
+    # light lines on a dark or mid-grey page are traced on the negative; where it is not
+    # clear which the lines are, both ways, and the way that ties more boxes is kept
+    traced = [_traced(gray, raw, ocr, boxes)
+              for gray, raw in polarities(upright_gray(pixels, ocr.layout.angle), boxes)]
+    return max(traced, key=len)
+
+
+def _traced(gray: np.ndarray, raw: np.ndarray, ocr: OcrResult, boxes: list[Rect]
+            ) -> list[DraftRelation]:
+    """:func:`trace_relations` on a grey image with dark strokes, ``raw`` its ink."""
     import numpy as np
 
-    from cluestudio.core.ocr.layout import ink_mask, upright_gray
-
-    gray = upright_gray(pixels, ocr.layout.angle)
-    raw = ink_mask(gray)
     lines = raw.copy()
     shape = lines.shape
     # a box's outline is as thick as the drawing's strokes (a big export draws them 5 px)
@@ -80,6 +90,13 @@ def trace_relations(pixels: np.ndarray, ocr: OcrResult, boxes: list[Rect]
     for rect in boxes:
         x0, y0, x1, y1 = _grow(rect, clear, shape)
         lines[y0:y1, x0:x1] = False
+    # packages' outlines would tie the lines that cross them into one, and close paper in
+    # round a head on them: taken out of the strokes and the grey image alike
+    frames = frame_outlines(lines, boxes, stroke)
+    if frames.any():
+        lines &= ~frames
+        raw = raw & ~frames
+        gray = np.where(frames, np.float32(page_level(gray, boxes)), gray)
     texts = [_Text(ln.text.strip(), ocr.layout.upright(ln.box.center), ln.box.height,
                    ln.box.rect[2] - ln.box.rect[0]) for ln in ocr.lines]
     outside = [t for t in texts if not any(
@@ -119,7 +136,19 @@ def trace_relations(pixels: np.ndarray, ocr: OcrResult, boxes: list[Rect]
     for found, component in pieces(cross_dilated(loose, 6)):
         relations.extend(_relation(component, found, rings, (bare, marks, kept), outside,
                                    used_labels, True, (boxes, stroke, gray)))
-    return relations
+    return _followed_once(relations)
+
+
+_FOLLOWED = "followed across other lines: are these its ends?"
+
+
+def _followed_once(relations: list[DraftRelation]) -> list[DraftRelation]:
+    """``relations`` less a followed line's (see :func:`.line_follow.followed_lines`)
+    between two boxes that another relation already ties: a line followed past a box's
+    corner into it is another line's end, not a second relation."""
+    plain = {frozenset((r.begin, r.end)) for r in relations if _FOLLOWED not in r.doubt}
+    return [r for r in relations
+            if _FOLLOWED not in r.doubt or frozenset((r.begin, r.end)) not in plain]
 
 
 Ring = tuple[tuple[int, int, int, int], tuple[int, int, int, int]]
@@ -214,10 +243,12 @@ def _touches(component: np.ndarray, found: tuple[slice, slice], rings: list[Ring
 
 def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Ring],
               ink: tuple[np.ndarray, np.ndarray, np.ndarray], texts: list[_Text], used: set[int],
-              pieced: bool, drawing: tuple[list[Rect], int, np.ndarray]
+              pieced: bool, drawing: tuple[list[Rect], int, np.ndarray], split: bool = True
               ) -> list[DraftRelation]:
     """The relation(s) a run of strokes makes; ``drawing``: the class boxes, the
-    drawing's stroke width, against which heads are measured, and its grey image."""
+    drawing's stroke width, against which heads are measured, and its grey image;
+    ``split``: whether a run that reaches more than two boxes may be split where text
+    ties it."""
     import numpy as np
 
     bare, marks, kept = ink
@@ -257,12 +288,23 @@ def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Rin
         return old
 
     doubts: list[str] = ["a line pieced together across gaps"] if pieced else []
+    if not split:
+        doubts.append(_FOLLOWED)
     # pieced together or not, a run is dashed by the rhythm of its pieces: a solid line
     # cut by crossing lines, labels or a line jump falls into pieces too
     dashed = is_dashed(bare[found] & component, stroke)
-    if len(touches) > 2:
+    if pieced and not dashed:
+        # a run the first pass could not join has gaps wider than a line's breaks: three
+        # or more short pieces, like-sized but for the biggest (a head), are dashes too
+        # few to show a rhythm (a solid line cut by labels is cut into lengths of any size)
+        dashed = few_dashes(bare[found] & component, stroke)
+    sides = [_side(point, rings[b][1]) for b, point in touches]
+    if len(touches) > 2 and any(sides.count(_OPPOSITE[side]) == len(sides) - 1
+                                for side in sides):
         # One triangle and several boxes on one tree of lines: the generalizations of a
-        # shared trunk (UML's tree style), each child to the one parent.
+        # shared trunk (UML's tree style), each child to the one parent. (Its heads are
+        # read only where the sides make such a pattern: one box met on a side, every
+        # other on the side facing it.)
         heads = [head_at(b, point).shape for b, point in touches]
         if heads.count(TRIANGLE) == 1:
             parent, where = touches[heads.index(TRIANGLE)]
@@ -276,6 +318,15 @@ def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Rin
                 return [DraftRelation(kind, child, parent, confidence=0.8,
                                       doubt="one trunk shared by several children")
                         for child in children]
+    if len(touches) > 2 and split:
+        # Lines that cross, or leave a box side by side with multiplicities written
+        # between them, are one run: followed line by line, each is a relation.
+        followed = followed_lines(component, found, rings, max(4.0, 2.0 * stroke))
+        if followed:
+            return _one_per_pair([relation for piece, where in followed
+                                  for relation in _relation(piece, where, rings, ink, texts,
+                                                            used, pieced, drawing,
+                                                            split=False)])
     if len(touches) > 2:
         # A line that passes close by a third box still ends at two: the two contacts
         # farthest apart.
@@ -347,6 +398,40 @@ def is_dashed(strokes: np.ndarray, stroke: int) -> bool:
     # each dash has the next one at about the period (a curve or a slant changes it a
     # little): dashes in a chain, not like-sized pieces scattered along a solid line
     return float((period <= 2 * usual_period).mean()) >= 0.7
+
+
+def _one_per_pair(relations: list[DraftRelation]) -> list[DraftRelation]:
+    """One relation for each pair of boxes among those one run was followed into (two
+    ways along one line, from two contacts a multiplicity split, are one line): the one
+    with a kind read from its ends rather than a plain association, then the surest."""
+    best: dict[frozenset[int], DraftRelation] = {}
+    for relation in relations:
+        pair = frozenset((relation.begin, relation.end))
+        if pair not in best or (
+                (relation.type != RelationType.ASSOCIATION, relation.confidence)
+                > (best[pair].type != RelationType.ASSOCIATION, best[pair].confidence)):
+            best[pair] = relation
+    return list(best.values())
+
+
+def few_dashes(strokes: np.ndarray, stroke: int) -> bool:
+    """Whether ``strokes`` (a pieced run's, text taken out) are three or more pieces of
+    more than a few pixels most of which, the biggest left out (a head), are of one size
+    within a factor of 2 (bits of text may be left), and short (their usual area within
+    25 strokes squared)."""
+    import numpy as np
+    from scipy import ndimage
+
+    labels, count = ndimage.label(strokes, structure=np.ones((3, 3), dtype=bool))
+    if count < 3:
+        return False
+    sizes = np.sort(np.bincount(labels.ravel())[1:])
+    rest = sizes[sizes >= 6][:-1]
+    if len(rest) < 2:
+        return False
+    usual = float(np.median(rest))
+    like = (rest >= usual / 2) & (rest <= usual * 2)
+    return bool(usual <= 25 * max(1, stroke) ** 2 and like.sum() >= 2 and like.mean() >= 0.6)
 
 
 def piece_centres(labels: np.ndarray, count: int) -> np.ndarray:
