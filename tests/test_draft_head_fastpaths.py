@@ -177,7 +177,7 @@ def test_holes_filled_are_scipys() -> None:
 
 
 def test_pieces_are_the_labelled_components_in_order() -> None:
-    from cluestudio.core.draft.relations import _components, pieces
+    from cluestudio.core.draft.components import components, pieces
 
     rng = np.random.default_rng(12)
     for _ in range(100):
@@ -185,7 +185,7 @@ def test_pieces_are_the_labelled_components_in_order() -> None:
         r, c = int(rng.integers(0, mask.shape[0])), int(rng.integers(0, mask.shape[1]))
         mask[r:r + int(rng.integers(0, 30)), c:c + int(rng.integers(0, 30))] = True
         mask &= rng.random(mask.shape) < 0.5
-        plain = list(_components(ndimage.label(mask)[0]))
+        plain = list(components(ndimage.label(mask)[0]))
         fast = list(pieces(mask))
         assert [f for f, _ in fast] == [f for f, _ in plain]
         assert all(np.array_equal(a, b) for (_, a), (_, b) in zip(fast, plain, strict=True))

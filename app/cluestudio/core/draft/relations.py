@@ -14,10 +14,10 @@ to that end."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from cluestudio.core.draft.components import pieces
 from cluestudio.core.draft.line_follow import followed_lines
 from cluestudio.core.draft.solid_heads import SolidHead, solid_head
 from cluestudio.core.draft.stroke_ink import frame_outlines, page_level, polarities
@@ -186,32 +186,6 @@ def stroke_width(ink: np.ndarray) -> int:
     runs = ends[:, 1] - starts[:, 1]
     runs = runs[runs <= 30]
     return int(np.median(runs)) if len(runs) else 1
-
-
-def _components(labels: np.ndarray) -> Iterator[tuple[tuple[slice, slice], np.ndarray]]:
-    """(bounding slices, mask inside them) of each connected piece of a label image."""
-    from scipy import ndimage
-
-    for index, found in enumerate(ndimage.find_objects(labels), start=1):
-        if found is not None:
-            yield found, labels[found] == index
-
-
-def pieces(mask: np.ndarray) -> Iterator[tuple[tuple[slice, slice], np.ndarray]]:
-    """:func:`_components` of ``ndimage.label(mask)``, in the same order, labelled on the
-    part of the image that has any of ``mask`` (a dashed line's leftovers are a few
-    pieces on a big image)."""
-    import numpy as np
-    from scipy import ndimage
-
-    rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
-    if len(rows) == 0:
-        return
-    top, left = int(rows[0]), int(cols[0])
-    labels, _count = ndimage.label(mask[top:int(rows[-1]) + 1, left:int(cols[-1]) + 1])
-    for (down, across), component in _components(labels):
-        yield (slice(down.start + top, down.stop + top),
-               slice(across.start + left, across.stop + left)), component
 
 
 def _touches(component: np.ndarray, found: tuple[slice, slice], rings: list[Ring],

@@ -119,7 +119,7 @@ def frame_outlines(lines: np.ndarray, boxes: list[Rect], stroke: int) -> np.ndar
     import numpy as np
     from scipy import ndimage
 
-    from cluestudio.core.draft.relations import pieces  # (it imports this module)
+    from cluestudio.core.draft.components import pieces
 
     frames = np.zeros_like(lines)
     if not boxes:
