@@ -115,3 +115,24 @@ def test_a_name_wrapped_over_three_lines_is_read_as_one() -> None:
     tokens = [_token("Reservation", "class", 0, 0)]
     names = [ModelName("Reservation", "type", 3, "Student")]
     assert misread_likeness(tokens, names, {0}, {0}) == {}
+
+
+def test_an_editor_palette_listing_uml_s_elements_in_one_box_is_no_finding() -> None:
+    """A palette drawn as one box lists UML's elements (a word of it misread, a relation
+    kind): its words are no class names. A single-word box ``Association`` of a class
+    the conversion dropped is still found: one element name is no palette."""
+    layout = Layout((_box(600, 0, 780, 200, 200), _box(0, 0, 180, 60, 25),
+                     _box(200, 0, 380, 60, 25), _box(400, 0, 580, 60, 25),
+                     _box(0, 300, 180, 360, 325)))
+    palette: Read = [(word, 610, 5 + 20 * i) for i, word in enumerate(
+        ("Class", "Intertace", "Association", "Composition", "Dependency", "Note"))]
+    read: Read = [("Student", 20, 5), ("name : String", 10, 30),
+                  ("Reservation", 220, 5), ("seats : int", 210, 30),
+                  ("Course", 420, 5), ("title : String", 410, 30), *palette]
+    report = check_conversion(_ocr(read, layout), parse_plantuml(SCHOOL).diagram)
+    assert report.verdict == "clean", _flags(report)
+    assert report.set_aside >= 6
+    read_association = [*read, ("Association", 20, 305)]
+    dropped = check_conversion(_ocr(read_association, layout),
+                               parse_plantuml(SCHOOL).diagram)
+    assert _flags(dropped) == ["Association"]
