@@ -13,6 +13,7 @@ from cluestudio.core.check.doubtful import (
     type_parameter_tokens,
 )
 from cluestudio.core.check.match import match
+from cluestudio.core.check.misread import misread_likeness
 from cluestudio.core.check.names import ModelName, diagram_names
 from cluestudio.core.check.report import (
     FLAG_CONFIDENCE,
@@ -26,7 +27,7 @@ from cluestudio.core.model import ClassDiagram
 from cluestudio.core.ocr.result import Box, OcrResult
 
 # Bump when the matching or the flags change, so stored checks are redone.
-CHECK_VERSION = "7"  # 7: boxes over a squared photo map back to it
+CHECK_VERSION = "8"  # 8: a word that is a leftover name misread carries no flag
 # OCR often overlooks a lone ``1`` or ``*`` beside a line: its absence is weak evidence.
 LONE_GLYPH_FACTOR = 0.45
 # … and reads other multiplicities less reliably than names.
@@ -187,6 +188,9 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "
                                         if names[n].kind == "class"})
     edge = cut_edge(ocr)
     type_parameters = type_parameter_tokens(tokens, ocr.layout)
+    # a leftover word that resembles a leftover name of its kind is that name misread
+    likeness = misread_likeness(tokens, names, set(range(len(tokens))) - set(paired_t),
+                                set(range(len(names))) - {n for p in pairs for n in p.names})
     missing = []
     unjudged = 0
     for t in counted:
@@ -201,6 +205,8 @@ def check_conversion(ocr: OcrResult, diagram: ClassDiagram, *, language: str = "
         owner, owner_line = owners.get(token.class_box, ("", None)) \
             if token.class_box is not None else ("", None)
         confidence = read_trust(token.confidence) * (0.6 if len(token.text) < 3 else 1.0)
+        if likeness.get(t, 0.0) >= INVENTED_SURE_BELOW:
+            confidence *= invented_confidence(likeness[t])
         missing.append(MissingName(token.text, token.kind, token.box, confidence, owner,
                                    owner_line))
 

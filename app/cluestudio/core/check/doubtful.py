@@ -60,6 +60,17 @@ UML_VOCABULARY = frozenset((
 ))
 
 
+# The names of UML's elements an editor's palette lists in one box, its tools' buttons (a
+# domain may name one class so, never three in one header): see :func:`template_boxes`.
+PALETTE_VOCABULARY = UML_VOCABULARY | frozenset((
+    "association", "aggregation", "composition", "generalization", "generalisation",
+    "inheritance", "dependency", "realization", "realisation", "note", "package",
+    "comment", "link", "constraint",
+))
+PALETTE_WORDS = 3  # words of PALETTE_VOCABULARY in a header that make it a palette…
+PALETTE_SHARE = 2 / 3  # … and this share of its words at least (OCR misreads some)
+
+
 # The words other tools write above a class's name for the kind a PlantUML keyword declares.
 KIND_WORDS: dict[ClassKind, frozenset[str]] = {
     ClassKind.ABSTRACT: frozenset({"abstract"}),
@@ -85,8 +96,10 @@ def kind_words(diagram: ClassDiagram) -> dict[int | None, frozenset[str]]:
 def template_boxes(tokens: Sequence[ImageToken], class_names: Collection[int]) -> set[int]:
     """Class boxes of image A whose header is UML's vocabulary rather than a name: no
     token of theirs is paired with a class name (``class_names``: indices of those
-    tokens) and every word read as their name is :data:`UML_VOCABULARY`. An editor's
-    palette (sample "Class" and "Enumeration" shapes) or a tool's button ("Class
+    tokens) and every word read as their name is :data:`UML_VOCABULARY`, or
+    :data:`PALETTE_WORDS` and :data:`PALETTE_SHARE` of them name UML's elements (a
+    palette's list, ``Class Interface Association Composition Note``, a word misread). An
+    editor's palette (sample "Class" and "Enumeration" shapes) or a tool's button ("Class
     Diagram"); a class the conversion dropped has a name for header."""
     named = {tokens[t].class_box for t in class_names}
     words: dict[int, list[str]] = {}
@@ -94,8 +107,12 @@ def template_boxes(tokens: Sequence[ImageToken], class_names: Collection[int]) -
         if token.kind == "class" and token.class_box is not None \
                 and token.class_box not in named:
             words.setdefault(token.class_box, []).append(token.text.casefold())
+    def palette(header: list[str]) -> bool:
+        listed = sum(w in PALETTE_VOCABULARY for w in header)
+        return listed >= PALETTE_WORDS and listed >= PALETTE_SHARE * len(header)
+
     return {box for box, header in words.items()
-            if all(w in UML_VOCABULARY for w in header)}
+            if all(w in UML_VOCABULARY for w in header) or palette(header)}
 
 
 def _over_corner(small: Rect, box: Rect, height: float) -> bool:
