@@ -20,7 +20,12 @@ from typing import TYPE_CHECKING
 from cluestudio.core.draft.components import pieces
 from cluestudio.core.draft.line_follow import followed_lines
 from cluestudio.core.draft.solid_heads import SolidHead, solid_head
-from cluestudio.core.draft.stroke_ink import frame_outlines, page_level, polarities
+from cluestudio.core.draft.stroke_ink import (
+    dash_cores,
+    frame_outlines,
+    page_level,
+    polarities,
+)
 from cluestudio.core.model import RelationType
 from cluestudio.core.ocr.layout import cross_dilated
 from cluestudio.core.ocr.result import OcrResult, Rect
@@ -32,6 +37,7 @@ _CLEAR = 6  # px around a compartment's inside that are its outline (thick in a 
 _RING = 4  # px beyond that where a line must end to touch the box
 _NEAR_END = 45  # px: a multiplicity this close to where a line meets a box is that end's
 _NEAR_LINE = 30  # px: a label this close to a line is its label
+_DASHES_SHARE = 0.5  # of a run's darkest ink that its dashes, found on it, hold at least
 _THIN = 4  # px: strokes this thick in the ink mask (drawn 1-2 px) are a render's
 # A multiplicity as OCR reads it: the ``*`` after the dots is often lost (``0..``).
 _READ_MULTIPLICITY = re.compile(r"[0-9*nN]+(?:\s*\.+\s*[0-9*nN]*)?")
@@ -266,7 +272,10 @@ def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Rin
         doubts.append(_FOLLOWED)
     # pieced together or not, a run is dashed by the rhythm of its pieces: a solid line
     # cut by crossing lines, labels or a line jump falls into pieces too
-    dashed = is_dashed(bare[found] & component, stroke)
+    strokes = bare[found] & component
+    # (the ink mask's thickening joins dashes a few px apart: then judged on its darkest)
+    dashed = is_dashed(strokes, stroke) or is_dashed(dash_cores(strokes, gray[found]), stroke,
+                                                     _DASHES_SHARE)
     if pieced and not dashed:
         # a run the first pass could not join has gaps wider than a line's breaks: three
         # or more short pieces, like-sized but for the biggest (a head), are dashes too
@@ -340,12 +349,14 @@ def _relation(component: np.ndarray, found: tuple[slice, slice], rings: list[Rin
                           "; ".join(doubts))]
 
 
-def is_dashed(strokes: np.ndarray, stroke: int) -> bool:
+def is_dashed(strokes: np.ndarray, stroke: int, share: float = 0.0) -> bool:
     """Whether a run's strokes (the ink of one run, text and boxes taken out) are a dashed
     line: four or more pieces of one size (the dashes; a head or a bend may be bigger) that
     follow each other in a chain at a period a few strokes long. A solid line cut where other lines
     cross it, where a label sits on it or by an editor's line jump falls into a few pieces
-    of any length at irregular places; it is not dashed."""
+    of any length at irregular places; it is not dashed. ``share``: the least share of the
+    strokes' ink the dashes must hold (a solid line that meets a dashed one at a shared
+    head holds most of their ink)."""
     import numpy as np
     from scipy import ndimage
 
@@ -361,6 +372,8 @@ def is_dashed(strokes: np.ndarray, stroke: int) -> bool:
     usual = float(np.median(sizes))
     dash = (sizes >= 0.6 * usual) & (sizes <= 1.6 * usual)
     if int(dash.sum()) < 4 or dash.sum() < 0.5 * len(sizes):
+        return False
+    if share and sizes[dash].sum() < share * np.count_nonzero(strokes):
         return False
     points = centres[dash]
     gaps = np.hypot(*(points[:, None, :] - points[None, :, :]).transpose(2, 0, 1))
