@@ -81,6 +81,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
+    QBoxLayout,
     QButtonGroup,
     QCheckBox,
     QComboBox,
@@ -138,6 +139,7 @@ __all__ = [
     "QAction",
     "QActionGroup",
     "QApplication",
+    "QBoxLayout",
     "QBrush",
     "QButtonGroup",
     "QCheckBox",

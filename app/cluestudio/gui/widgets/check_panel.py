@@ -14,6 +14,7 @@ from html import escape
 from typing import Any
 
 from cluestudio.gui.qt import (
+    QBoxLayout,
     QBrush,
     QColor,
     QEvent,
@@ -31,6 +32,8 @@ from cluestudio.gui.qt import (
     Signal,
 )
 
+# The width the summary needs beside the buttons to read as lines, not a word per line.
+SUMMARY_BESIDE_BUTTONS = 300
 _FLAG = QColor("#c2185b")
 _DOUBT = QColor("#757575")
 
@@ -105,13 +108,19 @@ class CheckPanel(QWidget):
         # Moving through the findings by keyboard shows each box in A (scrolled into
         # view); the editor jump waits for Return or a click, so the focus stays here.
         self.tree.currentItemChanged.connect(self._show_box_of)
-        head = QHBoxLayout()
-        head.addWidget(self.summary, 1)
-        head.addWidget(self.run_button)
-        head.addWidget(self.pixels_button)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.run_button)
+        buttons.addWidget(self.pixels_button)
+        # The summary beside the buttons where the pane is wide, above them where it is
+        # narrow (1024 px: beside both buttons the summary was a column a word wide and
+        # the buttons were cut, "eck the pix").
+        self._head = QBoxLayout(QBoxLayout.Direction.LeftToRight)
+        self._head.addWidget(self.summary, 1)
+        self._head.addLayout(buttons)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addLayout(head)
+        layout.addLayout(self._head)
         layout.addWidget(self.not_judged)
         layout.addWidget(self.tree, 1)
         self.show_report(None, False)
@@ -134,6 +143,7 @@ class CheckPanel(QWidget):
         self.not_judged.setText("\n".join(f"? {sentence}" for sentence in abstained))
         self.not_judged.setVisible(bool(abstained))
         self.pixels_button.setVisible(_embedded(report))
+        self._place_buttons()
         self.pixels_button.setEnabled(can_check)
         if report is None:
             self.run_button.setText("Check this conversion")  # not "again": never checked
@@ -200,6 +210,17 @@ class CheckPanel(QWidget):
             group.setFirstColumnSpanned(True)  # a heading: the whole width, never cut
             group.setExpanded(True)
         self._share_columns()
+
+    def resizeEvent(self, event: Any) -> None:
+        self._place_buttons()
+        super().resizeEvent(event)
+
+    def _place_buttons(self) -> None:
+        buttons = sum(b.sizeHint().width() for b in (self.run_button, self.pixels_button)
+                      if not b.isHidden())
+        wide = self.width() >= buttons + SUMMARY_BESIDE_BUTTONS
+        self._head.setDirection(QBoxLayout.Direction.LeftToRight if wide
+                                else QBoxLayout.Direction.TopToBottom)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.tree.viewport() and event.type() == QEvent.Type.Resize:
