@@ -270,8 +270,9 @@ def test_a_ta_drafting_a_plantuml_png_offline_is_told_it_came_from_its_source(
                                    emit=lambda _tag, answer: answers.append(answer)))
         model_id, result = answers[0]
         outcome = model_jobs.store_answer(ws, request, model_id, result)
-        assert outcome.summary == ("offline-draft-1: valid PlantUML; drafted from the "
-                                   "PlantUML image A carries, not from its pixels")
+        assert outcome.summary == ("offline-draft-1: valid PlantUML; image A carries the "
+                                   "PlantUML it was rendered from; drafted from it, not from "
+                                   "the pixels")
         assert ws.head_revision(sid).puml.strip() == SOURCE.strip()
     finally:
         ws.close()

@@ -163,9 +163,11 @@ def store_answer(ws: Workspace, request: ModelRequest, model_id: str, result: An
         from cluestudio.app.draft_doubts import doubts_summary
         from cluestudio.core.draft.convert import DRAFTED_FROM_SOURCE
 
-        # the draft of an image that carries its PlantUML is that source: no doubts to count
-        doubts = ("; drafted from the PlantUML image A carries, not from its pixels"
-                  if DRAFTED_FROM_SOURCE in result.attempts[-1].answer
-                  else f"; {doubts_summary(final)}")
+        # the draft of an image that carries its diagram is that diagram: no doubts to
+        # count; its note says which (PlantUML's source, draw.io's model)
+        note = next((line.lstrip("' ").strip()
+                     for line in result.attempts[-1].answer.splitlines()
+                     if DRAFTED_FROM_SOURCE in line), "")
+        doubts = f"; {note}" if note else f"; {doubts_summary(final)}"
     return ModelOutcome("convert", sid, f"{model_id}: {state}{after}{doubts}",
                         revision_ids=outcomes[0].revision_ids)
