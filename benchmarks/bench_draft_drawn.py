@@ -21,8 +21,8 @@ import random
 import sys
 from pathlib import Path
 
-from bench_draft_skins import proxy_main
-from bench_realimages import ImageResult, Item, run_item
+from bench_draft_skins import Made, measure_made, proxy_main
+from bench_realimages import ImageResult
 
 from cluestudio.core.ocr.cache import OcrCache
 from cluestudio.core.synth_drawn import random_drawn
@@ -30,15 +30,11 @@ from cluestudio.core.synth_drawn import random_drawn
 
 def run(count: int, seed: int, folder: Path, cache: OcrCache | None = None,
         relayout: bool = False) -> list[tuple[ImageResult, tuple[str, ...]]]:
-    out = []
-    for i in range(count):
+    def make(i: int) -> Made:
         drawn = random_drawn(random.Random(f"{seed}:{i}"))
-        path = folder / f"drawn{seed}-{i:03d}.png"
-        path.write_bytes(drawn.png)
-        item = Item(f"seed{seed}", path.name, path, drawn.truth, "other-tool")
-        out.append((run_item(item, cache, relayout), drawn.features))
-        print(f"{i + 1}/{count} {', '.join(drawn.features)}", file=sys.stderr, flush=True)
-    return out
+        return f"drawn{seed}-{i:03d}.png", drawn.png, drawn.truth, drawn.features
+
+    return measure_made(make, count, seed, "other-tool", folder, cache, relayout)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -21,8 +21,8 @@ import random
 import sys
 from pathlib import Path
 
-from bench_draft_skins import proxy_main
-from bench_realimages import ImageResult, Item, run_item
+from bench_draft_skins import Made, measure_made, proxy_main
+from bench_realimages import ImageResult
 
 from cluestudio.core.ocr.cache import OcrCache
 from cluestudio.core.synth import render_png_batch
@@ -36,15 +36,11 @@ def _render(text: str) -> bytes:
 def run(count: int, seed: int, folder: Path, cache: OcrCache | None = None,
         relayout: bool = False, no_render: bool = False
         ) -> list[tuple[ImageResult, tuple[str, ...]]]:
-    out = []
-    for i in range(count):
+    def make(i: int) -> Made:
         photo = random_photo(random.Random(f"{seed}:{i}"), render=None if no_render else _render)
-        path = folder / f"photo{seed}-{i:03d}.jpg"
-        path.write_bytes(photo.jpeg)
-        item = Item(f"seed{seed}", path.name, path, photo.truth, "photo")
-        out.append((run_item(item, cache, relayout), photo.features))
-        print(f"{i + 1}/{count} {', '.join(photo.features)}", file=sys.stderr, flush=True)
-    return out
+        return f"photo{seed}-{i:03d}.jpg", photo.jpeg, photo.truth, photo.features
+
+    return measure_made(make, count, seed, "photo", folder, cache, relayout)
 
 
 def main(argv: list[str] | None = None) -> int:

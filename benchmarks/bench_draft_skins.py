@@ -42,23 +42,41 @@ from bench_realimages import (
     summarise,
 )
 
+from cluestudio.core.model import ClassDiagram
 from cluestudio.core.ocr import get_engine
 from cluestudio.core.ocr.cache import OcrCache
 from cluestudio.core.synth import render_png_batch
 from cluestudio.core.synth_skins import random_skinned
 
+# A proxy's i-th image: its file name, bytes, truth and the features it was made with.
+Made = tuple[str, bytes, ClassDiagram, tuple[str, ...]]
+
+
+def measure_made(make: Callable[[int], Made], count: int, seed: int, kind: str,
+                 folder: Path, cache: OcrCache | None, relayout: bool
+                 ) -> list[tuple[ImageResult, tuple[str, ...]]]:
+    """Each of ``count`` images ``make`` makes, written to ``folder`` and measured as a real
+    image of ``kind`` is (``bench_realimages.run_item``), with its features; progress on
+    stderr."""
+    out = []
+    for i in range(count):
+        name, data, truth, features = make(i)
+        path = folder / name
+        path.write_bytes(data)
+        item = Item(f"seed{seed}", path.name, path, truth, kind)
+        out.append((run_item(item, cache, relayout), features))
+        print(f"{i + 1}/{count} {', '.join(features)}", file=sys.stderr, flush=True)
+    return out
+
 
 def run(count: int, seed: int, folder: Path, cache: OcrCache | None = None,
         relayout: bool = False) -> list[tuple[ImageResult, tuple[str, ...]]]:
-    out = []
-    for i in range(count):
+    def make(i: int) -> Made:
         skinned = random_skinned(random.Random(f"{seed}:{i}"))
-        path = folder / f"skin{seed}-{i:03d}.png"
-        path.write_bytes(render_png_batch([skinned.text])[0])
-        item = Item(f"seed{seed}", path.name, path, skinned.truth, "plantuml")
-        out.append((run_item(item, cache, relayout), skinned.features))
-        print(f"{i + 1}/{count} {', '.join(skinned.features)}", file=sys.stderr, flush=True)
-    return out
+        return (f"skin{seed}-{i:03d}.png", render_png_batch([skinned.text])[0],
+                skinned.truth, skinned.features)
+
+    return measure_made(make, count, seed, "plantuml", folder, cache, relayout)
 
 
 def by_feature(results: list[tuple[ImageResult, tuple[str, ...]]]) -> dict[str, dict[str, Any]]:
