@@ -13,7 +13,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from cluestudio.core.model import ClassDiagram
+from cluestudio.core.model import Class, ClassDiagram
 
 KINDS = ("class", "stereotype", "attribute", "method", "parameter", "type", "label",
          "multiplicity", "note", "package")
@@ -69,6 +69,12 @@ def identifiers(text: str) -> list[str]:
     return [m.group() for m in _IDENTIFIER.finditer(text) if len(m.group()) > 1]
 
 
+def nary_diamond(cls: Class) -> bool:
+    """Whether ``cls`` is an n-ary association's ``<> name``: a small diamond drawn without
+    its name, not a class box."""
+    return cls.stereotype == "diamond" and not (cls.attributes or cls.methods)
+
+
 def diagram_names(diagram: ClassDiagram) -> list[ModelName]:
     """Every drawn name of ``diagram``, in the order of its elements."""
     out: list[ModelName] = []
@@ -78,8 +84,8 @@ def diagram_names(diagram: ClassDiagram) -> list[ModelName]:
 
     packages: set[str] = set()
     for cls in diagram.classes:
-        if cls.stereotype == "diamond" and not (cls.attributes or cls.methods):
-            continue  # ``<> name``: an n-ary association's diamond, drawn without its name
+        if nary_diamond(cls):
+            continue
         if _IDENTIFIER.fullmatch(cls.name):
             out.append(ModelName(cls.name, "class", cls.line, cls.name))
         else:  # a display name (``"Html (utility)"``, ``Queue.Node<T>``): its words

@@ -14,6 +14,7 @@ not a renamed word: that is what the pixel check is one click for.
 
 from __future__ import annotations
 
+from cluestudio.core.check.names import nary_diamond
 from cluestudio.core.embedded.source import EmbeddedDiagram, EmbeddedRead, read_embedded
 
 # The layout may miss a box in an unusual skin; more missing than this share of the classes
@@ -27,8 +28,7 @@ EXTRA_FACTOR, EXTRA_BOXES = 2.0, 4
 def drawn_classes(embedded: EmbeddedDiagram) -> int:
     """The classes the source draws as boxes (an n-ary association's ``<>`` is a small
     diamond, not a box)."""
-    return sum(1 for c in embedded.diagram.classes
-               if not (c.stereotype == "diamond" and not (c.attributes or c.methods)))
+    return sum(1 for c in embedded.diagram.classes if not nary_diamond(c))
 
 
 def pixels_disagree(data: bytes, embedded: EmbeddedDiagram, source: str = "image A") -> str:
