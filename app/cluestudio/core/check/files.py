@@ -30,15 +30,16 @@ def _check(image: bytes, image_source: str, diagram: ClassDiagram, puml: str, *,
     from cluestudio.core.ocr.service import read_loaded
 
     note = ""
+    # decoded once: the embedded diagram's box count and, failing it, OCR read these pixels
+    loaded = load_image_bytes(image, image_source)
     if not pixels:
         from cluestudio.core.embedded.compare import compare_with_embedded
         from cluestudio.core.embedded.trust import trusted_embedded
 
-        embedded = trusted_embedded(image, image_source)
+        embedded = trusted_embedded(image, image_source, loaded)
         if embedded.diagram is not None:
             return compare_with_embedded(embedded.diagram, diagram, image=image)
         note = f"{embedded.reason}; read from the pixels" if embedded.reason else ""
-    loaded = load_image_bytes(image, image_source)
     ocr = read_loaded(loaded, engine=engine, cache=cache)
     report = check_conversion(ocr, diagram, language=language,
                               also_drawn=drawn_outside_model(puml, diagram))

@@ -110,12 +110,13 @@ def draft_from_image(data: bytes, source: str = "<image>", *, engine: OcrEngine 
     from cluestudio.core.ocr.service import read_loaded
 
     why = ""
+    # decoded once: the embedded diagram's box count and, failing it, OCR read these pixels
+    image = load_image_bytes(data, source)
     if not pixels:
-        embedded = trusted_embedded(data, source)
+        embedded = trusted_embedded(data, source, image)
         if embedded.diagram is not None:
             return draft_from_embedded(embedded.diagram)
         why = embedded.reason
-    image = load_image_bytes(data, source)
     ocr = read_loaded(image, engine=engine, cache=cache)
     draft = draft_from_ocr(image.pixels, ocr, source)
     if why:

@@ -14,8 +14,13 @@ not a renamed word: that is what the pixel check is one click for.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from cluestudio.core.check.names import nary_diamond
 from cluestudio.core.embedded.source import EmbeddedDiagram, EmbeddedRead, read_embedded
+
+if TYPE_CHECKING:
+    from cluestudio.core.ocr.image import LoadedImage
 
 # The layout may miss a box in an unusual skin; more missing than this share of the classes
 # (none of fewer than ten) and the picture is not the source's.
@@ -31,12 +36,12 @@ def drawn_classes(embedded: EmbeddedDiagram) -> int:
     return sum(1 for c in embedded.diagram.classes if not nary_diamond(c))
 
 
-def pixels_disagree(data: bytes, embedded: EmbeddedDiagram, source: str = "image A") -> str:
+def pixels_disagree(image: LoadedImage, embedded: EmbeddedDiagram, source: str = "image A"
+                    ) -> str:
     """Why image A's pixels do not look like the diagram it carries ("" when they may)."""
-    from cluestudio.core.ocr.image import load_image_bytes
     from cluestudio.core.ocr.layout import find_layout
 
-    boxes = len(find_layout(load_image_bytes(data, source).pixels).boxes)
+    boxes = len(find_layout(image.pixels).boxes)
     classes = drawn_classes(embedded)
     fewest = classes - int(MISSED_BOXES * classes)
     most = EXTRA_FACTOR * (classes + len(embedded.diagram.notes)) + EXTRA_BOXES
@@ -47,11 +52,18 @@ def pixels_disagree(data: bytes, embedded: EmbeddedDiagram, source: str = "image
     return ""
 
 
-def trusted_embedded(data: bytes, source: str = "image A") -> EmbeddedRead:
+def trusted_embedded(data: bytes, source: str = "image A", image: LoadedImage | None = None
+                     ) -> EmbeddedRead:
     """:func:`~cluestudio.core.embedded.source.read_embedded`, and the diagram only where
-    image A's pixels look like it (:func:`pixels_disagree`); otherwise why not."""
+    image A's pixels look like it (:func:`pixels_disagree`); otherwise why not. ``image``:
+    ``data`` already decoded, by a caller that reads its pixels if this says no (decoded
+    here otherwise)."""
     read = read_embedded(data, source)
     if read.diagram is None:
         return read
-    why = pixels_disagree(data, read.diagram, source)
+    if image is None:
+        from cluestudio.core.ocr.image import load_image_bytes
+
+        image = load_image_bytes(data, source)
+    why = pixels_disagree(image, read.diagram, source)
     return EmbeddedRead(None, why) if why else read
