@@ -10,20 +10,9 @@ from cluestudio.core.check.misread import misread_likeness
 from cluestudio.core.check.names import ModelName
 from cluestudio.core.check.report import CheckReport
 from cluestudio.core.check.tokens import ImageToken
-from cluestudio.core.ocr import Box, ClassBox, Layout, OcrResult, TextLine
+from cluestudio.core.ocr import Box, Layout
 from cluestudio.core.plantuml import parse_plantuml
-
-Read = list[tuple[str, int, int]]
-
-
-def _ocr(read: Read, layout: Layout) -> OcrResult:
-    lines = tuple(TextLine(text, Box.from_rect(x, y, x + 8 * len(text), y + 16), 0.97)
-                  for text, x, y in read)
-    return OcrResult("0" * 64, "test-engine", 800, 600, lines, layout=layout)
-
-
-def _box(x0: float, y0: float, x1: float, y1: float, header: float) -> ClassBox:
-    return ClassBox((x0, y0, x1, y1), ((x0, y0, x1, header), (x0, header, x1, y1)))
+from test_check_keywords import Read, _box, _ocr
 
 
 def _flags(report: CheckReport) -> list[str]:
