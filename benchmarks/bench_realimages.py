@@ -183,8 +183,6 @@ def drawio_truth(path: Path) -> ClassDiagram:
 
 
 def _parse_truth(path: Path) -> ClassDiagram:
-    from cluestudio.core.errors import ClueStudioError
-
     text = path.read_text(encoding="utf-8")
     try:
         return parse_plantuml(text, str(path)).diagram
